@@ -1,0 +1,88 @@
+# fio-raid top-level build.
+#
+#   make          install missing Debian packages (as root), fetch and build fio 3.33,
+#                 build the RAID library, the fio engine, the tools and the tests
+#   make test     build everything and run every test (unit, shim, end-to-end fio runs)
+#   make bench    print the benchmark figures (never part of `make test`)
+#   make clean    remove build/
+#
+# Each component describes itself in its own fragment (raid/raid.mk, engines/engines.mk,
+# ...): it appends its library sources to LIBRAID_SRCS, its programs to BINS, its tests to
+# TESTS and its benchmarks to BENCHES. This file only holds the shared rules.
+
+BUILD    := build
+OBJ      := $(BUILD)/obj
+CC       ?= gcc
+CXX      ?= g++
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
+CPPFLAGS += -D_GNU_SOURCE -I. -Iraid
+DEPFLAGS  = -MMD -MP
+ALL_CFLAGS = -std=gnu11 -pthread -fPIC $(CFLAGS) $(WARN)
+LDLIBS_SYS := -luring -laio -lhwloc -ljson-c -lisal -lnuma -lpthread -lm
+
+DEPS_STAMP := $(BUILD)/.deps-ok
+FIO_VER    := 3.33
+FIO_SRC    := $(BUILD)/fio-$(FIO_VER)
+FIO        := $(BUILD)/bin/fio
+LIBRAID    := $(BUILD)/lib/libraid.a
+
+LIBRAID_SRCS :=
+BINS         :=
+TESTS        :=
+BENCHES      :=
+EXTRA_OBJS   :=
+
+.PHONY: all test bench clean deps fio
+all:
+
+include raid/raid.mk
+include raid/parity/parity.mk
+include raid/parity/cuda/cuda.mk
+include engines/engines.mk
+include report/report.mk
+include tests/tests.mk
+
+all: $(FIO) $(BINS)
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): mk/deps.sh
+	@mkdir -p $(@D)
+	@bash mk/deps.sh
+	@touch $@
+
+fio: $(FIO)
+$(FIO): mk/fio.sh | $(DEPS_STAMP)
+	@bash mk/fio.sh $(BUILD)
+
+LIBRAID_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(LIBRAID_SRCS)) $(EXTRA_OBJS)
+$(LIBRAID): $(LIBRAID_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(OBJ)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# Programs and tests: a fragment names the objects, e.g.
+#   BINS += $(BUILD)/bin/raid-parity-bench
+#   $(BUILD)/bin/raid-parity-bench: $(OBJ)/raid/parity/bench.o $(LIBRAID)
+#   LDLIBS_raid-parity-bench := -lfoo        (optional extra libraries)
+LINK = @mkdir -p $(@D); echo "  LD  $@"; \
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDLIBS_$(@F)) $(LDLIBS_SYS)
+$(BUILD)/bin/%:
+	$(LINK)
+$(BUILD)/tests/%:
+	$(LINK)
+
+test: all $(TESTS)
+	@bash tests/run.sh $(TESTS)
+
+bench: all $(BENCHES)
+	@set -e; for b in $(BENCHES); do echo "== $$b"; $$b; done
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

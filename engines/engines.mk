@@ -1,0 +1,1 @@
+# engines/engines.mk: build fragment, included by the top-level Makefile (see its header).

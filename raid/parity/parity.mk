@@ -1,0 +1,1 @@
+# raid/parity/parity.mk: build fragment, included by the top-level Makefile (see its header).

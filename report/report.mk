@@ -1,0 +1,1 @@
+# report/report.mk: build fragment, included by the top-level Makefile (see its header).

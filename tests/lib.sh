@@ -1,0 +1,63 @@
+# Shared helpers for the shell tests (sourced, not run). Output follows cmocka's shape so
+# tests/run.sh adds shell and C results up alike:
+#   t_case NAME CMD...     run CMD; OK when it exits 0, FAILED (with its output) otherwise
+#   t_case_fail NAME CMD.. OK when CMD exits non-zero (bad-input tests)
+#   t_done                 print the summary; exit 1 if anything failed
+# Also: ROOT, FIO, ENGINE, and T_SCRATCH (a private scratch directory removed at exit).
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FIO=$ROOT/build/bin/fio
+ENGINE=$ROOT/build/engines/raid.so
+T_PASS=0
+T_FAIL=0
+T_FAILED_NAMES=()
+T_SCRATCH=$(mktemp -d "${T_SCRATCH_BASE:-/dev/shm}/fio-raid-test.XXXXXX")
+trap 'rm -rf "$T_SCRATCH"' EXIT
+T_OUT=$T_SCRATCH/.out
+
+_t_report() { # NAME OK?
+	if [[ $2 -eq 0 ]]; then
+		echo "[       OK ] $1"
+		T_PASS=$((T_PASS + 1))
+	else
+		echo "[  FAILED  ] $1"
+		sed 's/^/    | /' "$T_OUT" | tail -40
+		T_FAIL=$((T_FAIL + 1))
+		T_FAILED_NAMES+=("$1")
+	fi
+}
+
+t_case() {
+	local name=$1
+	shift
+	echo "[ RUN      ] $name"
+	"$@" >"$T_OUT" 2>&1
+	_t_report "$name" $?
+}
+
+t_case_fail() {
+	local name=$1
+	shift
+	echo "[ RUN      ] $name"
+	if "$@" >"$T_OUT" 2>&1; then
+		echo "(expected a non-zero exit)" >>"$T_OUT"
+		_t_report "$name" 1
+	else
+		_t_report "$name" 0
+	fi
+}
+
+t_done() {
+	echo "[  PASSED  ] $T_PASS test(s)."
+	if [[ $T_FAIL -gt 0 ]]; then
+		echo "[  FAILED  ] $T_FAIL test(s), listed below:"
+		printf '[  FAILED  ] %s\n' "${T_FAILED_NAMES[@]}"
+		exit 1
+	fi
+	exit 0
+}
+
+# fio_raid ARGS...: the suite's fio with the raid engine (ioengine set, thread=1).
+fio_raid() {
+	"$FIO" --ioengine="external:$ENGINE" --thread=1 "$@"
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every test program named on the command line and ends with one line CI can read:
+# "N passed, N failed". Each program is a cmocka binary or a shell script using
+# tests/lib.sh; both print cmocka's "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)"
+# summary, which this runner adds up. A program that crashes or prints no summary counts
+# as one failed test.
+set -uo pipefail
+
+passed=0 failed=0 failed_progs=()
+log_dir=${TEST_LOG_DIR:-build/test-logs}
+mkdir -p "$log_dir"
+
+for t in "$@"; do
+	name=$(basename "$t")
+	log=$log_dir/$name.log
+	start=$(date +%s)
+	printf '=== %s\n' "$name"
+	if [[ "$t" == *.sh ]]; then
+		bash "$t" >"$log" 2>&1
+	else
+		"$t" >"$log" 2>&1
+	fi
+	rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+	if [[ $rc -ne 0 && $f -eq 0 ]]; then
+		f=1 # crashed or failed outside a test case
+	fi
+	if [[ $rc -eq 0 && $p -eq 0 && $f -eq 0 ]]; then
+		f=1 # ran nothing: that is a failure, not a pass
+		echo "    (no test summary in $log)"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	printf '    %d passed, %d failed (%ds)\n' "$p" "$f" $(($(date +%s) - start))
+	if [[ $f -gt 0 ]]; then
+		failed_progs+=("$name")
+		grep -E '^\[  (FAILED|ERROR) +\]|^\[  ERROR   \]|FAIL|error' "$log" | head -20 | sed 's/^/    | /'
+		echo "    full log: $log"
+	fi
+done
+
+[[ ${#failed_progs[@]} -gt 0 ]] && echo "failed: ${failed_progs[*]}"
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,1 @@
+# tests/tests.mk: build fragment, included by the top-level Makefile (see its header).
