@@ -41,6 +41,7 @@ include raid/parity/parity.mk
 include raid/parity/cuda/cuda.mk
 include engines/engines.mk
 include report/report.mk
+include workloads/workloads.mk
 include tests/tests.mk
 
 all: $(FIO) $(BINS)

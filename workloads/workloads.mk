@@ -1,0 +1,1 @@
+# workloads/workloads.mk: build fragment, included by the top-level Makefile (see its header).
