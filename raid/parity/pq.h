@@ -57,6 +57,8 @@ extern const struct pq_calls *const pq_all_calls[];
  * reported on stderr and ignored). Thread-safe.
  */
 const struct pq_calls *pq_best(void);
+/* pq_best()->name: for the benchmark's output and the engine's stats. */
+const char *pq_best_name(void);
 /* Look a variant up by name; NULL if unknown or not valid on this CPU. */
 const struct pq_calls *pq_find(const char *name);
 
