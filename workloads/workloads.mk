@@ -1,1 +1,14 @@
 # workloads/workloads.mk: build fragment, included by the top-level Makefile (see its header).
+# NUMA placement library code (raid/numa.c), the run.sh helpers raid-hwinfo and raid-json,
+# the placement unit test and the preset shell tests.
+
+LIBRAID_SRCS += raid/numa.c
+
+BINS += $(BUILD)/bin/raid-hwinfo $(BUILD)/bin/raid-json
+$(BUILD)/bin/raid-hwinfo: $(OBJ)/workloads/hwinfo.o $(LIBRAID)
+$(BUILD)/bin/raid-json: $(OBJ)/workloads/fiojson.o
+
+TESTS += $(BUILD)/tests/numa_test
+$(BUILD)/tests/numa_test: $(OBJ)/raid/numa_test.o $(LIBRAID)
+LDLIBS_numa_test := -lcmocka
+
