@@ -13,8 +13,7 @@
 #include "pq_impl.h"
 
 const struct pq_calls *const pq_all_calls[] = {
-    &pq_calls_base,
-    NULL,
+    &pq_calls_base, &pq_calls_avx2, &pq_calls_avx512, &pq_calls_avx512gfni, &pq_calls_isal, NULL,
 };
 
 const struct pq_calls *pq_find(const char *name)
@@ -30,6 +29,13 @@ const struct pq_calls *pq_find(const char *name)
 
 const struct pq_calls *pq_best_native(void)
 {
+	/* best first: the order the bench measures them in on a machine that has them all */
+	static const struct pq_calls *const pref[] = {&pq_calls_avx512gfni, &pq_calls_avx512,
+						      &pq_calls_avx2};
+
+	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++)
+		if (pref[i]->valid())
+			return pref[i];
 	return &pq_calls_base;
 }
 

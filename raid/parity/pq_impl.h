@@ -9,7 +9,14 @@
 
 extern const struct pq_calls pq_calls_avx2;
 extern const struct pq_calls pq_calls_avx512;
+extern const struct pq_calls pq_calls_avx512gfni;
 extern const struct pq_calls pq_calls_isal;
+
+/*
+ * Blocks of at least this many bytes are written with non-temporal stores by the SIMD
+ * variants (see pq_simd_body.h); measured with raid-parity-bench, see docs/parity.md.
+ */
+#define PQ_STREAM_MIN (256 * 1024)
 
 /* Our fastest valid SIMD variant by CPU features alone (no timing): what "isal" falls back on
  * for the operations ISA-L does not have. */

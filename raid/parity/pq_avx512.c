@@ -1,0 +1,75 @@
+/*
+ * pq_avx512.c - the AVX-512BW variant ("avx512"): 64-byte vectors, four side by side.
+ * Multiplication by g is a mask of the bytes' top bits (vpmovb2m), the polynomial under that
+ * mask, and one three-way xor (vpternlogd) that also folds in the data; multiplication by a
+ * constant in recovery is two vpshufb lookups of 16-entry nibble tables. pq_avx512gfni.c is
+ * the same body with GFNI multiplications.
+ */
+#pragma GCC target("avx512f,avx512bw,avx512vl")
+#include <immintrin.h>
+
+#include "pq_impl.h"
+
+#define VARIANT avx512
+#define V __m512i
+#define W 64
+#define U 4
+#define LOADU(p) _mm512_loadu_si512((const void *)(p))
+#define STOREU(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define STREAM(p, v) _mm512_stream_si512((void *)(p), (v))
+#define XOR(a, b) _mm512_xor_si512((a), (b))
+#define ZERO() _mm512_setzero_si512()
+
+static inline __attribute__((always_inline)) __m512i mul2xor(__m512i q, __m512i d)
+{
+	__mmask64 hi = _mm512_movepi8_mask(q);
+	__m512i poly = _mm512_maskz_mov_epi8(hi, _mm512_set1_epi8(0x1d));
+
+	return _mm512_ternarylogic_epi32(_mm512_add_epi8(q, q), poly, d, 0x96);
+}
+#define MUL2XOR(q, d) mul2xor((q), (d))
+
+typedef struct {
+	__m512i lo, hi;
+} mulc_avx512;
+#define MULC_T mulc_avx512
+
+#define MULC_INIT(t, c) mulc_init(&(t), (c))
+
+static inline __attribute__((always_inline)) __m512i mulc(mulc_avx512 t, __m512i v)
+{
+	__m512i mask = _mm512_set1_epi8(0x0f);
+	__m512i lo = _mm512_shuffle_epi8(t.lo, _mm512_and_si512(v, mask));
+	__m512i hi = _mm512_shuffle_epi8(t.hi, _mm512_and_si512(_mm512_srli_epi16(v, 4), mask));
+
+	return _mm512_xor_si512(lo, hi);
+}
+#define MULC(t, v) mulc((t), (v))
+
+static inline void mulc_init(mulc_avx512 *t, uint8_t c)
+{
+	uint8_t lo[16], hi[16];
+
+	pq_nibble_tables(c, lo, hi);
+	t->lo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)lo));
+	t->hi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)hi));
+}
+
+#include "pq_simd_body.h"
+
+static int avx512_valid(void)
+{
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512vl");
+}
+
+const struct pq_calls pq_calls_avx512 = {
+    .name = "avx512",
+    .valid = avx512_valid,
+    .gen_p = avx512_gen_p,
+    .gen_pq = avx512_gen_pq,
+    .xor_p = avx512_xor_p,
+    .xor_pq = avx512_xor_pq,
+    .recov_2d = avx512_recov_2d,
+    .recov_dp = avx512_recov_dp,
+};

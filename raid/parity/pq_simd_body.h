@@ -1,0 +1,308 @@
+/*
+ * pq_simd_body.h - the body of every x86 SIMD variant, written once over a handful of vector
+ * macros that each variant file (pq_avx2.c, pq_avx512.c, ...) defines before including it:
+ *
+ *   V                 the vector type, W its width in bytes (32 or 64; 64 % W == 0)
+ *   LOADU(p) STOREU(p, v) STREAM(p, v)   unaligned load/store, non-temporal store (W-aligned)
+ *   XOR(a, b) ZERO()  MUL2XOR(q, d): q * g ^ d, bytewise in GF(2^8)
+ *   MULC_T MULC_INIT(t, c) MULC(t, v): multiplication of every byte by the constant c
+ *   VARIANT           the name prefix of the functions and of the pq_calls instance
+ *
+ * Why one body: the algorithms (Horner's rule for Q, the single-pass recoveries) must be the
+ * same in every variant; only the instructions differ. Each step handles U vectors side by
+ * side (U * W = 128 or 256 bytes) so that several independent loads and GF chains are in flight
+ * at once; a tail handles the last 64-byte multiples one vector at a time.
+ *
+ * Stores: parity written by gen_p/gen_pq and blocks rebuilt by recovery go through
+ * non-temporal stores when a block is at least PQ_STREAM_MIN bytes and the outputs are
+ * W-aligned: at that size the outputs would only evict the caller's data from the cache, and
+ * streaming saves the read-for-ownership of every output line. Smaller blocks (a hot stripe,
+ * an RMW) use ordinary stores.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pq.h"
+#include "pq_impl.h"
+
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#define FN(x) CAT(VARIANT, CAT(_, x))
+#define AI static inline __attribute__((always_inline))
+
+/* prefetch distance when streaming: far enough to cover DRAM latency at ~10 GB/s per block */
+#define PF_DIST 1024
+
+AI void put(uint8_t *p, V v, bool nt)
+{
+	if (nt)
+		STREAM(p, v);
+	else
+		STOREU(p, v);
+}
+
+AI bool stream_ok(size_t len, const void *a, const void *b)
+{
+	return len >= PQ_STREAM_MIN && (((uintptr_t)a | (uintptr_t)b) % W) == 0;
+}
+
+AI void prefetch_blocks(uint8_t **d, int lo, int hi, size_t o, bool nt)
+{
+	if (!nt)
+		return;
+	for (int i = lo; i <= hi; i++)
+		__builtin_prefetch(d[i] + o + PF_DIST, 0, 0);
+}
+
+/* ---- gen_p ---- */
+
+AI void gen_p_step(int k, size_t o, uint8_t **d, int n, bool nt)
+{
+	V p[U];
+
+	for (int l = 0; l < n; l++)
+		p[l] = LOADU(d[0] + o + l * W);
+	for (int i = 1; i < k; i++)
+		for (int l = 0; l < n; l++)
+			p[l] = XOR(p[l], LOADU(d[i] + o + l * W));
+	for (int l = 0; l < n; l++)
+		put(d[k] + o + l * W, p[l], nt);
+}
+
+AI void gen_p_run(int k, size_t len, uint8_t **d, bool nt)
+{
+	size_t o = 0;
+
+	for (; o + U * W <= len; o += U * W) {
+		prefetch_blocks(d, 0, k - 1, o, nt);
+		gen_p_step(k, o, d, U, nt);
+	}
+	for (; o < len; o += W)
+		gen_p_step(k, o, d, 1, nt);
+}
+
+static void FN(gen_p)(int k, size_t len, void **ptrs)
+{
+	uint8_t **d = (uint8_t **)ptrs;
+
+	if (stream_ok(len, d[k], d[k])) {
+		gen_p_run(k, len, d, true);
+		__builtin_ia32_sfence();
+	} else {
+		gen_p_run(k, len, d, false);
+	}
+}
+
+/* ---- gen_pq ---- */
+
+AI void gen_pq_step(int k, size_t o, uint8_t **d, int n, bool nt)
+{
+	V p[U], q[U];
+
+	for (int l = 0; l < n; l++)
+		p[l] = q[l] = LOADU(d[k - 1] + o + l * W);
+	for (int i = k - 2; i >= 0; i--) {
+		for (int l = 0; l < n; l++) {
+			V x = LOADU(d[i] + o + l * W);
+
+			p[l] = XOR(p[l], x);
+			q[l] = MUL2XOR(q[l], x);
+		}
+	}
+	for (int l = 0; l < n; l++) {
+		put(d[k] + o + l * W, p[l], nt);
+		put(d[k + 1] + o + l * W, q[l], nt);
+	}
+}
+
+AI void gen_pq_run(int k, size_t len, uint8_t **d, bool nt)
+{
+	size_t o = 0;
+
+	for (; o + U * W <= len; o += U * W) {
+		prefetch_blocks(d, 0, k - 1, o, nt);
+		gen_pq_step(k, o, d, U, nt);
+	}
+	for (; o < len; o += W)
+		gen_pq_step(k, o, d, 1, nt);
+}
+
+static void FN(gen_pq)(int k, size_t len, void **ptrs)
+{
+	uint8_t **d = (uint8_t **)ptrs;
+
+	if (stream_ok(len, d[k], d[k + 1])) {
+		gen_pq_run(k, len, d, true);
+		__builtin_ia32_sfence();
+	} else {
+		gen_pq_run(k, len, d, false);
+	}
+}
+
+/* ---- xor_p, xor_pq: read-modify-write, the parities are hot: ordinary stores ---- */
+
+AI void xor_p_step(int k, int a, int b, size_t o, uint8_t **d, int n)
+{
+	V p[U];
+
+	for (int l = 0; l < n; l++)
+		p[l] = LOADU(d[k] + o + l * W);
+	for (int i = a; i <= b; i++)
+		for (int l = 0; l < n; l++)
+			p[l] = XOR(p[l], LOADU(d[i] + o + l * W));
+	for (int l = 0; l < n; l++)
+		STOREU(d[k] + o + l * W, p[l]);
+}
+
+static void FN(xor_p)(int k, int a, int b, size_t len, void **ptrs)
+{
+	uint8_t **d = (uint8_t **)ptrs;
+	size_t o = 0;
+
+	for (; o + U * W <= len; o += U * W)
+		xor_p_step(k, a, b, o, d, U);
+	for (; o < len; o += W)
+		xor_p_step(k, a, b, o, d, 1);
+}
+
+AI void xor_pq_step(int k, int a, int b, size_t o, uint8_t **d, int n)
+{
+	V p[U], q[U];
+
+	for (int l = 0; l < n; l++)
+		p[l] = q[l] = LOADU(d[b] + o + l * W);
+	for (int i = b - 1; i >= a; i--) {
+		for (int l = 0; l < n; l++) {
+			V x = LOADU(d[i] + o + l * W);
+
+			p[l] = XOR(p[l], x);
+			q[l] = MUL2XOR(q[l], x);
+		}
+	}
+	/* the sum is relative to D_a: scale it by g^a (md's "right side" of xor_syndrome) */
+	for (int i = 0; i < a; i++)
+		for (int l = 0; l < n; l++)
+			q[l] = MUL2XOR(q[l], ZERO());
+	for (int l = 0; l < n; l++) {
+		STOREU(d[k] + o + l * W, XOR(p[l], LOADU(d[k] + o + l * W)));
+		STOREU(d[k + 1] + o + l * W, XOR(q[l], LOADU(d[k + 1] + o + l * W)));
+	}
+}
+
+static void FN(xor_pq)(int k, int a, int b, size_t len, void **ptrs)
+{
+	uint8_t **d = (uint8_t **)ptrs;
+	size_t o = 0;
+
+	for (; o + U * W <= len; o += U * W)
+		xor_pq_step(k, a, b, o, d, U);
+	for (; o < len; o += W)
+		xor_pq_step(k, a, b, o, d, 1);
+}
+
+/* ---- recovery: one pass that recomputes P' and Q' of the survivors and solves at once ---- */
+
+/* P' and Q' without blocks fa and fb (fb = -1 for one lost block) */
+AI void survivors(int k, int fa, int fb, size_t o, uint8_t **d, int n, V *p, V *q)
+{
+	for (int l = 0; l < n; l++)
+		p[l] = q[l] = ZERO();
+	for (int i = k - 1; i >= 0; i--) {
+		if (i == fa || i == fb) {
+			for (int l = 0; l < n; l++)
+				q[l] = MUL2XOR(q[l], ZERO());
+			continue;
+		}
+		for (int l = 0; l < n; l++) {
+			V x = LOADU(d[i] + o + l * W);
+
+			p[l] = XOR(p[l], x);
+			q[l] = MUL2XOR(q[l], x);
+		}
+	}
+}
+
+AI void recov_2d_step(int k, int fa, int fb, size_t o, uint8_t **d, int n, const MULC_T *pbm,
+		      const MULC_T *qm, bool nt)
+{
+	V p[U], q[U];
+
+	survivors(k, fa, fb, o, d, n, p, q);
+	for (int l = 0; l < n; l++) {
+		V px = XOR(p[l], LOADU(d[k] + o + l * W));
+		V qx = XOR(q[l], LOADU(d[k + 1] + o + l * W));
+		V db = XOR(MULC(*pbm, px), MULC(*qm, qx));
+
+		put(d[fb] + o + l * W, db, nt);
+		put(d[fa] + o + l * W, XOR(px, db), nt);
+	}
+}
+
+AI void recov_2d_run(int k, int fa, int fb, size_t len, uint8_t **d, const MULC_T *pbm,
+		     const MULC_T *qm, bool nt)
+{
+	size_t o = 0;
+
+	for (; o + U * W <= len; o += U * W) {
+		prefetch_blocks(d, 0, k + 1, o, nt);
+		recov_2d_step(k, fa, fb, o, d, U, pbm, qm, nt);
+	}
+	for (; o < len; o += W)
+		recov_2d_step(k, fa, fb, o, d, 1, pbm, qm, nt);
+}
+
+static void FN(recov_2d)(int k, int fa, int fb, size_t len, void **ptrs)
+{
+	uint8_t **d = (uint8_t **)ptrs;
+	uint8_t pb, qc;
+	MULC_T pbm, qm;
+
+	pq_recov_2d_coef(fa, fb, &pb, &qc);
+	MULC_INIT(pbm, pb);
+	MULC_INIT(qm, qc);
+	if (stream_ok(len, d[fa], d[fb])) {
+		recov_2d_run(k, fa, fb, len, d, &pbm, &qm, true);
+		__builtin_ia32_sfence();
+	} else {
+		recov_2d_run(k, fa, fb, len, d, &pbm, &qm, false);
+	}
+}
+
+AI void recov_dp_step(int k, int fa, size_t o, uint8_t **d, int n, const MULC_T *inv, bool nt)
+{
+	V p[U], q[U];
+
+	survivors(k, fa, -1, o, d, n, p, q);
+	for (int l = 0; l < n; l++) {
+		V da = MULC(*inv, XOR(q[l], LOADU(d[k + 1] + o + l * W)));
+
+		put(d[fa] + o + l * W, da, nt);
+		put(d[k] + o + l * W, XOR(p[l], da), nt);
+	}
+}
+
+AI void recov_dp_run(int k, int fa, size_t len, uint8_t **d, const MULC_T *inv, bool nt)
+{
+	size_t o = 0;
+
+	for (; o + U * W <= len; o += U * W) {
+		prefetch_blocks(d, 0, k + 1, o, nt);
+		recov_dp_step(k, fa, o, d, U, inv, nt);
+	}
+	for (; o < len; o += W)
+		recov_dp_step(k, fa, o, d, 1, inv, nt);
+}
+
+static void FN(recov_dp)(int k, int fa, size_t len, void **ptrs)
+{
+	uint8_t **d = (uint8_t **)ptrs;
+	MULC_T inv;
+
+	MULC_INIT(inv, pq_gf_inv(pq_gf_exp[fa]));
+	if (stream_ok(len, d[fa], d[k])) {
+		recov_dp_run(k, fa, len, d, &inv, true);
+		__builtin_ia32_sfence();
+	} else {
+		recov_dp_run(k, fa, len, d, &inv, false);
+	}
+}
