@@ -6,7 +6,7 @@ set -euo pipefail
 
 PKGS=(gcc g++ make pkg-config libaio-dev liburing-dev libhwloc-dev hwloc libjson-c-dev
       libisal-dev libcmocka-dev libnuma-dev zlib1g-dev gnuplot-nox xz-utils
-      ca-certificates util-linux)
+      ca-certificates util-linux libxml2-utils)
 
 missing=()
 for p in "${PKGS[@]}"; do
