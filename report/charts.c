@@ -1,0 +1,667 @@
+/* report/charts.c: the report's charts. Each chart writes charts/<name>.dat and <name>.gp and
+ * runs gnuplot once for a PNG and an SVG. Bars are horizontal so that long labels (the
+ * published hardware) stay readable; an axis is logarithmic when measured and published
+ * figures are orders of magnitude apart. A chart with no data is recorded as skipped, with
+ * the reason, and never drawn empty. */
+#include "report/report.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#define C_MEASURED "#1f77b4"
+#define C_PUBLISHED "#ff7f0e"
+static const char *const series_colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
+					    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+					    "#17becf", "#d62728", "#393b79", "#637939"};
+#define NCOLORS (sizeof(series_colors) / sizeof(series_colors[0]))
+
+struct bar {
+	char label[200];
+	double v;
+	int series; /* index into the chart's series names */
+};
+
+struct bars {
+	struct bar *b;
+	size_t n, cap;
+};
+
+static void bar_add(struct bars *bs, int series, double v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void bar_add(struct bars *bs, int series, double v, const char *fmt, ...)
+{
+	if (isnan(v) || v <= 0)
+		return;
+	if (bs->n == bs->cap) {
+		bs->cap = bs->cap ? bs->cap * 2 : 32;
+		bs->b = realloc(bs->b, bs->cap * sizeof(*bs->b));
+		if (!bs->b)
+			abort();
+	}
+	struct bar *b = &bs->b[bs->n++];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b->label, sizeof(b->label), fmt, ap);
+	va_end(ap);
+	for (char *c = b->label; *c; c++)
+		if (*c == '"' || *c == '\n')
+			*c = '\'';
+	b->v = v;
+	b->series = series;
+}
+
+void rr_chart_note(struct rr_charts *c, const char *name, const char *title, int drawn,
+		   const char *why)
+{
+	if (c->n >= sizeof(c->list) / sizeof(c->list[0]))
+		return;
+	struct rr_chart *ch = &c->list[c->n++];
+	snprintf(ch->name, sizeof(ch->name), "%s", name);
+	snprintf(ch->title, sizeof(ch->title), "%s", title);
+	ch->drawn = drawn;
+	snprintf(ch->why, sizeof(ch->why), "%s", why ? why : "");
+}
+
+const char *rr_png_terminal(void)
+{
+	static const char *term;
+	if (!term)
+		term = system("gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1") == 0
+			   ? "pngcairo"
+			   : "png";
+	return term;
+}
+
+/* Runs gnuplot on dir/script with dir as the working directory; its messages go to
+ * dir/<script>.log. Returns gnuplot's exit status, 127 when it could not be started. */
+int rr_gnuplot(const char *dir, const char *script)
+{
+	char log[4096];
+	snprintf(log, sizeof(log), "%s/%s.log", dir, script);
+	pid_t pid = fork();
+	if (pid < 0)
+		return 127;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (chdir(dir) == 0)
+			execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static FILE *open_in(const char *dir, const char *name, const char *ext)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/%s.%s", dir, name, ext);
+	return fopen(p, "w");
+}
+
+static long file_size(const char *dir, const char *name, const char *ext)
+{
+	char p[4096];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s.%s", dir, name, ext);
+	return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static void gp_head(FILE *gp, const char *name, const char *title, int w, int h)
+{
+	fprintf(gp, "set terminal %s size %d,%d font 'sans,10'\n", rr_png_terminal(), w, h);
+	fprintf(gp, "set output '%s.png'\n", name);
+	fprintf(gp,
+		"set title \"%s\"\nset grid\nset key outside bottom center horizontal maxrows 2\n",
+		title);
+	fprintf(gp, "set datafile separator '\\t'\n");
+}
+
+static void gp_tail(FILE *gp, const char *name, int w, int h)
+{
+	fprintf(gp, "set terminal svg size %d,%d font 'sans,10'\nset output '%s.svg'\nreplot\n", w,
+		h, name);
+	fprintf(gp, "unset output\n");
+}
+
+/* Runs the script and records the chart as drawn when both images are there. */
+static void finish(const char *dir, struct rr_charts *c, const char *name, const char *title)
+{
+	char script[128], why[200];
+	snprintf(script, sizeof(script), "%s.gp", name);
+	int rc = rr_gnuplot(dir, script);
+	if (rc == 0 && file_size(dir, name, "png") > 0 && file_size(dir, name, "svg") > 0) {
+		rr_chart_note(c, name, title, 1, NULL);
+		return;
+	}
+	snprintf(why, sizeof(why),
+		 rc == 127 ? "gnuplot could not be run"
+			   : "gnuplot failed (exit %d), see charts/%s.gp.log",
+		 rc, name);
+	fprintf(stderr, "raid-report: chart %s: %s\n", name, why);
+	rr_chart_note(c, name, title, 0, why);
+}
+
+/* A horizontal bar chart, one colour per series (series[0] is this run). */
+static void bar_chart(const char *dir, struct rr_charts *c, const char *name, const char *title,
+		      const char *xlabel, const struct bars *bs, const char *const *series,
+		      int nseries, const char *empty_why)
+{
+	if (bs->n == 0) {
+		rr_chart_note(c, name, title, 0, empty_why);
+		return;
+	}
+	FILE *dat = open_in(dir, name, "dat"), *gp = open_in(dir, name, "gp");
+	if (!dat || !gp) {
+		if (dat)
+			fclose(dat);
+		if (gp)
+			fclose(gp);
+		rr_chart_note(c, name, title, 0, "cannot write into charts/");
+		return;
+	}
+	double lo = INFINITY, hi = 0;
+	size_t longest = 0;
+	for (size_t i = 0; i < bs->n; i++) {
+		/* gnuplot draws row 0 at the bottom: write the last bar first */
+		const struct bar *b = &bs->b[bs->n - 1 - i];
+		fprintf(dat, "%zu\t%s\t%.6g\t%d\n", i, b->label, b->v, b->series);
+		longest = strlen(b->label) > longest ? strlen(b->label) : longest;
+		lo = fmin(lo, b->v);
+		hi = fmax(hi, b->v);
+	}
+	fclose(dat);
+	int logx = hi / lo > 50;
+	/* room for the labels plus a plot area of 600 pixels */
+	int w = 700 + 7 * (int)longest, h = 160 + 22 * (int)bs->n;
+	gp_head(gp, name, title, w, h);
+	fprintf(gp, "set xlabel \"%s%s\"\nset style fill solid 0.8 noborder\n", xlabel,
+		logx ? " (log scale)" : "");
+	fprintf(gp, "set yrange [-0.7:%zu.7]\nset ytics nomirror\nset grid noytics\n", bs->n - 1);
+	if (logx)
+		fprintf(gp, "set logscale x\nset format x '%%.0s%%c'\nset xrange [%g:%g]\n", lo / 2,
+			hi * 8);
+	else
+		fprintf(gp, "set xrange [0:%g]\n", hi * 1.25);
+	/* colour per row: look the series up in a string of rgb values */
+	fprintf(gp, "rgb(s) = (s==0?0x%s", series_colors[0] + 1);
+	for (int s = 1; s < nseries; s++)
+		fprintf(gp, ":s==%d?0x%s", s, series_colors[s % NCOLORS] + 1);
+	fprintf(gp, ":0x000000)\n");
+	fprintf(gp,
+		"plot '%s.dat' using (%g):1:(%g):3:($1-0.38):($1+0.38):(rgb($4)):ytic(2) "
+		"with boxxyerror lc rgb variable notitle, \\\n",
+		name, logx ? lo / 2 : 0.0, logx ? lo / 2 : 0.0);
+	fprintf(gp, "  '' using 3:1:($3 >= 100 ? sprintf(' %%.0f', $3) : sprintf(' %%.3g', $3)) "
+		    "with labels left font ',8' notitle");
+	for (int s = 0; s < nseries; s++)
+		fprintf(gp, ", \\\n  NaN with boxes fs solid lc rgb '%s' title \"%s\"",
+			series_colors[s % NCOLORS], series[s]);
+	fprintf(gp, "\n");
+	gp_tail(gp, name, w, h);
+	fclose(gp);
+	finish(dir, c, name, title);
+}
+
+/* Line charts: each series is one block of x y rows in the .dat file. */
+struct line {
+	char title[160];
+	double *x, *y;
+	size_t n, cap;
+	int dashed;
+};
+struct lines {
+	struct line *l;
+	size_t n, cap;
+};
+
+static struct line *line_get(struct lines *ls, const char *title)
+{
+	for (size_t i = 0; i < ls->n; i++)
+		if (strcmp(ls->l[i].title, title) == 0)
+			return &ls->l[i];
+	if (ls->n == ls->cap) {
+		ls->cap = ls->cap ? ls->cap * 2 : 16;
+		ls->l = realloc(ls->l, ls->cap * sizeof(*ls->l));
+		if (!ls->l)
+			abort();
+	}
+	struct line *l = &ls->l[ls->n++];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->title, sizeof(l->title), "%s", title);
+	for (char *c = l->title; *c; c++)
+		if (*c == '"')
+			*c = '\'';
+	return l;
+}
+
+static void line_add(struct line *l, double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->x = realloc(l->x, l->cap * sizeof(double));
+		l->y = realloc(l->y, l->cap * sizeof(double));
+		if (!l->x || !l->y)
+			abort();
+	}
+	l->x[l->n] = x;
+	l->y[l->n] = y;
+	l->n++;
+}
+
+static void lines_free(struct lines *ls)
+{
+	for (size_t i = 0; i < ls->n; i++) {
+		free(ls->l[i].x);
+		free(ls->l[i].y);
+	}
+	free(ls->l);
+	memset(ls, 0, sizeof(*ls));
+}
+
+/* Sorts each series by x and drops those with fewer than min_points points. */
+static void lines_prune(struct lines *ls, size_t min_points)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < ls->n; i++) {
+		struct line *l = &ls->l[i];
+		for (size_t a = 1; a < l->n; a++)
+			for (size_t b = a; b > 0 && l->x[b - 1] > l->x[b]; b--) {
+				double tx = l->x[b], ty = l->y[b];
+				l->x[b] = l->x[b - 1];
+				l->y[b] = l->y[b - 1];
+				l->x[b - 1] = tx;
+				l->y[b - 1] = ty;
+			}
+		if (l->n >= min_points) {
+			ls->l[o++] = *l;
+		} else {
+			free(l->x);
+			free(l->y);
+		}
+	}
+	ls->n = o;
+}
+
+/* extra: gnuplot lines set before the plot (axes, tics) */
+static void line_chart(const char *dir, struct rr_charts *c, const char *name, const char *title,
+		       const char *xlabel, const char *ylabel, const char *extra, struct lines *ls,
+		       const char *empty_why)
+{
+	if (ls->n == 0) {
+		rr_chart_note(c, name, title, 0, empty_why);
+		return;
+	}
+	FILE *dat = open_in(dir, name, "dat"), *gp = open_in(dir, name, "gp");
+	if (!dat || !gp) {
+		if (dat)
+			fclose(dat);
+		if (gp)
+			fclose(gp);
+		rr_chart_note(c, name, title, 0, "cannot write into charts/");
+		return;
+	}
+	for (size_t i = 0; i < ls->n; i++) {
+		fprintf(dat, "# %s\n", ls->l[i].title);
+		for (size_t k = 0; k < ls->l[i].n; k++)
+			fprintf(dat, "%.6g\t%.6g\n", ls->l[i].x[k], ls->l[i].y[k]);
+		fprintf(dat, "\n\n");
+	}
+	fclose(dat);
+	int w = 1000, h = 560 + 16 * (int)(ls->n / 2);
+	gp_head(gp, name, title, w, h);
+	fprintf(gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n%s\n", xlabel, ylabel, extra);
+	fprintf(gp, "plot ");
+	for (size_t i = 0; i < ls->n; i++)
+		fprintf(gp,
+			"%s'%s.dat' index %zu using 1:2 with %s lw 2 pt 7 ps 0.6 "
+			"dt %d lc rgb '%s' title \"%s\"",
+			i ? ", \\\n  " : "", name, i, ls->l[i].n > 30 ? "lines" : "linespoints",
+			ls->l[i].dashed ? 2 : 1, series_colors[i % NCOLORS], ls->l[i].title);
+	fprintf(gp, "\n");
+	gp_tail(gp, name, w, h);
+	fclose(gp);
+	finish(dir, c, name, title);
+}
+
+static const char *chunk_str(long chunk, char *buf, size_t len)
+{
+	if (chunk <= 0)
+		snprintf(buf, len, "-");
+	else if (chunk % 1048576 == 0)
+		snprintf(buf, len, "%ldm", chunk / 1048576);
+	else
+		snprintf(buf, len, "%ldk", chunk / 1024);
+	return buf;
+}
+
+/* "raid5 x4 cpu c512k" */
+static void group_label(const struct rr_test *t, char *buf, size_t len)
+{
+	char ch[32];
+	snprintf(buf, len, "%s x%d%s%s c%s", rr_level_name(t), t->members, *t->parity ? " " : "",
+		 t->parity, chunk_str(t->chunk, ch, sizeof(ch)));
+}
+
+static int pub_bs_is(const struct rr_pub *p, const char *bs)
+{
+	return strcmp(p->bs, bs) == 0;
+}
+
+/* Published sequential rows: 1M (or unsized SEQ-*) bandwidth in the given direction. */
+static void add_pub_seq(struct bars *bs, const struct rr_pubset *pub, const char *rw)
+{
+	for (size_t i = 0; i < pub->n; i++) {
+		const struct rr_pub *p = &pub->rows[i];
+		if (strcmp(p->metric, "bw") || strcmp(p->rw, rw) || strcmp(p->state, "optimal"))
+			continue;
+		if (!pub_bs_is(p, "1m") && strncmp(p->workload, "SEQ", 3) != 0)
+			continue;
+		char *l = rr_pub_label(p);
+		bar_add(bs, 1, p->value, "%s %s", p->workload, l);
+		free(l);
+	}
+}
+
+static void chart_seq(const struct rr_run *run, const struct rr_pubset *pub, const char *dir,
+		      struct rr_charts *c, const char *rw)
+{
+	struct bars bs = {0};
+	char g[96], name[32], title[160], series0[160];
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *t = &run->tests[i];
+		if (t->bs < 1048576 || strcmp(t->rw, rw) || strcmp(t->state, "optimal"))
+			continue;
+		group_label(t, g, sizeof(g));
+		bar_add(&bs, 0, t->mbps, "%s %s QD%d T%d", g, t->workload, t->iodepth, t->numjobs);
+	}
+	size_t measured = bs.n;
+	add_pub_seq(&bs, pub, rw);
+	snprintf(name, sizeof(name), "seq1m_%s", rw);
+	snprintf(title, sizeof(title), "Sequential 1M %s, MB/s, by level x members x parity", rw);
+	snprintf(series0, sizeof(series0), "this run (%s)", *run->host ? run->host : run->id);
+	const char *series[] = {series0, "published (hardware in label)"};
+	if (!measured)
+		bs.n = 0;
+	bar_chart(dir, c, name, title, "MB/s", &bs, series, 2,
+		  "no optimal-state sequential test with bs >= 1M in this run");
+	free(bs.b);
+}
+
+static void chart_rnd4k_write(const struct rr_run *run, const struct rr_pubset *pub,
+			      const char *dir, struct rr_charts *c)
+{
+	struct bars iops = {0}, lat = {0};
+	char g[96], series0[160];
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *t = &run->tests[i];
+		if (t->bs != 4096 || strcmp(t->rw, "randwrite") || strcmp(t->state, "optimal"))
+			continue;
+		group_label(t, g, sizeof(g));
+		if (t->iodepth > 1)
+			bar_add(&iops, 0, t->iops, "%s %s QD%d T%d", g, t->workload, t->iodepth,
+				t->numjobs);
+		bar_add(&lat, 0, t->lat_mean_us, "%s QD%d T%d mean", g, t->iodepth, t->numjobs);
+		bar_add(&lat, 1, t->lat_p99_us, "%s QD%d T%d p99", g, t->iodepth, t->numjobs);
+		bar_add(&lat, 2, t->lat_p999_us, "%s QD%d T%d p99.9", g, t->iodepth, t->numjobs);
+	}
+	size_t measured = iops.n;
+	for (size_t i = 0; measured && i < pub->n; i++) {
+		const struct rr_pub *p = &pub->rows[i];
+		if (strcmp(p->metric, "iops") || strcmp(p->rw, "randwrite") ||
+		    strcmp(p->state, "optimal") || !pub_bs_is(p, "4k"))
+			continue;
+		char *l = rr_pub_label(p);
+		bar_add(&iops, 1, p->value, "%s %s", p->workload, l);
+		free(l);
+	}
+	snprintf(series0, sizeof(series0), "this run (%s)", *run->host ? run->host : run->id);
+	const char *s1[] = {series0, "published (hardware in label)"};
+	bar_chart(dir, c, "rnd4k_write_iops", "Random 4K write IOPS, by level x members x parity",
+		  "IOPS", &iops, s1, 2, "no optimal-state 4K random write test with QD > 1");
+	const char *s2[] = {"mean", "p99", "p99.9"};
+	bar_chart(dir, c, "rnd4k_write_lat",
+		  "Random 4K write latency (fio clat, us); the published reviews give no "
+		  "comparable percentiles",
+		  "latency (us)", &lat, s2, 3, "no optimal-state 4K random write test");
+	free(iops.b);
+	free(lat.b);
+}
+
+static void chart_q1_read(const struct rr_run *run, const char *dir, struct rr_charts *c)
+{
+	struct bars bs = {0};
+	char g[96];
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *t = &run->tests[i];
+		if (t->bs != 4096 || strcmp(t->rw, "randread") || t->iodepth != 1 ||
+		    strcmp(t->state, "optimal"))
+			continue;
+		group_label(t, g, sizeof(g));
+		bar_add(&bs, 0, t->mbps, "%s T%d (%.0f IOPS, mean %.1f us)", g, t->numjobs, t->iops,
+			t->lat_mean_us);
+	}
+	const char *s[] = {"this run"};
+	bar_chart(dir, c, "rnd4k_q1_read", "Random 4K read at queue depth 1, MB/s", "MB/s", &bs, s,
+		  1, "no optimal-state 4K random read test at QD1");
+	free(bs.b);
+}
+
+static void chart_scaling(const struct rr_run *run, const char *dir, struct rr_charts *c)
+{
+	struct lines ls = {0};
+	char key[200], ch[32];
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *t = &run->tests[i];
+		if (strcmp(t->state, "optimal") || t->members <= 0)
+			continue;
+		snprintf(key, sizeof(key), "%s %s %s bs%ldk QD%d T%d c%s", rr_level_name(t),
+			 t->parity, t->rw, t->bs / 1024, t->iodepth, t->numjobs,
+			 chunk_str(t->chunk, ch, sizeof(ch)));
+		line_add(line_get(&ls, key), t->members, rr_is_large(t) ? t->mbps : t->iops);
+	}
+	lines_prune(&ls, 2);
+	line_chart(dir, c, "scaling", "Scaling with member count (MB/s for bs >= 64k, else IOPS)",
+		   "members", "MB/s or IOPS", "set xtics 1\nset logscale y", &ls,
+		   "no configuration was run with more than one member count");
+	lines_free(&ls);
+}
+
+static void chart_chunks(const struct rr_run *run, const struct rr_pubset *pub, const char *dir,
+			 struct rr_charts *c)
+{
+	struct lines ls = {0};
+	char key[200];
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *t = &run->tests[i];
+		if (t->chunk <= 0)
+			continue;
+		snprintf(key, sizeof(key), "%s x%d %s %s bs%ldk QD%d T%d %s", rr_level_name(t),
+			 t->members, t->parity, t->rw, t->bs / 1024, t->iodepth, t->numjobs,
+			 t->state);
+		line_add(line_get(&ls, key), t->chunk / 1024.0, t->mbps);
+	}
+	lines_prune(&ls, 2);
+	size_t measured = ls.n;
+	/* the published mdadm chunk sweep, for the directions this run swept */
+	for (size_t i = 0; measured && i < pub->n; i++) {
+		const struct rr_pub *p = &pub->rows[i];
+		double kb = strtod(p->chunk, NULL);
+		if (strcmp(p->metric, "bw") || kb <= 0)
+			continue;
+		int same_rw = 0;
+		for (size_t k = 0; k < measured; k++)
+			same_rw |= strstr(ls.l[k].title, p->rw) != NULL;
+		if (!same_rw)
+			continue;
+		snprintf(key, sizeof(key), "published %s %dx %s %s %s %s [%s]", p->array, p->drives,
+			 p->engine, p->workload, p->rw, p->host, p->source);
+		struct line *l = line_get(&ls, key);
+		l->dashed = 1;
+		line_add(l, kb, p->value);
+	}
+	lines_prune(&ls, 2);
+	if (!measured)
+		lines_free(&ls);
+	line_chart(dir, c, "chunk_sweep", "Chunk-size sweep, MB/s (dashed: published)",
+		   "chunk (KiB)", "MB/s", "set logscale x 2\nset logscale y", &ls,
+		   "no configuration was run with more than one chunk size");
+	lines_free(&ls);
+}
+
+/* x is the "nines" of the percentile, -log10(1 - p): 1 = p90, 2 = p99, 3 = p99.9 */
+static void chart_percentiles(const struct rr_run *run, const char *dir, struct rr_charts *c)
+{
+	struct lines ls = {0};
+	int small = 0;
+	for (size_t i = 0; i < run->ntests; i++)
+		small |= run->tests[i].nbins && !rr_is_large(&run->tests[i]);
+	for (size_t i = 0; i < run->ntests && ls.n < NCOLORS; i++) {
+		const struct rr_test *t = &run->tests[i];
+		if (!t->nbins || (small && rr_is_large(t)))
+			continue;
+		struct line *l = line_get(&ls, t->test);
+		double total = 0, cum = 0;
+		for (size_t k = 0; k < t->nbins; k++)
+			total += t->bins[k].count;
+		for (size_t k = 0; k < t->nbins; k++) {
+			cum += t->bins[k].count;
+			double p = fmin(cum / total, 1 - 1e-5);
+			line_add(l, -log10(1 - p), t->bins[k].ns / 1e3);
+		}
+	}
+	lines_prune(&ls, 2);
+	line_chart(dir, c, "lat_percentiles",
+		   small ? "Completion latency percentiles (fio clat bins), bs < 64k tests"
+			 : "Completion latency percentiles (fio clat bins)",
+		   "percentile", "latency (us)",
+		   "set logscale y\nset xrange [0:5]\nset key outside right vertical\n"
+		   "set xtics ('0' 0, '90' 1, '99' 2, '99.9' 3, '99.99' 4, '99.999' 5)",
+		   &ls, "no test has fio json+ clat bins");
+	lines_free(&ls);
+}
+
+/* Each state as a percentage of the optimal figure of the same configuration. */
+static void chart_states(const struct rr_run *run, const struct rr_pubset *pub, const char *dir,
+			 struct rr_charts *c)
+{
+	struct bars bs = {0};
+	char g[96];
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *o = &run->tests[i];
+		int shown = 0;
+		if (strcmp(o->state, "optimal"))
+			continue;
+		for (size_t k = 0; k < run->ntests; k++) {
+			const struct rr_test *t = &run->tests[k];
+			if (!strcmp(t->state, "optimal") || strcmp(t->workload, o->workload) ||
+			    strcmp(t->rw, o->rw) || t->level != o->level ||
+			    t->members != o->members || t->chunk != o->chunk || t->bs != o->bs ||
+			    t->iodepth != o->iodepth || t->numjobs != o->numjobs)
+				continue;
+			double a = rr_is_large(t) ? t->mbps : t->iops;
+			double b = rr_is_large(o) ? o->mbps : o->iops;
+			group_label(t, g, sizeof(g));
+			if (!shown++)
+				bar_add(&bs, 0, 100, "%s %s %s optimal (%.0f %s)", g, o->workload,
+					o->rw, b, rr_is_large(o) ? "MB/s" : "IOPS");
+			bar_add(&bs, !strcmp(t->state, "degraded") ? 1 : 2, 100 * a / b,
+				"%s %s %s %s (%.0f %s)", g, t->workload, t->rw, t->state, a,
+				rr_is_large(t) ? "MB/s" : "IOPS");
+		}
+	}
+	size_t measured = bs.n;
+	/* published pairs: the same array and workload, optimal and rebuilding */
+	for (size_t i = 0; measured && i < pub->n; i++) {
+		const struct rr_pub *o = &pub->rows[i];
+		if (strcmp(o->state, "optimal"))
+			continue;
+		for (size_t k = 0; k < pub->n; k++) {
+			const struct rr_pub *p = &pub->rows[k];
+			if (!strcmp(p->state, "optimal") || strcmp(p->source, o->source) ||
+			    strcmp(p->array, o->array) || strcmp(p->workload, o->workload) ||
+			    strcmp(p->rw, o->rw) || strcmp(p->metric, o->metric))
+				continue;
+			char *l = rr_pub_label(p);
+			bar_add(&bs, 3, 100 * p->value / o->value, "%s %s %s (%.0f of %.0f %s), %s",
+				p->workload, p->rw, p->state, p->value, o->value, p->unit, l);
+			free(l);
+		}
+	}
+	if (!measured)
+		bs.n = 0;
+	const char *s[] = {"optimal", "degraded", "rebuilding", "published, rebuilding"};
+	bar_chart(dir, c, "states", "Optimal vs degraded vs rebuilding, % of the optimal figure",
+		  "% of optimal", &bs, s, 4,
+		  "no configuration was run both optimal and degraded or rebuilding");
+	free(bs.b);
+}
+
+static void chart_rebuild(const struct rr_run *run, const struct rr_pubset *pub, const char *dir,
+			  struct rr_charts *c)
+{
+	struct bars bs = {0};
+	struct lines ls = {0};
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *t = &run->tests[i];
+		if (isnan(t->rebuild_min_per_tb))
+			continue;
+		bar_add(&bs, 0, t->rebuild_min_per_tb, "%s: %.1f s at %.0f MB/s", t->test,
+			t->rebuild_s, t->rebuild_mbps);
+		for (size_t k = 0; k < t->nsamples; k++)
+			line_add(line_get(&ls, t->test), t->samples[k].t, t->samples[k].iops);
+	}
+	size_t measured = bs.n;
+	for (size_t i = 0; measured && i < pub->n; i++) {
+		const struct rr_pub *p = &pub->rows[i];
+		const char *unit;
+		if (strcmp(p->metric, "rebuild_time"))
+			continue;
+		char *l = rr_pub_label(p);
+		bar_add(&bs, 1, rr_pub_value(p, &unit), "%.1f min for one drive, %s", p->value, l);
+		free(l);
+	}
+	const char *s[] = {"this run", "published"};
+	bar_chart(dir, c, "rebuild", "Rebuild time per TB of the rebuilt member (lower is better)",
+		  "min/TB", &bs, s, 2, "no test ran a rebuild");
+	lines_prune(&ls, 2);
+	line_chart(dir, c, "rebuild_timeline", "Client IOPS before, during and after a rebuild",
+		   "time (s)", "IOPS", "", &ls, "no rebuild recorded progress samples");
+	free(bs.b);
+	lines_free(&ls);
+}
+
+int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struct rr_charts *out)
+{
+	char dir[4096];
+	memset(out, 0, sizeof(*out));
+	snprintf(dir, sizeof(dir), "%s/charts", run->dir);
+	int rc = rr_mkdir(dir);
+	if (rc < 0)
+		return rc;
+	chart_seq(run, pub, dir, out, "read");
+	chart_seq(run, pub, dir, out, "write");
+	chart_rnd4k_write(run, pub, dir, out);
+	chart_q1_read(run, dir, out);
+	chart_scaling(run, dir, out);
+	chart_chunks(run, pub, dir, out);
+	chart_percentiles(run, dir, out);
+	chart_states(run, pub, dir, out);
+	chart_rebuild(run, pub, dir, out);
+	return 0;
+}

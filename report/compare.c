@@ -1,0 +1,150 @@
+/* report/compare.c: raid-report --compare RUN_A RUN_B. Matches tests by id and writes, per
+ * test and figure, A, B and the change from A to B: compare.csv, the same table on stdout,
+ * and a chart of the change of each test's main figure (MB/s for bs >= 64k, else IOPS). */
+#include "report/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct metric {
+	const char *name;
+	size_t off;
+	int lower_better;
+};
+static const struct metric metrics[] = {
+    {"iops", offsetof(struct rr_test, iops), 0},
+    {"mbps", offsetof(struct rr_test, mbps), 0},
+    {"lat_mean_us", offsetof(struct rr_test, lat_mean_us), 1},
+    {"lat_p99_us", offsetof(struct rr_test, lat_p99_us), 1},
+    {"lat_p99.99_us", offsetof(struct rr_test, lat_p9999_us), 1},
+    {"cpu_sys_pct", offsetof(struct rr_test, cpu_sys), 1},
+    {"member_ios_per_io", offsetof(struct rr_test, member_ios_per_io), 1},
+    {"parity_gbps", offsetof(struct rr_test, parity_gbps), 0},
+};
+
+static double val(const struct rr_test *t, const struct metric *m)
+{
+	return *(const double *)((const char *)t + m->off);
+}
+
+static int chart(const struct rr_run *a, const struct rr_run *b, const char *outdir)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/compare.dat", outdir);
+	FILE *dat = fopen(p, "w");
+	snprintf(p, sizeof(p), "%s/compare.gp", outdir);
+	FILE *gp = fopen(p, "w");
+	if (!dat || !gp) {
+		if (dat)
+			fclose(dat);
+		if (gp)
+			fclose(gp);
+		return -EIO;
+	}
+	size_t n = 0;
+	double lim = 5;
+	for (size_t i = b->ntests; i-- > 0;) {
+		const struct rr_test *tb = &b->tests[i], *ta = rr_run_find(a, tb->test);
+		if (!ta)
+			continue;
+		double va = rr_is_large(ta) ? ta->mbps : ta->iops;
+		double vb = rr_is_large(tb) ? tb->mbps : tb->iops;
+		if (!(va > 0) || isnan(vb))
+			continue;
+		double chg = 100 * (vb - va) / va;
+		fprintf(dat, "%zu\t%s (%s)\t%.4g\n", n++, tb->test,
+			rr_is_large(tb) ? "MB/s" : "IOPS", chg);
+		lim = fmax(lim, fabs(chg));
+	}
+	fclose(dat);
+	int h = 160 + 22 * (int)n;
+	fprintf(gp,
+		"set datafile separator '\\t'\nset style fill solid 0.8 noborder\n"
+		"set grid xtics\nset key off\nset xrange [%g:%g]\nset yrange [-0.7:%zu.7]\n"
+		"set xlabel 'change from A to B (%%)'\n"
+		"set title \"%s (A) -> %s (B): main figure per test\"\n",
+		-lim * 1.3, lim * 1.3, n ? n - 1 : 0, a->id, b->id);
+	for (int pass = 0; pass < 2; pass++) {
+		fprintf(gp,
+			"set terminal %s size 1000,%d font 'sans,10'\nset output 'compare.%s'\n",
+			pass ? "svg" : rr_png_terminal(), h, pass ? "svg" : "png");
+		fprintf(gp,
+			"plot 'compare.dat' using (0):1:(0):3:($1-0.38):($1+0.38):($3<0?0xd62728:"
+			"0x2ca02c):ytic(2) with boxxyerror lc rgb variable, '' using 3:1:(sprintf("
+			"' %%+.1f%%%%', $3)) with labels left font ',8'\n");
+	}
+	fprintf(gp, "unset output\n");
+	fclose(gp);
+	if (!n)
+		return -ENOENT;
+	return rr_gnuplot(outdir, "compare.gp") == 0 ? 0 : -EIO;
+}
+
+int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdir, FILE *out,
+	       char *err, size_t errlen)
+{
+	char p[4096];
+	int rc = rr_mkdir(outdir);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", outdir, strerror(-rc));
+		return rc;
+	}
+	snprintf(p, sizeof(p), "%s/compare.csv", outdir);
+	FILE *csv = fopen(p, "w");
+	if (!csv) {
+		snprintf(err, errlen, "%s: %s", p, strerror(errno));
+		return -errno;
+	}
+	fprintf(csv, "test,metric,a,b,change_pct,better\n");
+	fprintf(out, "compare: A = %s (%s), B = %s (%s)\n", a->id, a->host, b->id, b->host);
+	fprintf(out, "%-48s %-18s %12s %12s %9s\n", "test", "metric", "A", "B", "change");
+	size_t matched = 0;
+	for (size_t i = 0; i < b->ntests; i++) {
+		const struct rr_test *tb = &b->tests[i], *ta = rr_run_find(a, tb->test);
+		if (!ta) {
+			fprintf(out, "%-48s only in B\n", tb->test);
+			continue;
+		}
+		matched++;
+		for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
+			double va = val(ta, &metrics[m]), vb = val(tb, &metrics[m]);
+			if (isnan(va) && isnan(vb))
+				continue;
+			double chg = va != 0 ? 100 * (vb - va) / va : NAN;
+			int better = isnan(chg) ? 0 : metrics[m].lower_better ? chg < 0 : chg > 0;
+			rr_csv_str(csv, tb->test);
+			fprintf(csv, ",%s,", metrics[m].name);
+			rr_csv_num(csv, va);
+			fputc(',', csv);
+			rr_csv_num(csv, vb);
+			fputc(',', csv);
+			rr_csv_num(csv, chg);
+			fprintf(csv, ",%s\n", isnan(chg) || chg == 0 ? "" : better ? "B" : "A");
+			char c[32] = "";
+			if (!isnan(chg))
+				snprintf(c, sizeof(c), "%+.1f%%", chg);
+			fprintf(out, "%-48s %-18s %12.6g %12.6g %9s\n", tb->test, metrics[m].name,
+				va, vb, c);
+		}
+	}
+	for (size_t i = 0; i < a->ntests; i++)
+		if (!rr_run_find(b, a->tests[i].test))
+			fprintf(out, "%-48s only in A\n", a->tests[i].test);
+	if (fclose(csv)) {
+		snprintf(err, errlen, "%s/compare.csv: write failed", outdir);
+		return -EIO;
+	}
+	if (!matched) {
+		snprintf(err, errlen, "%s and %s have no test id in common", a->dir, b->dir);
+		return -ENOENT;
+	}
+	rc = chart(a, b, outdir);
+	if (rc < 0)
+		fprintf(stderr, "raid-report: compare chart not drawn (see %s/compare.gp.log)\n",
+			outdir);
+	fprintf(out, "compare: %zu tests matched; written %s/compare.csv%s\n", matched, outdir,
+		rc == 0 ? " and compare.png/.svg" : "");
+	return 0;
+}

@@ -1,0 +1,482 @@
+/* report/load.c: reads one run directory (run.json, tests/<test>.meta.json, the fio json+ of
+ * each test and the engine's stats file) into a struct rr_run. Latency percentiles are taken
+ * from fio's clat bins merged over every job and direction, with fio's own rule, so a run
+ * without group_reporting still gets one set of percentiles per test. */
+#include "report/report.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define META_SUFFIX ".meta.json"
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+	if (!d)
+		abort();
+	return d;
+}
+
+static char *path_join(const char *a, const char *b, const char *c)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s%s", a, b, c ? c : "") < 0)
+		abort();
+	return p;
+}
+
+/* fio may be followed by or preceded with stray lines (warnings, an engine message): read
+ * the first JSON value that starts at the beginning of a line. */
+json_object *rr_json_load(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = '\0';
+
+	const char *start = buf;
+	while (*start && *start != '{' && *start != '[') {
+		const char *nl = strchr(start, '\n');
+		start = nl ? nl + 1 : start + strlen(start);
+	}
+	json_tokener *tok = json_tokener_new();
+	json_object *obj =
+	    *start ? json_tokener_parse_ex(tok, start, (int)(buf + len - start)) : NULL;
+	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	free(buf);
+	if (!obj || jerr != json_tokener_success) {
+		snprintf(err, errlen, "%s: malformed JSON (%s)", path,
+			 *start ? json_tokener_error_desc(jerr) : "no JSON object in file");
+		json_object_put(obj);
+		return NULL;
+	}
+	if (!json_object_is_type(obj, json_type_object)) {
+		snprintf(err, errlen, "%s: malformed JSON (expected an object)", path);
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	if (o && json_object_object_get_ex(o, key, &v))
+		return v;
+	return NULL;
+}
+
+static json_object *get_path(json_object *o, const char *a, const char *b)
+{
+	return get(get(o, a), b);
+}
+
+static double num(json_object *v)
+{
+	if (!v ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+static long lnum(json_object *v, long dflt)
+{
+	double d = num(v);
+	return isnan(d) ? dflt : (long)d;
+}
+
+static char *str(json_object *v)
+{
+	if (!v || json_object_is_type(v, json_type_null))
+		return xstrdup("");
+	return xstrdup(json_object_get_string(v));
+}
+
+/* fio's rule (stat.c, calc_clat_percentiles): the first bucket at which the running count
+ * reaches pct percent of all samples. */
+double rr_percentile(const struct rr_bin *bins, size_t n, double pct)
+{
+	long double total = 0, sum = 0;
+	for (size_t i = 0; i < n; i++)
+		total += bins[i].count;
+	if (total == 0)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		sum += bins[i].count;
+		if (sum >= (long double)pct / 100.0L * total)
+			return bins[i].ns;
+	}
+	return bins[n - 1].ns;
+}
+
+static int bin_cmp(const void *a, const void *b)
+{
+	double x = ((const struct rr_bin *)a)->ns, y = ((const struct rr_bin *)b)->ns;
+	return (x > y) - (x < y);
+}
+
+static void merge_bins(struct rr_test *t)
+{
+	if (!t->nbins)
+		return;
+	qsort(t->bins, t->nbins, sizeof(*t->bins), bin_cmp);
+	size_t o = 0;
+	for (size_t i = 1; i < t->nbins; i++) {
+		if (t->bins[i].ns == t->bins[o].ns)
+			t->bins[o].count += t->bins[i].count;
+		else
+			t->bins[++o] = t->bins[i];
+	}
+	t->nbins = o + 1;
+}
+
+static void add_bins(struct rr_test *t, json_object *bins, size_t *cap)
+{
+	json_object_object_foreach(bins, key, val)
+	{
+		if (t->nbins == *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			t->bins = realloc(t->bins, *cap * sizeof(*t->bins));
+			if (!t->bins)
+				abort();
+		}
+		t->bins[t->nbins].ns = strtod(key, NULL);
+		t->bins[t->nbins].count = (uint64_t)json_object_get_int64(val);
+		t->nbins++;
+	}
+}
+
+/* Fills the fio figures of t from one fio JSON (json or json+). Returns 0, or -EINVAL when
+ * it has no "jobs" array. */
+int rr_fio_parse(json_object *fio, struct rr_test *t)
+{
+	static const char *const dirs[] = {"read", "write", "trim"};
+	static const char *const pkeys[] = {"50.000000", "99.000000", "99.900000", "99.990000"};
+	json_object *jobs = get(fio, "jobs");
+	if (!jobs || !json_object_is_type(jobs, json_type_array))
+		return -EINVAL;
+
+	double iops = 0, bw = 0, lat_sum = 0, n_sum = 0, usr = 0, sys = 0;
+	double fallback[4] = {NAN, NAN, NAN, NAN}, fallback_n = -1;
+	size_t cap = 0;
+	for (size_t j = 0; j < json_object_array_length(jobs); j++) {
+		json_object *job = json_object_array_get_idx(jobs, j);
+		usr += fmax(0, num(get(job, "usr_cpu")));
+		sys += fmax(0, num(get(job, "sys_cpu")));
+		for (size_t d = 0; d < 3; d++) {
+			json_object *dir = get(job, dirs[d]);
+			json_object *clat = get(dir, "clat_ns");
+			double n = num(get(clat, "N"));
+			if (!dir || !(n > 0))
+				continue;
+			iops += fmax(0, num(get(dir, "iops")));
+			bw += fmax(0, num(get(dir, "bw_bytes")));
+			lat_sum += num(get(clat, "mean")) * n;
+			n_sum += n;
+			json_object *bins = get(clat, "bins");
+			if (bins && json_object_is_type(bins, json_type_object))
+				add_bins(t, bins, &cap);
+			/* plain json has no bins: keep the percentiles of the busiest direction */
+			if (n > fallback_n) {
+				fallback_n = n;
+				for (int p = 0; p < 4; p++)
+					fallback[p] = num(get_path(clat, "percentile", pkeys[p]));
+			}
+		}
+	}
+	merge_bins(t);
+	t->iops = iops;
+	t->mbps = bw / 1e6;
+	t->lat_mean_us = n_sum > 0 ? lat_sum / n_sum / 1e3 : NAN;
+	t->cpu_usr = usr;
+	t->cpu_sys = sys;
+	double *out[4] = {&t->lat_p50_us, &t->lat_p99_us, &t->lat_p999_us, &t->lat_p9999_us};
+	static const double pcts[4] = {50, 99, 99.9, 99.99};
+	for (int p = 0; p < 4; p++)
+		*out[p] =
+		    (t->nbins ? rr_percentile(t->bins, t->nbins, pcts[p]) : fallback[p]) / 1e3;
+	return 0;
+}
+
+static void parse_meta(json_object *m, struct rr_test *t)
+{
+	t->preset = str(get(m, "preset"));
+	t->workload = str(get(m, "workload"));
+	t->engine = str(get(m, "engine"));
+	t->layout = str(get(m, "layout"));
+	t->parity = str(get(m, "parity"));
+	t->state = str(get(m, "state"));
+	t->rw = str(get(m, "rw"));
+	t->backend = str(get(m, "backend"));
+	t->level = (int)lnum(get(m, "level"), -1);
+	t->members = (int)lnum(get(m, "members"), 0);
+	t->chunk = lnum(get(m, "chunk"), 0);
+	t->bs = lnum(get(m, "bs"), 0);
+	t->iodepth = (int)lnum(get(m, "iodepth"), 0);
+	t->numjobs = (int)lnum(get(m, "numjobs"), 0);
+	t->scale = num(get(m, "scale"));
+	if (!*t->state) {
+		free(t->state);
+		t->state = xstrdup("optimal");
+	}
+}
+
+static void parse_stats(json_object *s, struct rr_test *t)
+{
+	t->has_stats = 1;
+	t->parity_impl = str(get(s, "parity_impl"));
+	json_object *pp = get(s, "parity_path");
+	if (*t->parity && pp && json_object_is_type(pp, json_type_string)) {
+		free(t->parity);
+		t->parity = str(pp);
+	}
+	double vol = num(get_path(s, "volume", "reads")) + num(get_path(s, "volume", "writes"));
+	double mem =
+	    num(get_path(s, "member_io", "reads")) + num(get_path(s, "member_io", "writes"));
+	t->member_ios_per_io = vol > 0 ? mem / vol : NAN;
+	double pb = num(get_path(s, "parity", "bytes")), pns = num(get_path(s, "parity", "cpu_ns"));
+	t->parity_gbps = pb > 0 && pns > 0 ? pb / pns : NAN; /* bytes per ns is GB/s */
+
+	json_object *rb = get(s, "rebuild");
+	if (!rb || !json_object_is_type(rb, json_type_object))
+		return;
+	t->rebuild_s = num(get(rb, "end_s")) - num(get(rb, "start_s"));
+	t->rebuild_mbps = num(get(rb, "mbps"));
+	t->rebuild_min_per_tb = num(get(rb, "min_per_tb"));
+	json_object *smp = get(rb, "samples");
+	if (!smp || !json_object_is_type(smp, json_type_array))
+		return;
+	t->nsamples = json_object_array_length(smp);
+	t->samples = calloc(t->nsamples ? t->nsamples : 1, sizeof(*t->samples));
+	if (!t->samples)
+		abort();
+	for (size_t i = 0; i < t->nsamples; i++) {
+		json_object *e = json_object_array_get_idx(smp, i);
+		struct rr_sample *x = &t->samples[i];
+		x->t = num(get(e, "t"));
+		x->iops = num(get(e, "iops"));
+		x->mbps = num(get(e, "mbps"));
+		x->lat_mean_us = num(get(e, "lat_mean_us"));
+		x->lat_p99_us = num(get(e, "lat_p99_us"));
+		json_object *ph = get(e, "phase");
+		snprintf(x->phase, sizeof(x->phase), "%s", ph ? json_object_get_string(ph) : "");
+	}
+}
+
+static void test_init(struct rr_test *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->member_ios_per_io = t->parity_gbps = NAN;
+	t->rebuild_s = t->rebuild_mbps = t->rebuild_min_per_tb = NAN;
+}
+
+static void test_free(struct rr_test *t)
+{
+	char **s[] = {&t->test,	  &t->preset, &t->workload, &t->engine,	 &t->layout,
+		      &t->parity, &t->state,  &t->rw,	    &t->backend, &t->parity_impl};
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		free(*s[i]);
+	free(t->bins);
+	free(t->samples);
+}
+
+/* One test: its meta file is required, its fio output too (a missing one is skipped with a
+ * warning, so one crashed test does not hide the rest of the run), its stats optional. */
+static int load_test(const char *tdir, const char *stem, struct rr_test *t, char *err,
+		     size_t errlen)
+{
+	int rc = -EINVAL;
+	char *mp = path_join(tdir, stem, META_SUFFIX), *fp = path_join(tdir, stem, ".json");
+	char *sp = path_join(tdir, stem, ".stats.json");
+	json_object *meta = NULL, *fio = NULL, *stats = NULL;
+	struct stat st;
+
+	test_init(t);
+	t->test = xstrdup(stem);
+	if (!(meta = rr_json_load(mp, err, errlen)))
+		goto out;
+	parse_meta(meta, t);
+	if (stat(fp, &st) != 0) {
+		fprintf(stderr, "raid-report: warning: %s: no fio output, test skipped\n", fp);
+		rc = -ENOENT;
+		goto out;
+	}
+	if (!(fio = rr_json_load(fp, err, errlen)))
+		goto out;
+	if (rr_fio_parse(fio, t) < 0) {
+		snprintf(err, errlen, "%s: not fio JSON output (no \"jobs\" array)", fp);
+		goto out;
+	}
+	if (stat(sp, &st) == 0) {
+		if (!(stats = rr_json_load(sp, err, errlen)))
+			goto out;
+		parse_stats(stats, t);
+	}
+	rc = 0;
+out:
+	json_object_put(meta);
+	json_object_put(fio);
+	json_object_put(stats);
+	free(mp);
+	free(fp);
+	free(sp);
+	if (rc < 0)
+		test_free(t);
+	return rc;
+}
+
+static int meta_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name), s = strlen(META_SUFFIX);
+	return n > s && strcmp(d->d_name + n - s, META_SUFFIX) == 0;
+}
+
+int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
+{
+	struct stat st;
+	memset(run, 0, sizeof(*run));
+	run->mem_bw_gbps = NAN;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: no such results directory", dir);
+		return -ENOENT;
+	}
+	run->dir = xstrdup(dir);
+	size_t dl = strlen(run->dir);
+	while (dl > 1 && run->dir[dl - 1] == '/')
+		run->dir[--dl] = '\0';
+	const char *base = strrchr(run->dir, '/');
+	run->id = xstrdup(base ? base + 1 : run->dir);
+
+	char *rp = path_join(run->dir, "run.json", NULL);
+	if (stat(rp, &st) == 0 && !(run->run_json = rr_json_load(rp, err, errlen))) {
+		free(rp);
+		rr_run_free(run);
+		return -EINVAL;
+	}
+	free(rp);
+	json_object *rj = run->run_json;
+	run->preset = str(get(rj, "preset"));
+	run->host = str(get_path(rj, "host", "hostname"));
+	run->mem_bw_gbps = num(get_path(rj, "host", "mem_bw_gbps"));
+	if (get(rj, "run_id")) {
+		free(run->id);
+		run->id = str(get(rj, "run_id"));
+	}
+
+	char *tdir = path_join(run->dir, "tests", NULL);
+	struct dirent **ents = NULL;
+	int n = scandir(tdir, &ents, meta_filter, alphasort);
+	if (n <= 0) {
+		snprintf(err, errlen, "%s: no tests (no tests/<test>.meta.json files)", run->dir);
+		free(tdir);
+		free(ents);
+		rr_run_free(run);
+		return -ENOENT;
+	}
+	run->tests = calloc((size_t)n, sizeof(*run->tests));
+	if (!run->tests)
+		abort();
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		char *stem = ents[i]->d_name;
+		stem[strlen(stem) - strlen(META_SUFFIX)] = '\0';
+		if (rc == 0) {
+			int r = load_test(tdir, stem, &run->tests[run->ntests], err, errlen);
+			if (r == 0)
+				run->ntests++;
+			else if (r != -ENOENT)
+				rc = r;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	free(tdir);
+	if (rc == 0 && run->ntests == 0) {
+		snprintf(err, errlen, "%s: no test has fio output", run->dir);
+		rc = -ENOENT;
+	}
+	if (rc == 0 && !*run->preset && run->ntests) {
+		free(run->preset);
+		run->preset = xstrdup(run->tests[0].preset);
+	}
+	if (rc < 0)
+		rr_run_free(run);
+	return rc;
+}
+
+void rr_run_free(struct rr_run *run)
+{
+	for (size_t i = 0; i < run->ntests; i++)
+		test_free(&run->tests[i]);
+	free(run->tests);
+	free(run->dir);
+	free(run->id);
+	free(run->preset);
+	free(run->host);
+	json_object_put(run->run_json);
+	memset(run, 0, sizeof(*run));
+}
+
+const struct rr_test *rr_run_find(const struct rr_run *run, const char *test)
+{
+	for (size_t i = 0; i < run->ntests; i++)
+		if (strcmp(run->tests[i].test, test) == 0)
+			return &run->tests[i];
+	return NULL;
+}
+
+const char *rr_level_name(const struct rr_test *t)
+{
+	static const char *const names[] = {"raid0", "raid1", "raid2", "raid3", "raid4", "raid5",
+					    "raid6", "raid7", "raid8", "raid9", "raid10"};
+	if (t->level < 0 || strcmp(t->engine, "jbod") == 0)
+		return "jbod";
+	return t->level <= 10 ? names[t->level] : "raid?";
+}
+
+int rr_is_large(const struct rr_test *t)
+{
+	return t->bs >= 65536;
+}
+
+int rr_is_random(const struct rr_test *t)
+{
+	return strncmp(t->rw, "rand", 4) == 0;
+}
+
+int rr_is_read(const struct rr_test *t)
+{
+	return strcmp(t->rw, "read") == 0 || strcmp(t->rw, "randread") == 0;
+}
+
+int rr_is_write(const struct rr_test *t)
+{
+	return strcmp(t->rw, "write") == 0 || strcmp(t->rw, "randwrite") == 0;
+}
+
+int rr_mkdir(const char *path)
+{
+	if (mkdir(path, 0755) == 0 || errno == EEXIST)
+		return 0;
+	return -errno;
+}

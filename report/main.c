@@ -1,0 +1,183 @@
+/* report/main.c: the raid-report command line. Bad input (a missing directory, malformed
+ * JSON, an unknown command or option) ends with one line on stderr and exit status 2; exit
+ * status 1 is kept for "the gate found a regression". */
+#include "report/report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: raid-report RESULTS_DIR                 summary, charts and index.html of a run\n"
+    "       raid-report --compare RUN_A RUN_B [--out DIR]\n"
+    "       raid-report gate --baseline FILE RESULTS_DIR [--tolerance PCT] [--junit FILE]\n"
+    "       raid-report baseline RESULTS_DIR > FILE\n"
+    "RAID_REPORT_PUBLISHED=FILE overrides results/reference/published.csv.\n";
+
+static char err[4096];
+
+static int fail(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "raid-report: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return RR_BAD_INPUT;
+}
+
+static int load(const char *dir, struct rr_run *run)
+{
+	return rr_run_load(dir, run, err, sizeof(err)) < 0 ? fail("%s", err) : 0;
+}
+
+static int cmd_report(const char *dir)
+{
+	struct rr_run run;
+	struct rr_pubset pub = {0};
+	struct rr_charts charts;
+	if (load(dir, &run))
+		return RR_BAD_INPUT;
+	int rc = RR_OK;
+	if (rr_pub_load(rr_pub_path(), &pub, err, sizeof(err)) < 0)
+		fprintf(stderr, "raid-report: warning: %s: no published comparison\n", err);
+	if (rr_write_summary(&run, err, sizeof(err)) < 0) {
+		rc = fail("%s", err);
+		goto out;
+	}
+	if (rr_write_charts(&run, &pub, &charts) < 0) {
+		rc = fail("%s/charts: cannot create", run.dir);
+		goto out;
+	}
+	if (rr_write_html(&run, &pub, &charts, err, sizeof(err)) < 0) {
+		rc = fail("%s", err);
+		goto out;
+	}
+	size_t drawn = 0;
+	for (size_t i = 0; i < charts.n; i++)
+		drawn += charts.list[i].drawn;
+	printf("raid-report: %s: %zu tests, %zu of %zu charts drawn, %s/index.html\n", run.id,
+	       run.ntests, drawn, charts.n, run.dir);
+out:
+	rr_pub_free(&pub);
+	rr_run_free(&run);
+	return rc;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	const char *dirs[2] = {0}, *outdir = NULL;
+	int nd = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--out") && i + 1 < argc)
+			outdir = argv[++i];
+		else if (argv[i][0] == '-')
+			return fail("--compare: unknown option '%s'", argv[i]);
+		else if (nd < 2)
+			dirs[nd++] = argv[i];
+		else
+			return fail("--compare: one run too many: '%s'", argv[i]);
+	}
+	if (nd != 2)
+		return fail("%s", "--compare needs two run directories: RUN_A RUN_B");
+	struct rr_run a, b;
+	if (load(dirs[0], &a))
+		return RR_BAD_INPUT;
+	if (load(dirs[1], &b)) {
+		rr_run_free(&a);
+		return RR_BAD_INPUT;
+	}
+	char *def = NULL;
+	if (!outdir) {
+		if (asprintf(&def, "%s/compare-%s", b.dir, a.id) < 0)
+			abort();
+		outdir = def;
+	}
+	int rc = rr_compare(&a, &b, outdir, stdout, err, sizeof(err)) < 0 ? fail("%s", err) : 0;
+	free(def);
+	rr_run_free(&a);
+	rr_run_free(&b);
+	return rc;
+}
+
+static int cmd_gate(int argc, char **argv)
+{
+	const char *base = NULL, *dir = NULL;
+	struct rr_gate_opts o = {.tolerance_pct = 10, .junit_path = NULL};
+	for (int i = 0; i < argc; i++) {
+		int more = i + 1 < argc;
+		if (!strcmp(argv[i], "--baseline") && more) {
+			base = argv[++i];
+		} else if (!strcmp(argv[i], "--junit") && more) {
+			o.junit_path = argv[++i];
+		} else if (!strcmp(argv[i], "--tolerance") && more) {
+			char *end;
+			o.tolerance_pct = strtod(argv[++i], &end);
+			if (*end || end == argv[i] || o.tolerance_pct < 0 || o.tolerance_pct >= 100)
+				return fail("gate: --tolerance '%s': a percentage from 0 to 99",
+					    argv[i]);
+		} else if (argv[i][0] == '-') {
+			return fail("gate: unknown option or missing value '%s'", argv[i]);
+		} else if (!dir) {
+			dir = argv[i];
+		} else {
+			return fail("gate: one results directory only, not also '%s'", argv[i]);
+		}
+	}
+	if (!base || !dir)
+		return fail("%s", "gate needs --baseline FILE and RESULTS_DIR");
+	json_object *b = rr_json_load(base, err, sizeof(err));
+	if (!b)
+		return fail("%s", err);
+	struct rr_run run;
+	if (load(dir, &run)) {
+		json_object_put(b);
+		return RR_BAD_INPUT;
+	}
+	int rc = rr_gate(&run, b, &o, stdout, err, sizeof(err));
+	if (rc < 0)
+		rc = fail("%s", err);
+	json_object_put(b);
+	rr_run_free(&run);
+	return rc;
+}
+
+static int cmd_baseline(int argc, char **argv)
+{
+	if (argc != 1 || argv[0][0] == '-')
+		return fail("%s", "baseline needs exactly one RESULTS_DIR");
+	struct rr_run run;
+	if (load(argv[0], &run))
+		return RR_BAD_INPUT;
+	json_object *o = rr_baseline_json(&run);
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	rr_run_free(&run);
+	return RR_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return fail("%s", "no command; try raid-report --help");
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		fputs(usage, stdout);
+		return RR_OK;
+	}
+	if (!strcmp(cmd, "--compare"))
+		return cmd_compare(argc - 2, argv + 2);
+	if (!strcmp(cmd, "gate"))
+		return cmd_gate(argc - 2, argv + 2);
+	if (!strcmp(cmd, "baseline"))
+		return cmd_baseline(argc - 2, argv + 2);
+	if (cmd[0] == '-')
+		return fail("unknown option '%s'; try raid-report --help", cmd);
+	if (argc > 2)
+		return fail("unexpected argument '%s'; try raid-report --help", argv[2]);
+	if (!strchr(cmd, '/') && access(cmd, F_OK) != 0)
+		return fail("'%s' is neither a command (gate, baseline, --compare) nor a results "
+			    "directory",
+			    cmd);
+	return cmd_report(cmd);
+}

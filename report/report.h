@@ -1,0 +1,143 @@
+/* report/report.h: the run model shared by raid-report's parts (loading, summary, charts,
+ * HTML page, comparison, gate, published figures). A figure that a run does not have is NAN,
+ * written as an empty CSV cell and as JSON null. */
+#ifndef RAID_REPORT_H
+#define RAID_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <json-c/json.h>
+
+/* Exit codes of raid-report: 1 is reserved for "the gate found a regression". */
+enum { RR_OK = 0, RR_REGRESSED = 1, RR_BAD_INPUT = 2 };
+
+struct rr_bin {
+	double ns; /* fio's value for the bucket (json+ "bins" key) */
+	uint64_t count;
+};
+
+struct rr_sample {
+	double t, iops, mbps, lat_mean_us, lat_p99_us;
+	char phase[16];
+};
+
+struct rr_test {
+	/* tests/<test>.meta.json; strings are "" when null */
+	char *test, *preset, *workload, *engine, *layout, *parity, *state, *rw, *backend;
+	int level; /* -1 when null (JBOD) */
+	int members, iodepth, numjobs;
+	long chunk, bs; /* 0 when null */
+	double scale;
+
+	/* tests/<test>.json (fio json+), every job and direction together */
+	double iops, mbps, lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_p9999_us;
+	double cpu_usr, cpu_sys;
+	struct rr_bin *bins; /* merged clat bins, ascending; NULL when fio gave none */
+	size_t nbins;
+
+	/* tests/<test>.stats.json (absent for JBOD) */
+	int has_stats;
+	char *parity_impl;
+	double member_ios_per_io, parity_gbps;
+	double rebuild_s, rebuild_mbps, rebuild_min_per_tb;
+	struct rr_sample *samples;
+	size_t nsamples;
+};
+
+struct rr_run {
+	char *dir, *id, *preset, *host;
+	double mem_bw_gbps;    /* run.json host.mem_bw_gbps, NAN when not measured */
+	json_object *run_json; /* NULL when run.json is absent */
+	struct rr_test *tests;
+	size_t ntests;
+};
+
+/* load.c */
+int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen);
+void rr_run_free(struct rr_run *run);
+const struct rr_test *rr_run_find(const struct rr_run *run, const char *test);
+double rr_percentile(const struct rr_bin *bins, size_t n, double pct);
+int rr_fio_parse(json_object *fio, struct rr_test *t);
+json_object *rr_json_load(const char *path, char *err, size_t errlen);
+const char *rr_level_name(const struct rr_test *t); /* "raid5", "jbod" */
+int rr_is_large(const struct rr_test *t);	    /* judged by MB/s rather than IOPS */
+int rr_is_read(const struct rr_test *t);
+int rr_is_write(const struct rr_test *t);
+int rr_is_random(const struct rr_test *t);
+
+/* summary.c */
+int rr_write_summary(const struct rr_run *run, char *err, size_t errlen);
+json_object *rr_test_json(const struct rr_test *t);
+void rr_csv_num(FILE *f, double v);
+void rr_csv_str(FILE *f, const char *s);
+
+/* published.c */
+struct rr_pub {
+	char *source, *host, *drive_model, *array, *engine, *chunk, *workload, *bs, *rw, *state;
+	char *metric, *unit, *note;
+	int drives, iodepth, numjobs;
+	double value;
+};
+struct rr_pubset {
+	struct rr_pub *rows;
+	size_t n;
+};
+int rr_pub_load(const char *path, struct rr_pubset *set, char *err, size_t errlen);
+void rr_pub_free(struct rr_pubset *set);
+const char *rr_pub_path(void);
+int rr_pub_matches(const struct rr_pub *p, const struct rr_test *t);
+double rr_pub_measured(const struct rr_pub *p, const struct rr_test *t);
+double rr_pub_value(const struct rr_pub *p, const char **unit);
+char *rr_pub_label(const struct rr_pub *p);
+
+/* charts.c */
+struct rr_chart {
+	char name[48], title[160];
+	int drawn;     /* 1 when the PNG and SVG were written */
+	char why[200]; /* when not drawn: why */
+};
+struct rr_charts {
+	struct rr_chart list[16];
+	size_t n;
+};
+int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struct rr_charts *out);
+int rr_gnuplot(const char *dir, const char *script);
+const char *rr_png_terminal(void);
+void rr_chart_note(struct rr_charts *c, const char *name, const char *title, int drawn,
+		   const char *why);
+
+/* html.c */
+int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub,
+		  const struct rr_charts *charts, char *err, size_t errlen);
+
+/* compare.c */
+int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdir, FILE *out,
+	       char *err, size_t errlen);
+
+/* gate.c */
+struct rr_figure {
+	char id[200];
+	char kind[12];	/* "ratio" (stable across hosts) or "absolute" */
+	char better[8]; /* "higher" or "lower" */
+	char unit[16];
+	double value;
+};
+struct rr_figures {
+	struct rr_figure *f;
+	size_t n, cap;
+};
+void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out);
+void rr_figures_free(struct rr_figures *f);
+json_object *rr_baseline_json(const struct rr_run *run);
+struct rr_gate_opts {
+	double tolerance_pct;
+	const char *junit_path; /* NULL: none */
+};
+int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gate_opts *o,
+	    FILE *out, char *err, size_t errlen);
+
+/* util: mkdir -p of one level, formatted path */
+int rr_mkdir(const char *path);
+
+#endif

@@ -1,0 +1,283 @@
+/* report/report_test.c: unit tests of raid-report on the checked-in fixture run
+ * (report/testdata/run-quick): percentiles from merged clat bins against fio's own, the
+ * per-test figures against the raw fio and stats JSON, published matching, and the gate's
+ * verdicts. Run from the repository root (make test does). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "report/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+
+#define FIXTURE "report/testdata/run-quick"
+
+static struct rr_run run;
+
+static int setup(void **state)
+{
+	char err[512];
+	return rr_run_load(FIXTURE, &run, err, sizeof(err));
+}
+
+static int teardown(void **state)
+{
+	rr_run_free(&run);
+	return 0;
+}
+
+static json_object *fio_of(const char *test)
+{
+	char p[512], err[512];
+	snprintf(p, sizeof(p), FIXTURE "/tests/%s.json", test);
+	json_object *o = rr_json_load(p, err, sizeof(err));
+	assert_non_null(o);
+	return o;
+}
+
+static json_object *at(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	assert_true(json_object_object_get_ex(o, k, &v));
+	return v;
+}
+
+static void assert_close(double a, double b, double rel)
+{
+	if (fabs(a - b) > rel * fmax(fabs(a), fabs(b)))
+		fail_msg("%g is not %g", a, b);
+}
+
+/* For a single-job test, the percentiles from the bins are exactly the ones fio printed. */
+static void percentiles_match_fio(void **state)
+{
+	static const char *const keys[] = {"50.000000", "99.000000", "99.900000", "99.990000"};
+	size_t checked = 0;
+	for (size_t i = 0; i < run.ntests; i++) {
+		const struct rr_test *t = &run.tests[i];
+		json_object *fio = fio_of(t->test), *jobs = at(fio, "jobs");
+		if (json_object_array_length(jobs) == 1) {
+			json_object *dir = at(json_object_array_get_idx(jobs, 0),
+					      rr_is_write(t) ? "write" : "read");
+			json_object *pct = at(at(dir, "clat_ns"), "percentile");
+			double got[4] = {t->lat_p50_us, t->lat_p99_us, t->lat_p999_us,
+					 t->lat_p9999_us};
+			for (int k = 0; k < 4; k++)
+				assert_close(got[k] * 1e3, json_object_get_double(at(pct, keys[k])),
+					     1e-9);
+			checked++;
+		}
+		json_object_put(fio);
+	}
+	assert_true(checked >= 10);
+}
+
+/* A two-job run without group_reporting: IOPS and bandwidth add up, the mean is weighted. */
+static void jobs_are_summed(void **state)
+{
+	const struct rr_test *t = rr_run_find(&run, "raid5-4-RND4K-WRITE-randwrite");
+	assert_non_null(t);
+	json_object *fio = fio_of(t->test), *jobs = at(fio, "jobs");
+	assert_int_equal(json_object_array_length(jobs), 2);
+	double iops = 0, bw = 0, lat = 0, n = 0;
+	for (size_t j = 0; j < 2; j++) {
+		json_object *w = at(json_object_array_get_idx(jobs, j), "write");
+		iops += json_object_get_double(at(w, "iops"));
+		bw += json_object_get_double(at(w, "bw_bytes"));
+		double nj = json_object_get_double(at(at(w, "clat_ns"), "N"));
+		lat += nj * json_object_get_double(at(at(w, "clat_ns"), "mean"));
+		n += nj;
+	}
+	assert_close(t->iops, iops, 1e-9);
+	assert_close(t->mbps, bw / 1e6, 1e-9);
+	assert_close(t->lat_mean_us, lat / n / 1e3, 1e-9);
+	uint64_t total = 0;
+	for (size_t k = 0; k < t->nbins; k++) {
+		total += t->bins[k].count;
+		if (k)
+			assert_true(t->bins[k].ns > t->bins[k - 1].ns);
+	}
+	assert_int_equal(total, (uint64_t)n);
+	json_object_put(fio);
+}
+
+static void stats_figures(void **state)
+{
+	char p[512], err[512];
+	const struct rr_test *t = rr_run_find(&run, "raid5-4-SEQ1M-Q8T64-write");
+	snprintf(p, sizeof(p), FIXTURE "/tests/%s.stats.json", t->test);
+	json_object *s = rr_json_load(p, err, sizeof(err));
+	assert_non_null(s);
+	double vol = json_object_get_double(at(at(s, "volume"), "writes"));
+	double mem = json_object_get_double(at(at(s, "member_io"), "writes"));
+	double pb = json_object_get_double(at(at(s, "parity"), "bytes"));
+	double pns = json_object_get_double(at(at(s, "parity"), "cpu_ns"));
+	assert_close(t->member_ios_per_io, mem / vol, 1e-12);
+	assert_close(t->parity_gbps, pb / pns, 1e-12);
+	assert_true(isnan(t->rebuild_s));
+	json_object_put(s);
+
+	t = rr_run_find(&run, "raid5-4-RND4K-READ-randread-rebuilding");
+	assert_close(t->rebuild_s, 8.0, 1e-12);
+	assert_int_equal(t->nsamples, 5);
+	assert_string_equal(t->samples[1].phase, "during");
+
+	t = rr_run_find(&run, "jbod-4-SEQ1M-Q8T64-read");
+	assert_false(t->has_stats);
+	assert_string_equal(rr_level_name(t), "jbod");
+	assert_true(isnan(t->member_ios_per_io));
+}
+
+static void percentile_rule(void **state)
+{
+	struct rr_bin b[] = {{100, 50}, {200, 40}, {300, 9}, {400, 1}};
+	assert_true(rr_percentile(b, 4, 50) == 100);
+	assert_true(rr_percentile(b, 4, 50.01) == 200);
+	assert_true(rr_percentile(b, 4, 99) == 300);
+	assert_true(rr_percentile(b, 4, 99.5) == 400);
+	assert_true(isnan(rr_percentile(b, 0, 50)));
+}
+
+static void malformed_input(void **state)
+{
+	char err[512], p[] = "/tmp/rr-test-XXXXXX";
+	int fd = mkstemp(p);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"jobs\": [", 10), 10);
+	close(fd);
+	assert_null(rr_json_load(p, err, sizeof(err)));
+	assert_non_null(strstr(err, "malformed JSON"));
+	unlink(p);
+
+	struct rr_test t;
+	memset(&t, 0, sizeof(t));
+	json_object *o = json_tokener_parse("{\"fio version\": \"fio-3.33\"}");
+	assert_int_equal(rr_fio_parse(o, &t), -EINVAL);
+	json_object_put(o);
+
+	struct rr_run r;
+	assert_true(rr_run_load("/nonexistent/run", &r, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "no such results directory"));
+}
+
+static void published_matching(void **state)
+{
+	char err[512];
+	struct rr_pubset pub;
+	assert_int_equal(rr_pub_load("results/reference/published.csv", &pub, err, sizeof(err)), 0);
+	assert_true(pub.n >= 50);
+	const struct rr_test *w = rr_run_find(&run, "raid5-4-RND4K-WRITE-randwrite");
+	const struct rr_test *rb = rr_run_find(&run, "raid5-4-RND4K-READ-randread-rebuilding");
+	size_t wm = 0, rm = 0, rebuild = 0;
+	for (size_t i = 0; i < pub.n; i++) {
+		const struct rr_pub *p = &pub.rows[i];
+		const char *unit;
+		if (rr_pub_matches(p, w)) {
+			wm++;
+			assert_string_equal(p->array, "raid5");
+			assert_string_equal(p->state, "optimal");
+			assert_true(rr_pub_measured(p, w) == w->iops);
+		}
+		if (rr_pub_matches(p, rb)) {
+			if (!strcmp(p->metric, "rebuild_time")) {
+				rebuild++;
+				/* 82.3 min for one 6.4 TB drive */
+				assert_close(rr_pub_value(p, &unit), 82.3 / 6.4, 1e-9);
+				assert_string_equal(unit, "min/TB");
+			} else {
+				rm++;
+				assert_string_equal(p->state, "rebuild");
+			}
+		}
+	}
+	assert_int_equal(wm, 1);
+	assert_int_equal(rm, 1);
+	assert_int_equal(rebuild, 1);
+	rr_pub_free(&pub);
+}
+
+/* Scales every figure of a baseline by `by` in its better direction. */
+static void improve(json_object *base, double by, const char *only_kind)
+{
+	json_object *figs = at(base, "figures");
+	for (size_t i = 0; i < json_object_array_length(figs); i++) {
+		json_object *f = json_object_array_get_idx(figs, i);
+		if (only_kind && strcmp(json_object_get_string(at(f, "kind")), only_kind))
+			continue;
+		int higher = !strcmp(json_object_get_string(at(f, "better")), "higher");
+		double v = json_object_get_double(at(f, "value"));
+		json_object_object_add(f, "value",
+				       json_object_new_double(higher ? v * by : v / by));
+	}
+}
+
+static int gate(json_object *base, double tol)
+{
+	char err[512];
+	struct rr_gate_opts o = {.tolerance_pct = tol, .junit_path = NULL};
+	FILE *out = fopen("/dev/null", "w");
+	int rc = rr_gate(&run, base, &o, out, err, sizeof(err));
+	fclose(out);
+	return rc;
+}
+
+static void gate_verdicts(void **state)
+{
+	struct rr_figures fs;
+	rr_figures_of_run(&run, &fs);
+	size_t ratios = 0;
+	for (size_t i = 0; i < fs.n; i++)
+		ratios += !strcmp(fs.f[i].kind, "ratio");
+	assert_true(ratios >= 10);
+	rr_figures_free(&fs);
+
+	json_object *b = rr_baseline_json(&run);
+	assert_int_equal(gate(b, 10), RR_OK);
+	json_object_put(b);
+
+	b = rr_baseline_json(&run);
+	improve(b, 1.2, NULL);
+	assert_int_equal(gate(b, 10), RR_REGRESSED);
+	assert_int_equal(gate(b, 25), RR_OK);
+	json_object_put(b);
+
+	/* another host: absolute figures are reported, not gated; ratios still are */
+	b = rr_baseline_json(&run);
+	json_object_object_add(b, "host", json_object_new_string("another-host"));
+	improve(b, 1.2, "absolute");
+	assert_int_equal(gate(b, 10), RR_OK);
+	improve(b, 1.2, "ratio");
+	assert_int_equal(gate(b, 10), RR_REGRESSED);
+	json_object_put(b);
+
+	/* a figure the run no longer has is a failure */
+	b = rr_baseline_json(&run);
+	json_object *f = json_object_new_object();
+	json_object_object_add(f, "id", json_object_new_string("gone-test MB/s"));
+	json_object_object_add(f, "kind", json_object_new_string("ratio"));
+	json_object_object_add(f, "better", json_object_new_string("higher"));
+	json_object_object_add(f, "value", json_object_new_double(1));
+	json_object_array_add(at(b, "figures"), f);
+	assert_int_equal(gate(b, 10), RR_REGRESSED);
+	json_object_put(b);
+
+	b = json_tokener_parse("{\"host\": \"x\"}");
+	assert_true(gate(b, 10) < 0);
+	json_object_put(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(percentile_rule), cmocka_unit_test(percentiles_match_fio),
+	    cmocka_unit_test(jobs_are_summed), cmocka_unit_test(stats_figures),
+	    cmocka_unit_test(malformed_input), cmocka_unit_test(published_matching),
+	    cmocka_unit_test(gate_verdicts),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

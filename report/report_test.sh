@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# report/report_test.sh: raid-report end to end on the fixture run (report/testdata/run-quick):
+# the expected summary rows, every chart drawn, a page that references only files that
+# exist, a skipped chart said so, --compare, the gate's pass/fail/JUnit, and bad input.
+source "$(dirname "$0")/../tests/lib.sh"
+RR=$ROOT/build/bin/raid-report
+FIX=$ROOT/report/testdata/run-quick
+EXP=$ROOT/report/testdata/expected
+RUN=$T_SCRATCH/run
+cp -r "$FIX" "$RUN"
+
+t_case "report writes summary, charts and page" "$RR" "$RUN"
+t_case "summary.csv rows as expected" diff -u "$EXP/summary.csv" "$RUN/summary.csv"
+t_case "summary.json as expected" diff -u "$EXP/summary.json" "$RUN/summary.json"
+
+charts_ok() { # every chart script produced a non-empty PNG and SVG; at least $1 of them
+	local n=0 gp
+	for gp in "$RUN"/charts/*.gp; do
+		[[ -s ${gp%.gp}.png && -s ${gp%.gp}.svg ]] || { echo "empty: $gp"; return 1; }
+		n=$((n + 1))
+	done
+	echo "$n charts"
+	[[ $n -ge $1 ]]
+}
+t_case "all 11 charts drawn, PNG and SVG non-empty" charts_ok 11
+
+page_refs_exist() { # DIR MIN: every src/href of index.html is a local file that exists
+	local dir=$1 min=$2 ref n=0
+	[[ -s $dir/index.html ]] || return 1
+	if grep -Eo '(src|href)="[a-z]+://' "$dir/index.html"; then return 1; fi
+	for ref in $(grep -Eo '(src|href)="[^"#][^"]*"' "$dir/index.html" | sed 's/^[a-z]*="//; s/"$//'); do
+		[[ -s $dir/$ref ]] || { echo "missing: $ref"; return 1; }
+		n=$((n + 1))
+	done
+	echo "$n references"
+	[[ $n -ge $min ]]
+}
+t_case "index.html references only files that exist" page_refs_exist "$RUN" 24
+t_case "page names the published hardware" grep -q "megaraid-9670w-16i-host" "$RUN/index.html"
+t_case "page says this run's hardware differs" grep -q "hardware differs" "$RUN/index.html"
+
+# A run with only the JBOD read: the other charts are skipped, and the page says so.
+SMALL=$T_SCRATCH/small
+mkdir -p "$SMALL/tests"
+cp "$FIX"/run.json "$SMALL"/
+cp "$FIX"/tests/jbod-4-SEQ1M-Q8T64-read.* "$SMALL/tests/"
+small_skips() {
+	"$RR" "$SMALL" || return 1
+	[[ -s $SMALL/charts/seq1m_read.png ]] || return 1
+	[[ ! -e $SMALL/charts/rebuild.png && ! -e $SMALL/charts/states.png ]] || return 1
+	[[ $(grep -c 'class=skip>.*not drawn' "$SMALL/index.html") -ge 8 ]] || return 1
+	page_refs_exist "$SMALL" 6
+}
+t_case "absent data: chart skipped and the page says so" small_skips
+
+compare_ok() {
+	"$RR" --compare "$FIX" "$RUN" --out "$T_SCRATCH/cmp" || return 1
+	[[ -s $T_SCRATCH/cmp/compare.png && -s $T_SCRATCH/cmp/compare.svg ]] || return 1
+	# header plus one row per test and figure; equal runs change by 0
+	[[ $(grep -c ',iops,' "$T_SCRATCH/cmp/compare.csv") -eq 13 ]] || return 1
+	awk -F, 'NR > 1 && $5 != "" && $5 != 0 {exit 1}' "$T_SCRATCH/cmp/compare.csv"
+}
+t_case "--compare writes table and chart" compare_ok
+
+"$RR" baseline "$RUN" >"$T_SCRATCH/base.json"
+t_case "gate passes against its own baseline" \
+	"$RR" gate --baseline "$T_SCRATCH/base.json" "$RUN" --junit "$T_SCRATCH/pass.xml"
+t_case "JUnit XML of a pass parses" xmllint --noout "$T_SCRATCH/pass.xml"
+
+# every figure 20% better than measured: the same run must fail the gate
+awk '/"better": *"higher"/ {h = 1} /"better": *"lower"/ {h = 0}
+     /"value": */ {v = $0; sub(/.*"value": */, "", v); v += 0
+                   sub(/"value": *.*/, "\"value\": " (h ? v * 1.2 : v / 1.2))} {print}' \
+	"$T_SCRATCH/base.json" >"$T_SCRATCH/better.json"
+gate_fails() {
+	"$RR" gate --baseline "$T_SCRATCH/better.json" "$RUN" --tolerance 10 \
+		--junit "$T_SCRATCH/fail.xml"
+	local rc=$?
+	echo "exit $rc"
+	[[ $rc -eq 1 ]] && grep -q '<failure' "$T_SCRATCH/fail.xml"
+}
+t_case "gate fails against a baseline 20% better" gate_fails
+t_case "JUnit XML of a failure parses" xmllint --noout "$T_SCRATCH/fail.xml"
+t_case "checked-in quick baseline passes on the fixture (wide tolerance)" \
+	"$RR" gate --baseline "$ROOT/results/baselines/quick.json" "$RUN" --tolerance 40
+
+bad() { # EXPECTED-WORD ARGS...: exit 2 and exactly one line on stderr naming the problem
+	local word=$1
+	shift
+	"$RR" "$@" >/dev/null 2>"$T_SCRATCH/err"
+	local rc=$?
+	cat "$T_SCRATCH/err"
+	[[ $rc -eq 2 && $(wc -l <"$T_SCRATCH/err") -eq 1 ]] && grep -q -- "$word" "$T_SCRATCH/err"
+}
+BROKEN=$T_SCRATCH/broken
+cp -r "$FIX" "$BROKEN"
+echo '{"jobs": [ {"read": ' >"$BROKEN/tests/raid0-4-SEQ1M-Q8T64-read.json"
+echo 'not json' >"$T_SCRATCH/notjson"
+t_case "missing directory: exit 2" bad "no such results directory" "$T_SCRATCH/nope/"
+t_case "malformed fio JSON: exit 2" bad "malformed JSON" "$BROKEN"
+t_case "unknown subcommand: exit 2" bad "neither a command" frobnicate
+t_case "unknown option: exit 2" bad "unknown option" --frob
+t_case "gate without baseline: exit 2" bad "baseline" gate "$RUN"
+t_case "gate with malformed baseline: exit 2" bad "malformed JSON" gate --baseline "$T_SCRATCH/notjson" "$RUN"
+t_case "gate with bad tolerance: exit 2" bad "tolerance" gate --baseline "$T_SCRATCH/base.json" "$RUN" --tolerance x
+t_case "directory without tests: exit 2" bad "no tests" "$T_SCRATCH/cmp"
+t_done

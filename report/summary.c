@@ -1,0 +1,213 @@
+/* report/summary.c: summary.csv and summary.json, one row per test. Both carry the same
+ * columns in the same order; a figure the test does not have is an empty cell / null. */
+#include "report/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum col_type { COL_STR, COL_INT, COL_NUM };
+struct col {
+	const char *name;
+	enum col_type type;
+	size_t off;
+};
+#define S(f)                                                                                       \
+	{                                                                                          \
+#f, COL_STR, offsetof(struct rr_test, f)                                           \
+	}
+#define N(n, f)                                                                                    \
+	{                                                                                          \
+		n, COL_NUM, offsetof(struct rr_test, f)                                            \
+	}
+
+/* level, members, chunk, bs, iodepth and numjobs are written from the test by hand (ints). */
+static const struct col cols_head[] = {S(preset), S(test), S(workload), S(engine)};
+static const struct col cols_mid[] = {S(layout), S(parity), S(parity_impl), S(state), S(rw)};
+static const struct col cols_tail[] = {
+    N("iops", iops),
+    N("mbps", mbps),
+    N("lat_mean_us", lat_mean_us),
+    N("lat_p50_us", lat_p50_us),
+    N("lat_p99_us", lat_p99_us),
+    N("lat_p99.9_us", lat_p999_us),
+    N("lat_p99.99_us", lat_p9999_us),
+    N("cpu_usr_pct", cpu_usr),
+    N("cpu_sys_pct", cpu_sys),
+    N("member_ios_per_io", member_ios_per_io),
+    N("parity_gbps", parity_gbps),
+    N("rebuild_s", rebuild_s),
+    N("rebuild_mbps", rebuild_mbps),
+    N("rebuild_min_per_tb", rebuild_min_per_tb),
+};
+#define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *sval(const struct rr_test *t, const struct col *c)
+{
+	const char *s = *(char *const *)((const char *)t + c->off);
+	return s ? s : "";
+}
+
+static double nval(const struct rr_test *t, const struct col *c)
+{
+	return *(const double *)((const char *)t + c->off);
+}
+
+/* Enough digits for a person and stable output for the tests' expected files. */
+static void fmt(char *buf, size_t len, double v)
+{
+	if (fabs(v) >= 100)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+	size_t n = strlen(buf);
+	if (n > 2 && strcmp(buf + n - 2, ".0") == 0)
+		buf[n - 2] = '\0';
+}
+
+void rr_csv_num(FILE *f, double v)
+{
+	char b[64];
+	if (isnan(v) || isinf(v))
+		return;
+	fmt(b, sizeof(b), v);
+	fputs(b, f);
+}
+
+/* RFC 4180 quoting, only when a cell needs it */
+void rr_csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static json_object *jnum(double v)
+{
+	char b[64];
+	if (isnan(v) || isinf(v))
+		return NULL;
+	fmt(b, sizeof(b), v);
+	return json_object_new_double_s(v, b);
+}
+
+static json_object *jint(long v, int present)
+{
+	return present ? json_object_new_int64(v) : NULL;
+}
+
+static json_object *jstr(const char *s)
+{
+	return *s ? json_object_new_string(s) : NULL;
+}
+
+json_object *rr_test_json(const struct rr_test *t)
+{
+	json_object *o = json_object_new_object();
+	for (size_t i = 0; i < NCOLS(cols_head); i++)
+		json_object_object_add(o, cols_head[i].name, jstr(sval(t, &cols_head[i])));
+	json_object_object_add(o, "level", jint(t->level, t->level >= 0));
+	json_object_object_add(o, "members", jint(t->members, t->members > 0));
+	json_object_object_add(o, "chunk", jint(t->chunk, t->chunk > 0));
+	for (size_t i = 0; i < NCOLS(cols_mid); i++)
+		json_object_object_add(o, cols_mid[i].name, jstr(sval(t, &cols_mid[i])));
+	json_object_object_add(o, "bs", jint(t->bs, t->bs > 0));
+	json_object_object_add(o, "iodepth", jint(t->iodepth, t->iodepth > 0));
+	json_object_object_add(o, "numjobs", jint(t->numjobs, t->numjobs > 0));
+	for (size_t i = 0; i < NCOLS(cols_tail); i++)
+		json_object_object_add(o, cols_tail[i].name, jnum(nval(t, &cols_tail[i])));
+	return o;
+}
+
+static void csv_int(FILE *f, long v, int present)
+{
+	if (present)
+		fprintf(f, "%ld", v);
+}
+
+static void write_csv(FILE *f, const struct rr_run *run)
+{
+	for (size_t i = 0; i < NCOLS(cols_head); i++)
+		fprintf(f, "%s,", cols_head[i].name);
+	fputs("level,members,chunk,", f);
+	for (size_t i = 0; i < NCOLS(cols_mid); i++)
+		fprintf(f, "%s,", cols_mid[i].name);
+	fputs("bs,iodepth,numjobs", f);
+	for (size_t i = 0; i < NCOLS(cols_tail); i++)
+		fprintf(f, ",%s", cols_tail[i].name);
+	fputc('\n', f);
+
+	for (size_t r = 0; r < run->ntests; r++) {
+		const struct rr_test *t = &run->tests[r];
+		for (size_t i = 0; i < NCOLS(cols_head); i++) {
+			rr_csv_str(f, sval(t, &cols_head[i]));
+			fputc(',', f);
+		}
+		csv_int(f, t->level, t->level >= 0);
+		fputc(',', f);
+		csv_int(f, t->members, t->members > 0);
+		fputc(',', f);
+		csv_int(f, t->chunk, t->chunk > 0);
+		fputc(',', f);
+		for (size_t i = 0; i < NCOLS(cols_mid); i++) {
+			rr_csv_str(f, sval(t, &cols_mid[i]));
+			fputc(',', f);
+		}
+		csv_int(f, t->bs, t->bs > 0);
+		fputc(',', f);
+		csv_int(f, t->iodepth, t->iodepth > 0);
+		fputc(',', f);
+		csv_int(f, t->numjobs, t->numjobs > 0);
+		for (size_t i = 0; i < NCOLS(cols_tail); i++) {
+			fputc(',', f);
+			rr_csv_num(f, nval(t, &cols_tail[i]));
+		}
+		fputc('\n', f);
+	}
+}
+
+int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
+{
+	char *path;
+	if (asprintf(&path, "%s/summary.csv", run->dir) < 0)
+		abort();
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(path);
+		return -errno;
+	}
+	write_csv(f, run);
+	int bad = fclose(f);
+	free(path);
+	if (bad) {
+		snprintf(err, errlen, "%s/summary.csv: write failed", run->dir);
+		return -EIO;
+	}
+
+	json_object *o = json_object_new_object(), *rows = json_object_new_array();
+	json_object_object_add(o, "run", json_object_new_string(run->id));
+	json_object_object_add(o, "preset", jstr(run->preset));
+	json_object_object_add(o, "host", jstr(run->host));
+	for (size_t r = 0; r < run->ntests; r++)
+		json_object_array_add(rows, rr_test_json(&run->tests[r]));
+	json_object_object_add(o, "tests", rows);
+	if (asprintf(&path, "%s/summary.json", run->dir) < 0)
+		abort();
+	int rc = json_object_to_file_ext(path, o,
+					 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (rc < 0)
+		snprintf(err, errlen, "%s: %s", path, json_util_get_last_err());
+	json_object_put(o);
+	free(path);
+	return rc < 0 ? -EIO : 0;
+}
