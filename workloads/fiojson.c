@@ -5,6 +5,7 @@
  *                                   T: s string, i integer, f number, b true/false, n null
  *                                   (no =VALUE), j JSON text, J JSON file (null if absent),
  *                                   as / ai / aj append a string / integer / JSON to an array
+ *   raid-json set FILE KEY:T=VALUE ...  change or add keys of a JSON file in place
  *   raid-json get FILE KEY          print one value (a.b.c; [N] not needed so far)
  *   raid-json headline FIO_JSON     the figure a progress line shows: "1234 MB/s" for
  *                                   sequential tests, "56789 IOPS, 12.3 us mean" for random
@@ -162,6 +163,10 @@ static int cmd_headline(const char *path)
 		json_object_put(root);
 		return 1;
 	}
+	/* rw sits in "global options" when the job file sets it in [global]. */
+	if (json_object_object_get_ex(root, "global options", &opts) &&
+	    json_object_object_get_ex(opts, "rw", &rw))
+		mode = json_object_get_string(rw);
 	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
 		json_object *j = json_object_array_get_idx(jobs, i), *name;
 		/* Client mode adds an "All clients" sum: count each host once. */
@@ -235,10 +240,31 @@ int main(int argc, char **argv)
 		json_object_put(o);
 		return 0;
 	}
+	if (argc >= 4 && !strcmp(argv[1], "set")) {
+		json_object *o = json_object_from_file(argv[2]);
+		if (!o) {
+			fprintf(stderr, "%s: %s: cannot read it as JSON\n", prog, argv[2]);
+			return 1;
+		}
+		for (int i = 3; i < argc; i++)
+			if (add_arg(o, argv[i])) {
+				json_object_put(o);
+				return 1;
+			}
+		int ret = json_object_to_file_ext(
+		    argv[2], o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+		json_object_put(o);
+		if (ret)
+			fprintf(stderr, "%s: %s: cannot write it\n", prog, argv[2]);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "headline"))
 		return cmd_headline(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "get"))
 		return cmd_get(argv[2], argv[3]);
-	fprintf(stderr, "usage: %s obj KEY:T=VALUE... | get FILE KEY | headline FIO_JSON\n", prog);
+	fprintf(stderr,
+		"usage: %s obj KEY:T=VALUE... | set FILE KEY:T=VALUE... | get FILE KEY | headline "
+		"FIO_JSON\n",
+		prog);
 	return 2;
 }

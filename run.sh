@@ -1,0 +1,650 @@
+#!/usr/bin/env bash
+# run.sh: runs the fio tests that reproduce the published GPU-RAID / software-RAID /
+# hardware-RAID reviews (presets), on member files or real drives, and writes
+# results/<run-id>/ (layout: results/README.md). Presets, options and profiles: docs/presets.md.
+# The fio job files are workloads/*.fio; host facts and NUMA placement come from
+# build/bin/raid-hwinfo, JSON is written and read by build/bin/raid-json (json-c).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+FIO=$ROOT/build/bin/fio
+ENGINE=$ROOT/build/engines/raid.so
+HWINFO=$ROOT/build/bin/raid-hwinfo
+RJSON=$ROOT/build/bin/raid-json
+REPORT=$ROOT/build/bin/raid-report
+WL=$ROOT/workloads
+
+PRESETS=(quick hwluxx proxmox sr-gen5 megaraid rebuild)
+declare -A PRESET_DOC=(
+	[quick]="RAID 0/5/6/10 + JBOD over 4 members, SEQ1M Q8T64 read/write, RND4K Q32T64 write, RND4K Q1T64 read; a few seconds each"
+	[hwluxx]="review A: 1, 4, 12 members x RAID 0/5/6 x CPU/GPU parity x the four CrystalDiskMark tests, plus JBOD"
+	[proxmox]="review A final layout: RAID6 on bays 4-11 (+2 spares), RAID1 on bays 0-1; 1M and 4K QD64T32"
+	[sr-gen5]="review C: RAID5 over 24 members, chunk 4k/64k/512k (CPU) and 4k (GPU), the 192-thread table, plus JBOD"
+	[megaraid]="review B plan: preconditioning, 16 JBOD vs 2x 8-member RAID10 vs 2x 8-member RAID5, then rebuild tests on 16"
+	[rebuild]="random I/O, QD1 write latency and rebuild time while RAID 1/5/6/10 rebuild onto a spare"
+)
+declare -A PRESET_PROFILE=([hwluxx]=gigabyte-r284-s93-aal1 [proxmox]=gigabyte-r284-s93-aal1
+	[sr-gen5]=supermicro-as-2125hs-tnr)
+
+usage() {
+	cat <<EOF
+usage: ./run.sh [PRESET] [OPTIONS]
+
+Builds what it needs (make), runs a preset of fio tests through the fio-raid engine (and
+fio's own engine on the members for JBOD baselines), writes results/<run-id>/ and builds
+the report with build/bin/raid-report. With no arguments: the quick preset on member files
+in a scratch directory.
+
+Presets (./run.sh --list): ${PRESETS[*]}
+
+Options:
+  --list                 list the presets, one line each, and exit
+  --drives A,B,...       real block devices as members (bay order); each is wiped by the
+                         tests: refused if it holds a partition table, filesystem or other
+                         signature (listed) unless --force; a mounted device is always refused
+  --force                use --drives even when they hold data
+  --scratch DIR          member files in DIR (default: a new directory under \${TMPDIR:-/var/tmp},
+                         removed afterwards unless --keep); files there already are reused
+  --member-size SIZE     size of each member file, or the part of each drive used
+                         (default: 1G x scale, at least 32M)
+  --keep                 keep the scratch directory and its member files
+  --profile NAME|FILE    hardware profile (hw-profiles/NAME.json, or host: generated from this
+                         machine): maps members to bays, pins each array's fio jobs and engine
+                         threads to the NUMA node of its bays, warns when an array spans sockets
+                         (default: the preset's host, else host)
+  --parity cpu|cuda|auto parity path of the RAID 5/6 runs (default: hwluxx runs cpu and cuda,
+                         sr-gen5 cpu for the chunk sweep and cuda for 4k, others auto)
+  --runtime S            seconds per test (default 3 for quick, else max(5, 60 x scale))
+  --scale F              multiply threads, queue depth and sizes by F (0 < F <= 1); default
+                         auto: min(1, cores/32) rounded down to a power of two
+                         (here: $(auto_scale)); recorded in run.json and each meta.json
+  --hosts H1,H2          run every test on these hosts at once through fio's client/server
+                         mode (each host runs 'fio --server'; member paths are the same there)
+  --out DIR              results directory (default: results/)
+  --dry-run              print the fio commands (with their environment) and exit
+  --no-build             do not run make first
+  --no-report            do not run raid-report at the end
+  -h, --help             this text
+
+Member files this run creates start as zeros (clean arrays); reused member files and real
+drives get raid_init=resync when the engine supports it (the run says which). A test the
+engine cannot do yet ("raid: ... is not supported yet") is skipped with the engine's message,
+and the rest runs.
+EOF
+}
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 1
+}
+
+auto_scale() {
+	local cores s=1
+	cores=$(nproc 2>/dev/null || echo 1)
+	while ((cores * s < 32 && s < 1024)); do s=$((s * 2)); done
+	awk -v s="$s" 'BEGIN { printf "%g", 1 / s }'
+}
+
+# ---- options ----
+preset="" drives="" force=0 scratch="" member_size="" keep=0 profile="" parity=""
+runtime="" scale="" hosts="" out="$ROOT/results" dry_run=0 build=1 report=1
+while (($#)); do
+	case $1 in
+	-h | --help) usage; exit 0 ;;
+	--list)
+		for p in "${PRESETS[@]}"; do printf '%-9s %s\n' "$p" "${PRESET_DOC[$p]}"; done
+		exit 0 ;;
+	--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | --out)
+		(($# >= 2)) || die "$1 needs a value"
+		v=$2
+		case $1 in
+		--drives) drives=$v ;; --scratch) scratch=$v ;; --member-size) member_size=$v ;;
+		--profile) profile=$v ;; --parity) parity=$v ;; --runtime) runtime=$v ;;
+		--scale) scale=$v ;; --hosts) hosts=$v ;; --out) out=$v ;;
+		esac
+		shift ;;
+	--force) force=1 ;;
+	--keep) keep=1 ;;
+	--dry-run) dry_run=1 ;;
+	--no-build) build=0 ;;
+	--no-report) report=0 ;;
+	-*) die "unknown option '$1' (see ./run.sh --help)" ;;
+	*)
+		[[ -z $preset ]] || die "one preset at a time ('$preset' and '$1')"
+		preset=$1 ;;
+	esac
+	shift
+done
+preset=${preset:-quick}
+[[ -n ${PRESET_DOC[$preset]+x} ]] ||
+	die "unknown preset '$preset'; presets: ${PRESETS[*]} (./run.sh --list)"
+case $parity in "" | cpu | cuda | auto) ;; *) die "--parity must be cpu, cuda or auto, not '$parity'" ;; esac
+[[ -z $runtime || $runtime =~ ^[1-9][0-9]*$ ]] || die "--runtime must be a whole number of seconds, not '$runtime'"
+scale=${scale:-$(auto_scale)}
+awk -v s="$scale" 'BEGIN { exit !(s ~ /^[0-9]*\.?[0-9]+(e-?[0-9]+)?$/ && s > 0 && s <= 1) }' ||
+	die "--scale must be a number in (0, 1], not '$scale'"
+[[ -z $drives || -z $scratch ]] || die "--drives and --scratch exclude each other"
+
+to_bytes() { # 512k, 1G, 4096 -> bytes
+	local v=${1,,} m=1
+	case $v in *k) m=1024 ;; *m) m=$((1 << 20)) ;; *g) m=$((1 << 30)) ;; *t) m=$((1 << 40)) ;; esac
+	v=${v%[kmgt]}
+	[[ $v =~ ^[0-9]+$ ]] || return 1
+	echo $((v * m))
+}
+if [[ -n $member_size ]]; then
+	msize=$(to_bytes "$member_size") || die "--member-size: '$member_size' is not a size (e.g. 256M)"
+	((msize >= 1 << 20)) || die "--member-size must be at least 1M"
+else
+	msize=$(awk -v s="$scale" 'BEGIN { m = int(1073741824 * s); if (m < 33554432) m = 33554432; print m }')
+fi
+msize=$((msize / (1 << 20) * (1 << 20)))
+if [[ -z $runtime ]]; then
+	[[ $preset == quick ]] && runtime=3 ||
+		runtime=$(awk -v s="$scale" 'BEGIN { r = int(60 * s); print (r < 5 ? 5 : r) }')
+fi
+scaled() { # published figure -> figure after --scale (at least 1)
+	awk -v n="$1" -v s="$scale" 'BEGIN { v = int(n * s + 0.5); print (v < 1 ? 1 : v) }'
+}
+
+# ---- build ----
+if ((build && !dry_run)); then
+	echo "run.sh: make (packages, fio, engine, tools)"
+	make -C "$ROOT" -j2 >"${TMPDIR:-/tmp}/fio-raid-make.$$.log" 2>&1 ||
+		{ tail -20 "${TMPDIR:-/tmp}/fio-raid-make.$$.log" >&2; die "make failed (log: ${TMPDIR:-/tmp}/fio-raid-make.$$.log)"; }
+	rm -f "${TMPDIR:-/tmp}/fio-raid-make.$$.log"
+fi
+for t in "$HWINFO" "$RJSON"; do [[ -x $t ]] || die "$t is missing: run make first"; done
+((dry_run)) || [[ -x $FIO ]] || die "$FIO is missing: run make first"
+
+# ---- profile ----
+work=$(mktemp -d "${TMPDIR:-/tmp}/fio-raid-run.XXXXXX")
+cleanup() { rm -rf "$work"; [[ -n ${scratch_made:-} && $keep -eq 0 ]] && rm -rf "$scratch_made"; return 0; }
+trap cleanup EXIT
+profile=${profile:-${PRESET_PROFILE[$preset]:-host}}
+if [[ $profile == host ]]; then
+	profile_file=$work/host-profile.json
+	"$HWINFO" host-profile >"$profile_file" || die "cannot generate the host profile"
+elif [[ -f $profile ]]; then
+	profile_file=$profile
+elif [[ -f $ROOT/hw-profiles/$profile.json ]]; then
+	profile_file=$ROOT/hw-profiles/$profile.json
+else
+	die "unknown profile '$profile': not a file, not hw-profiles/$profile.json, not 'host'"
+fi
+"$HWINFO" check "$profile_file" >/dev/null || die "profile $profile_file is not valid (errors above)"
+profile_name=$("$RJSON" get "$profile_file" name)
+profile_bays=$("$RJSON" get "$profile_file" bays | tr -cd '{' | wc -c)
+
+# ---- the plan: one line per fio run ----
+# GROUP ARRAY LEVEL MEMBERS CHUNK PARITY STATE BAYS JOBFILE
+# GROUP "-" runs alone; consecutive lines of one group run at the same time (2x 8-drive
+# arrays). LEVEL jbod: fio's own engine on the members. BAYS "-": bays 0..MEMBERS-1.
+parities() { # the parity variants a preset runs by default ($1), or --parity
+	[[ -n $parity ]] && echo "$parity" || echo "$1"
+}
+seq_bays() { local i s=""; for ((i = $1; i <= $2; i++)); do s+="${s:+,}$i"; done; echo "$s"; }
+plan_quick() {
+	local l t
+	for l in jbod 0 5 6 10; do
+		for t in seq1m-q8t64-read seq1m-q8t64-write rnd4k-q32t64-randwrite rnd4k-q1t64-randread; do
+			if [[ $l == jbod ]]; then
+				echo "- jbod-4 jbod 4 - - optimal - $t"
+			else
+				echo "- raid$l-4m $l 4 512k $(parities cpu) optimal - $t"
+			fi
+		done
+	done
+}
+plan_hwluxx() {
+	local n l p t min
+	for n in 1 4 12; do
+		for t in seq1m-q8t64-read seq1m-q8t64-write rnd4k-q32t64-randwrite rnd4k-q1t64-randread; do
+			echo "- jbod-$n jbod $n - - optimal $(seq_bays 0 $((n - 1))) $t"
+		done
+		for l in 0 5 6; do
+			min=$([[ $l == 0 ]] && echo 1 || { [[ $l == 5 ]] && echo 3 || echo 4; })
+			((n >= min)) || continue
+			for p in $(parities "cpu cuda"); do
+				for t in seq1m-q8t64-read seq1m-q8t64-write rnd4k-q32t64-randwrite rnd4k-q1t64-randread; do
+					echo "- raid$l-${n}m-$p $l $n 512k $p optimal $(seq_bays 0 $((n - 1))) $t"
+				done
+			done
+		done
+	done
+}
+plan_proxmox() {
+	local kind lname name level bays spares t
+	spares=$("$HWINFO" layout "$profile_file" proxmox-final | awk '$1 == "spares" { print $3 }')
+	while read -r kind lname name level bays; do
+		[[ $kind == array ]] || continue
+		for t in qd64t32-1m-read qd64t32-1m-write qd64t32-4k-randread qd64t32-4k-randwrite; do
+			echo "- $name $level $(tr ',' '\n' <<<"$bays" | wc -l) 512k $(parities auto) optimal $bays$([[ $level == 6 && -n $spares ]] && echo "+$spares") $t"
+		done
+	done < <("$HWINFO" layout "$profile_file" proxmox-final)
+}
+plan_sr_gen5() {
+	local c t p tests=(seq1m-192t16q-write seq1m-192t16q-read rnd64k-192t16q-randwrite rnd4k-192t32q-randwrite rnd4k-192t32q-randread)
+	for t in "${tests[@]}"; do echo "- jbod-24 jbod 24 - - optimal - $t"; done
+	for p in $(parities cpu); do
+		for c in 4k 64k 512k; do
+			for t in "${tests[@]}"; do echo "- raid5-24m-c$c-$p 5 24 $c $p optimal - $t"; done
+		done
+	done
+	# The GPU RAID of review C ran with a 4K stripe.
+	if [[ -z $parity ]]; then
+		for t in "${tests[@]}"; do echo "- raid5-24m-c4k-cuda 5 24 4k cuda optimal - $t"; done
+	fi
+}
+plan_megaraid() {
+	local t l g=0 p
+	p=$(parities auto)
+	echo "- jbod-16 jbod 16 - - optimal - mr-precond-seq"
+	for t in mr-seq-read mr-seq-write mr-seq-mix mr-precond-rand mr-rnd4k-randread mr-rnd4k-randwrite mr-oltp-4k; do
+		if [[ $t == mr-precond-rand ]]; then
+			echo "- jbod-16 jbod 16 - - optimal - $t"
+			continue
+		fi
+		echo "- jbod-16 jbod 16 - - optimal - $t"
+		for l in 10 5; do
+			g=$((g + 1))
+			echo "g$g raid$l-8m-a $l 8 512k $p optimal $(seq_bays 0 7) $t"
+			echo "g$g raid$l-8m-b $l 8 512k $p optimal $(seq_bays 8 15) $t"
+		done
+	done
+	for l in 10 5; do
+		for t in mr-rnd4k-randread mr-rnd4k-randwrite mr-oltp-4k; do
+			echo "- raid$l-16m $l 16 512k $p rebuilding - $t"
+		done
+	done
+	echo "- raid5-16m 5 16 512k $p optimal - mr-rnd4k-lat"
+	echo "- raid5-16m 5 16 512k $p rebuilding - mr-rnd4k-lat"
+	for l in 10 5; do echo "- raid$l-16m $l 16 512k $p rebuilding - mr-rebuild"; done
+}
+plan_rebuild() {
+	local l n p
+	p=$(parities auto)
+	for l in 1 5 6 10; do
+		n=$([[ $l == 1 ]] && echo 2 || echo 4)
+		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rnd4k-randread"
+		echo "- raid$l-${n}m $l $n 512k $p optimal - mr-rnd4k-lat"
+		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rnd4k-lat"
+		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rebuild"
+	done
+}
+if [[ $preset == proxmox ]]; then
+	"$HWINFO" layout "$profile_file" proxmox-final >/dev/null ||
+		die "profile $profile_name has no proxmox-final layout (the proxmox preset needs one)"
+fi
+mapfile -t PLAN < <("plan_${preset//-/_}")
+total=${#PLAN[@]}
+((total > 0)) || die "preset $preset planned no runs"
+
+# ---- members: drives or files ----
+drive_list=()
+if [[ -n $drives ]]; then
+	IFS=, read -r -a drive_list <<<"$drives"
+	bad=0
+	for d in "${drive_list[@]}"; do
+		[[ -b $d ]] || die "--drives: $d is not a block device"
+		if [[ -n $(lsblk -nro MOUNTPOINTS "$d" 2>/dev/null | tr -d '[:space:]') ]]; then
+			die "--drives: $d (or a partition of it) is mounted: refusing even with --force"
+		fi
+		sig=$( { wipefs -n "$d" 2>/dev/null | tail -n +2; lsblk -nro NAME,TYPE,FSTYPE,PTTYPE "$d" 2>/dev/null | awk 'NR > 1 || $3 != "" || $4 != ""'; } | sort -u)
+		if [[ -n $sig ]]; then
+			echo "run.sh: $d holds data that the tests would destroy:" >&2
+			sed 's/^/    /' <<<"$sig" >&2
+			bad=1
+		fi
+	done
+	((bad == 0 || force)) || die "refusing to use --drives that hold data (add --force to destroy it)"
+fi
+
+# ---- per-run facts ----
+json_of() { # workload file -> its @workload / @published fields
+	local f=$WL/$1.fio
+	[[ -f $f ]] || die "workload $1: $f is missing"
+	wl_id=$(awk '$2 == "@workload" { print $3 }' "$f")
+	eval "$(awk '$2 == "@published" { for (i = 3; i <= NF; i++) print "pub_" $i }' "$f")"
+}
+data_members() { # level n -> members holding data
+	case $1 in 0 | jbod) echo "$2" ;; 1) echo 1 ;; 10) echo $(($2 / 2)) ;; 5) echo $(($2 - 1)) ;; 6) echo $(($2 - 2)) ;; esac
+}
+layout_of() { case $1 in 5 | 6) echo left-symmetric ;; 10) echo near2 ;; *) echo "" ;; esac; }
+
+run_id=$(date +%Y%m%d-%H%M%S)-$preset
+rdir=$out/$run_id
+if ((!dry_run)); then
+	mkdir -p "$rdir/tests" "$rdir/logs" || die "cannot create $rdir"
+	if [[ -z $drives ]]; then
+		if [[ -z $scratch ]]; then
+			scratch=$(mktemp -d "${TMPDIR:-/var/tmp}/fio-raid-scratch.XXXXXX")
+			scratch_made=$scratch
+		fi
+		mkdir -p "$scratch" || die "cannot create --scratch $scratch"
+	fi
+else
+	scratch=${scratch:-${TMPDIR:-/var/tmp}/fio-raid-scratch.DRYRUN}
+fi
+
+# Engine probes: ask the engine itself whether it knows a level/option (its answer, not a list).
+declare -A PROBE
+engine_answer() { # log -> the engine's "not supported" line, if that is why fio failed
+	grep -m1 -E 'not supported|Bad option|failed parsing raid_|unknown option.*raid_|no GPU|No CUDA' "$1" || true
+}
+probe_option() { # OPTION=VALUE -> 0 when the engine accepts it
+	local key=$1 d
+	[[ -n ${PROBE[$key]+x} ]] && return "${PROBE[$key]}"
+	d=$work/probe.$RANDOM
+	mkdir -p "$d"
+	truncate -s 4M "$d/a" "$d/b"
+	if [[ -f $ENGINE ]] && "$FIO" --name=probe --ioengine="external:$ENGINE" --thread=1 \
+		--filename="$d/vol" --raid_level=1 --raid_members="$d/a:$d/b" "--$key" \
+		--rw=read --bs=4k --size=64k --output-format=terse >"$d/log" 2>&1 &&
+		[[ -z $(engine_answer "$d/log") ]]; then
+		PROBE[$key]=0
+	else
+		PROBE[$key]=1
+	fi
+	return "${PROBE[$key]}"
+}
+resync_opt=() resync_note=""
+if [[ -n $drives || ( -n $scratch && -z ${scratch_made:-} && $dry_run -eq 0 && -n $(ls -A "$scratch" 2>/dev/null) ) ]]; then
+	if ((dry_run)) || probe_option raid_init=resync; then
+		resync_opt=(--raid_init=resync)
+		resync_note="members are real drives or reused files: arrays use raid_init=resync"
+	else
+		resync_note="members are real drives or reused files, but the engine does not support raid_init=resync yet: parity starts unchecked"
+	fi
+	echo "run.sh: $resync_note"
+fi
+
+# ---- placement (profile bays -> NUMA node -> fio cpus_allowed) ----
+declare -A PLACE_CPUS PLACE_MEM PLACE_WARN PLACE_NODES
+place_array() { # array bays(list) -> PLACE_* for the array; prints warnings once
+	local a=$1 bays=$2 line k v
+	[[ -n ${PLACE_NODES[$a]+x} ]] && return 0
+	PLACE_NODES[$a]="" PLACE_CPUS[$a]="" PLACE_MEM[$a]="" PLACE_WARN[$a]=""
+	local maxbay
+	maxbay=$(tr ',' '\n' <<<"$bays" | sort -n | tail -1)
+	if [[ $profile_name == host && -z $drives ]]; then
+		PLACE_WARN[$a]="member files have no bays on the host profile: jobs not pinned"
+		return 0
+	fi
+	if ((maxbay >= profile_bays)) && ! "$HWINFO" place "$profile_file" "$bays" >/dev/null 2>&1; then
+		PLACE_WARN[$a]="profile $profile_name has no bay $maxbay: jobs not pinned"
+	else
+		while IFS= read -r line; do
+			k=${line%%=*} v=${line#*=}
+			case $k in
+			cpus) PLACE_CPUS[$a]=$v ;; nodes) PLACE_NODES[$a]=$v ;;
+			mem_policy) [[ $v == bind:* ]] && PLACE_MEM[$a]=$v ;;
+			warning) PLACE_WARN[$a]=$v ;;
+			esac
+		done < <("$HWINFO" place "$profile_file" "$bays")
+	fi
+	[[ -z ${PLACE_WARN[$a]} ]] || echo "run.sh: $a: ${PLACE_WARN[$a]}"
+}
+
+# ---- one run: compute everything, then print or execute ----
+declare -A ARRAY_LAST
+for i in "${!PLAN[@]}"; do read -r _ a _ <<<"${PLAN[$i]}"; ARRAY_LAST[$a]=$i; done
+
+prepare_run() { # plan line -> globals describing the run
+	read -r group array level n chunk par state bays job <<<"$1"
+	json_of "$job"
+	spares=""
+	[[ $bays == *+* ]] && spares=${bays#*+} bays=${bays%%+*}
+	[[ $bays == - ]] && bays=$(seq_bays 0 $((n - 1)))
+	test_id=$array-$wl_id-$pub_rw$([[ $state == rebuilding ]] && echo -rebuilding || true)
+	numjobs=$(scaled "$pub_numjobs") iodepth=$(scaled "$pub_iodepth")
+	bs_bytes=$(to_bytes "$pub_bs")
+	local dm csz vol slice
+	dm=$(data_members "$level" "$n")
+	csz=$([[ $level == jbod ]] && echo $((1 << 20)) || to_bytes "$chunk")
+	per=$((msize / csz * csz))
+	vol=$((per * dm))
+	[[ $level == jbod ]] && vol=$((per * n))
+	if [[ $pub_rw == rand* ]]; then
+		job_size=$vol job_offset=0
+	else
+		# Sequential jobs each get their own slice, as separate streams on the array do.
+		local span=$vol isjbod=0
+		[[ $level == jbod ]] && span=$per isjbod=1
+		slice=$((span / numjobs / bs_bytes * bs_bytes))
+		if ((slice < bs_bytes)); then
+			job_size=$vol job_offset=0
+		else
+			job_size=$((isjbod ? slice * n : slice)) job_offset=$slice
+		fi
+	fi
+	run_time=$runtime
+	[[ $wl_id == REBUILD-* ]] && run_time=$((runtime * 4))
+	members=()
+	local b
+	for b in ${bays//,/ }; do
+		if [[ -n $drives ]]; then
+			members+=("${drive_list[$b]:-}")
+		else
+			members+=("$scratch/$array/bay$b")
+		fi
+	done
+	spare_paths=()
+	if [[ $state == rebuilding && -z $spares ]]; then
+		spares=$((n))
+	fi
+	for b in ${spares//,/ }; do
+		if [[ -n $drives ]]; then spare_paths+=("${drive_list[$b]:-}"); else spare_paths+=("$scratch/$array/spare$b"); fi
+	done
+	place_array "$array" "$bays" >&2
+	envs=(NUMJOBS="$numjobs" IODEPTH="$iodepth" JOB_SIZE="$job_size" JOB_OFFSET="$job_offset"
+		RUNTIME="$run_time" RAMP=0 LOOPS=1)
+	target=()
+	if [[ $level == jbod ]]; then
+		target=(--ioengine=io_uring "--filename=$(IFS=:; echo "${members[*]}")")
+	else
+		target=(--ioengine="external:$ENGINE" --thread=1 "--filename=$scratch/$array.vol"
+			--raid_level="$level" "--raid_members=$(IFS=:; echo "${members[*]}")"
+			--raid_chunk="$chunk" --raid_parity="$par"
+			"--raid_stats=$rdir/tests/$test_id.stats.json" "${resync_opt[@]}")
+		[[ -n $drives && -n $member_size ]] && target+=(--raid_member_size="$msize")
+		[[ -n $hosts ]] && target+=(--raid_member_size="$msize")
+		if ((${#spare_paths[@]})); then
+			target+=("--raid_spares=$(IFS=:; echo "${spare_paths[*]}")")
+		fi
+		[[ $state == rebuilding ]] && target+=(--raid_failed=0 --raid_rebuild=1)
+	fi
+	[[ -n ${PLACE_CPUS[$array]} ]] && target+=(--cpus_allowed="${PLACE_CPUS[$array]}")
+	[[ -n ${PLACE_MEM[$array]} ]] && target+=(--numa_mem_policy="${PLACE_MEM[$array]}")
+	fio_out=(--output-format=json+ "--output=$rdir/tests/$test_id.json")
+}
+
+render_job() { # the job file as run: target in [global], ${VAR}s expanded (client mode)
+	local line kv o
+	echo "[global]"
+	for o in "${target[@]}"; do echo "${o#--}"; done
+	while IFS= read -r line; do
+		for kv in "${envs[@]}"; do line=${line//"\${${kv%%=*}}"/${kv#*=}}; done
+		echo "$line"
+	done <"$WL/$job.fio"
+}
+
+fio_cmd() { # the command line of the current run
+	if [[ -n $hosts ]]; then
+		local h c=("$FIO" "${fio_out[@]}")
+		for h in ${hosts//,/ }; do c+=("--client=$h" "$rdir/tests/$test_id.fio"); done
+		printf '%q ' "${c[@]}"
+	else
+		printf '%q ' env "${envs[@]}" "$FIO" "${target[@]}" "${fio_out[@]}" "$WL/$job.fio"
+	fi
+}
+
+if ((dry_run)); then
+	echo "# preset $preset: $total runs, scale $scale, runtime ${runtime}s, member size $msize, profile $profile_name"
+	for i in "${!PLAN[@]}"; do
+		prepare_run "${PLAN[$i]}"
+		echo "# [$((i + 1))/$total] $test_id (workload $wl_id, level $level, members $n, chunk $chunk, parity $par, state $state, bays $bays${spares:+, spares $spares}${group/#-/})"
+		fio_cmd
+		echo
+	done
+	exit 0
+fi
+
+# ---- run.json ----
+fio_version=$("$FIO" --version 2>/dev/null || echo unknown)
+engine_built=$([[ -f $ENGINE ]] && echo true || echo false)
+engine_sha=$([[ -f $ENGINE ]] && sha256sum "$ENGINE" | cut -d' ' -f1 || echo "")
+git_rev=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)
+"$HWINFO" facts >"$work/host.json"
+write_run_json() { # extra raid-json args
+	"$RJSON" obj run_id:s="$run_id" preset:s="$preset" "preset_doc:s=${PRESET_DOC[$preset]}" \
+		scale:f="$scale" runtime_s:i="$runtime" member_size:i="$msize" \
+		options.drives:s="$drives" options.force:b=$([[ $force == 1 ]] && echo true || echo false) \
+		options.scratch:s="${scratch:-}" options.keep:b=$([[ $keep == 1 ]] && echo true || echo false) \
+		options.parity:s="${parity:-default}" options.hosts:s="$hosts" options.out:s="$out" \
+		host:J="$work/host.json" kernel:s="$(uname -r)" fio_version:s="$fio_version" \
+		engine.path:s="$ENGINE" engine.built:b="$engine_built" engine.sha256:s="$engine_sha" \
+		engine.git:s="$git_rev" engine.parity:s="${parity:-per preset}" \
+		engine.init:s="${resync_note:-new member files start as zeros (clean)}" \
+		profile.name:s="$profile_name" profile.file:s="$profile_file" profile.content:J="$profile_file" \
+		"$@" >"$rdir/run.json.tmp" && mv "$rdir/run.json.tmp" "$rdir/run.json"
+}
+arrays_args=()
+declare -A seen_array
+for line in "${PLAN[@]}"; do
+	prepare_run "$line"
+	[[ -n ${seen_array[$array]+x} ]] && continue
+	seen_array[$array]=1
+	arrays_args+=("arrays:aj=$("$RJSON" obj name:s="$array" level:s="$level" members:i="$n" \
+		chunk:s="$chunk" parity:s="$par" bays:s="$bays" spares:s="$spares" \
+		placement.nodes:s="${PLACE_NODES[$array]}" placement.cpus:s="${PLACE_CPUS[$array]}" \
+		placement.warning:s="${PLACE_WARN[$array]}")")
+done
+write_run_json "${arrays_args[@]}" started:s="$(date -Iseconds)"
+
+echo "run.sh: preset $preset, $total runs, scale $scale, ${runtime}s each, results in $rdir"
+[[ $engine_built == true ]] || echo "run.sh: $ENGINE is not built yet: RAID runs are skipped, JBOD runs go on"
+
+# ---- run ----
+start_all=$(date +%s)
+declare -A SKIP_ARRAY
+n_ok=0 n_skip=0 n_fail=0 done_runs=0
+pids=() pid_tests=()
+eta() {
+	local left=$1 per
+	((done_runs > 0)) && per=$((($(date +%s) - start_all) / done_runs)) || per=$((runtime + 2))
+	printf '%d:%02d' $((left * per / 60)) $((left * per % 60))
+}
+make_members() {
+	local m
+	((${#drive_list[@]})) && return 0
+	mkdir -p "$scratch/$array"
+	for m in "${members[@]}" "${spare_paths[@]}"; do
+		[[ -e $m ]] && continue
+		fallocate -l "$msize" "$m" 2>/dev/null || truncate -s "$msize" "$m"
+	done
+}
+write_meta() { # status reason
+	local lvl=$level
+	"$RJSON" obj preset:s="$preset" test:s="$test_id" workload:s="$wl_id" \
+		engine:s=$([[ $level == jbod ]] && echo jbod || echo raid) \
+		$([[ $level == jbod ]] && echo level:n || echo level:i="$lvl") members:i="$n" \
+		$([[ $level == jbod ]] && echo chunk:n || echo chunk:i="$(to_bytes "$chunk")") \
+		$([[ -n $(layout_of "$level") ]] && echo layout:s="$(layout_of "$level")" || echo layout:n) \
+		$([[ $level == jbod ]] && echo parity:n || echo parity:s="$par") \
+		state:s="$state" rw:s="$pub_rw" bs:i="$bs_bytes" iodepth:i="$iodepth" numjobs:i="$numjobs" \
+		scale:f="$scale" backend:s="io_uring" status:s="$1" "reason:s=$2" array:s="$array" \
+		group:s="$group" bays:s="$bays" spares:s="$spares" runtime_s:i="$run_time" \
+		published.iodepth:i="$pub_iodepth" published.numjobs:i="$pub_numjobs" \
+		job_file:s="workloads/$job.fio" cpus_allowed:s="${PLACE_CPUS[$array]}" \
+		>"$rdir/tests/$test_id.meta.json"
+}
+finish_run() { # idx test rc -> status line (reads the run's files)
+	local idx=$1 t=$2 rc=$3 ans head
+	local log=$rdir/logs/$t.log
+	ans=$(engine_answer "$log")
+	if ((rc == 0)) && head=$("$RJSON" headline "$rdir/tests/$t.json" 2>>"$log"); then
+		echo "[$idx/$total] done  $t: $head"
+		n_ok=$((n_ok + 1))
+		"$RJSON" set "$rdir/tests/$t.meta.json" status:s=ok "headline:s=$head"
+	elif [[ -n $ans ]]; then
+		echo "[$idx/$total] skip  $t: $ans"
+		n_skip=$((n_skip + 1))
+		"$RJSON" set "$rdir/tests/$t.meta.json" status:s=skipped "reason:s=$ans"
+		rm -f "$rdir/tests/$t.json"
+		SKIP_ARRAY[$t]=$ans
+	else
+		echo "[$idx/$total] FAIL  $t: fio exited $rc (log: $log)"
+		tail -3 "$log" | sed 's/^/    | /'
+		n_fail=$((n_fail + 1))
+		"$RJSON" set "$rdir/tests/$t.meta.json" status:s=failed "reason:s=fio exited $rc"
+	fi
+	done_runs=$((done_runs + 1))
+}
+wait_group() {
+	local k rc
+	for k in "${!pids[@]}"; do
+		rc=0
+		wait "${pids[$k]}" || rc=$?
+		finish_run ${pid_tests[$k]} $rc
+	done
+	pids=() pid_tests=()
+}
+cur_group=-
+for i in "${!PLAN[@]}"; do
+	prepare_run "${PLAN[$i]}"
+	[[ $group != "$cur_group" || $group == - ]] && wait_group
+	cur_group=$group
+	idx=$((i + 1))
+	if [[ $level != jbod && $engine_built != true ]]; then
+		write_meta skipped "engine not built"
+		echo "[$idx/$total] skip  $test_id: $ENGINE is not built"
+		n_skip=$((n_skip + 1)) done_runs=$((done_runs + 1))
+		continue
+	fi
+	if [[ -n $drives ]] && printf "%s\n" "${members[@]}" "${spare_paths[@]}" | grep -qx ""; then
+		write_meta skipped "needs bays $bays, --drives gave ${#drive_list[@]} drives"
+		echo "[$idx/$total] skip  $test_id: needs bays $bays, --drives gave ${#drive_list[@]} drives"
+		n_skip=$((n_skip + 1)) done_runs=$((done_runs + 1))
+		continue
+	fi
+	make_members
+	write_meta running ""
+	[[ -n $hosts ]] && render_job >"$rdir/tests/$test_id.fio"
+	fio_cmd >"$rdir/logs/$test_id.cmd"
+	echo "[$idx/$total] start $test_id: $([[ $level == jbod ]] && echo JBOD || echo RAID$level) x$n, $pub_rw bs=$pub_bs ${numjobs}T Q$iodepth, ${run_time}s, ETA $(eta $((total - i)))"
+	log=$rdir/logs/$test_id.log
+	if [[ -n $hosts ]]; then
+		cmd=("$FIO" "${fio_out[@]}")
+		for h in ${hosts//,/ }; do cmd+=("--client=$h" "$rdir/tests/$test_id.fio"); done
+	else
+		cmd=(env "${envs[@]}" "$FIO" "${target[@]}" "${fio_out[@]}" "$WL/$job.fio")
+	fi
+	if [[ $group == - ]]; then
+		rc=0
+		"${cmd[@]}" >"$log" 2>&1 || rc=$?
+		finish_run "$idx" "$test_id" $rc
+	else
+		"${cmd[@]}" >"$log" 2>&1 &
+		pids+=($!) pid_tests+=("$idx $test_id")
+	fi
+	# Free an array's member files once its last run is over (scratch space is small).
+	if [[ ${ARRAY_LAST[$array]} == "$i" && -n ${scratch_made:-} && $keep -eq 0 && $group == - ]]; then
+		rm -rf "${scratch:?}/$array" "$scratch/$array.vol"
+	fi
+done
+wait_group
+
+write_run_json "${arrays_args[@]}" finished:s="$(date -Iseconds)" \
+	counts.ok:i=$n_ok counts.skipped:i=$n_skip counts.failed:i=$n_fail
+echo "run.sh: $n_ok ok, $n_skip skipped, $n_fail failed in $(($(date +%s) - start_all)) s: $rdir"
+((keep)) && [[ -n ${scratch_made:-} ]] && echo "run.sh: member files kept in $scratch_made"
+
+if ((report)); then
+	if [[ -x $REPORT ]]; then
+		"$REPORT" "$rdir" || echo "run.sh: raid-report failed (exit $?)"
+	else
+		echo "run.sh: $REPORT is not built yet: report skipped"
+	fi
+fi
+((n_fail == 0))
