@@ -354,8 +354,9 @@ static const char *chunk_str(long chunk, char *buf, size_t len)
 static void group_label(const struct rr_test *t, char *buf, size_t len)
 {
 	char ch[32];
-	snprintf(buf, len, "%s x%d%s%s c%s", rr_level_name(t), t->members, *t->parity ? " " : "",
-		 t->parity, chunk_str(t->chunk, ch, sizeof(ch)));
+	snprintf(buf, len, "%s x%d%s%s%s%s", rr_level_name(t), t->members, *t->parity ? " " : "",
+		 t->parity, t->chunk > 0 ? " c" : "",
+		 t->chunk > 0 ? chunk_str(t->chunk, ch, sizeof(ch)) : "");
 }
 
 static int pub_bs_is(const struct rr_pub *p, const char *bs)

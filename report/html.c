@@ -54,7 +54,7 @@ static void td_int(FILE *f, long v, int present)
 }
 
 static const char css[] =
-    "body{font-family:sans-serif;margin:2em auto;max-width:1200px;color:#222}"
+    "body{font-family:sans-serif;margin:2em auto;max-width:1500px;color:#222}"
     "h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;margin-top:2em}"
     "table{border-collapse:collapse;font-size:12px;margin:1em 0}"
     "th,td{border:1px solid #ddd;padding:2px 6px;vertical-align:top}"
@@ -63,7 +63,7 @@ static const char css[] =
     "figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #eee}"
     "figcaption{font-size:13px;color:#555}.skip{color:#777;font-style:italic}"
     ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em 1em}"
-    ".wide{overflow-x:auto}";
+    ".wide{overflow-x:auto}td:first-child{white-space:nowrap}";
 
 /* run.json as key/value rows, nested objects flattened one level ("host.cores") */
 static void facts(FILE *f, const struct rr_run *run)
@@ -87,10 +87,12 @@ static void facts(FILE *f, const struct rr_run *run)
 					fputc('.', f);
 					esc(f, k2);
 					fputs("</th><td>", f);
-					esc(f, v2 ? json_object_to_json_string_ext(
-							v2, JSON_C_TO_STRING_PLAIN |
-								JSON_C_TO_STRING_NOSLASHESCAPE)
-						  : "null");
+					esc(f, v2 && json_object_is_type(v2, json_type_string)
+						   ? json_object_get_string(v2)
+					       : v2 ? json_object_to_json_string_ext(
+							  v2, JSON_C_TO_STRING_PLAIN |
+								  JSON_C_TO_STRING_NOSLASHESCAPE)
+						    : "null");
 					fputs("</td></tr>\n", f);
 				}
 				continue;
