@@ -1,1 +1,17 @@
 # raid/raid.mk: build fragment, included by the top-level Makefile (see its header).
+# The RAID engine library (no fio types): array, layouts, levels, planner, queue, member
+# backends, stats; and its cmocka tests.
+
+LIBRAID_SRCS += raid/config.c raid/array.c raid/layout.c raid/level.c raid/raid0.c \
+	raid/raid1.c raid/raid10.c raid/plan.c raid/queue.c raid/member.c raid/member_uring.c \
+	raid/member_aio.c raid/member_psync.c raid/member_ram.c raid/member_null.c raid/stats.c \
+	raid/log.c
+
+RAID_CTESTS := layout_test
+TESTS += $(addprefix $(BUILD)/tests/,$(RAID_CTESTS))
+
+define raid_ctest
+$(BUILD)/tests/$(1): $(OBJ)/raid/$(1).o $(LIBRAID)
+LDLIBS_$(1) := -lcmocka
+endef
+$(foreach t,$(RAID_CTESTS),$(eval $(call raid_ctest,$(t))))

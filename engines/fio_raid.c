@@ -1,0 +1,279 @@
+/*
+ * fio_raid.c - the thin fio adapter of the RAID engine: fio options -> struct raid_config,
+ * struct io_u <-> struct raid_request, and fio's queue/commit/getevents/event hooks onto
+ * raid_submit/raid_commit/raid_reap. Everything else lives in raid/ (no fio types there).
+ *
+ * fio's `filename` names the volume: nothing is opened under that name (FIO_DISKLESSIO),
+ * and its size is the array's.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "fio.h"
+#include "optgroup.h"
+
+#include "raid/raid.h"
+
+struct fio_raid_options {
+	void *pad; /* fio: no option may sit at offset 0 */
+	char *level, *members, *chunk, *layout, *member_size, *backend, *parity, *failed;
+	char *spares, *rebuild, *stats;
+	/* options of later issues: parsed, answered "not supported yet" */
+	char *rmw, *stripe_cache, *workers, *gpu, *gpu_batch, *fail, *inject, *scrub, *init;
+	char *state, *rebuild_min, *rebuild_max;
+};
+
+struct fio_raid_data {
+	struct raid_array *a;
+	struct raid_queue *q;
+	struct raid_request **events;
+};
+
+#define OPT(n, field, h)                                                                           \
+	{                                                                                          \
+		.name = n, .lname = n, .type = FIO_OPT_STR_STORE,                                  \
+		.off1 = offsetof(struct fio_raid_options, field), .help = h,                       \
+		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,                          \
+	}
+
+static struct fio_option options[] = {
+    OPT("raid_level", level, "RAID level: 0, 1, 5, 6, 10 (required)"),
+    OPT("raid_members", members, "member paths separated by ':' (required)"),
+    OPT("raid_chunk", chunk, "chunk size, a power of two from 4k to 1m (512k)"),
+    OPT("raid_layout", layout, "left/right-(a)symmetric for 5/6, near2 for 10"),
+    OPT("raid_member_size", member_size, "bytes of each member to use; creates missing files"),
+    OPT("raid_backend", backend, "member I/O: io_uring, libaio, psync, ram, null (io_uring)"),
+    OPT("raid_parity", parity, "parity path: cpu, isal, cuda, auto (cpu)"),
+    OPT("raid_failed", failed, "members missing from the start, 0-based, ','-separated"),
+    OPT("raid_spares", spares, "spare paths separated by ':'"),
+    OPT("raid_rebuild", rebuild, "1: rebuild failed members onto spares"),
+    OPT("raid_stats", stats, "path of the JSON stats file written at the end"),
+    OPT("raid_rmw", rmw, "RAID5/6 write strategy: auto, rmw, rcw"),
+    OPT("raid_stripe_cache", stripe_cache, "stripes cached per array"),
+    OPT("raid_workers", workers, "parity worker threads"),
+    OPT("raid_gpu", gpu, "GPU index for parity"),
+    OPT("raid_gpu_batch", gpu_batch, "stripes per GPU launch"),
+    OPT("raid_fail", fail, "fail member IDX after SECONDS: IDX@SECONDS"),
+    OPT("raid_inject", inject, "inject errors: IDX:read|write:PERCENT"),
+    OPT("raid_scrub", scrub, "scrub: check or repair"),
+    OPT("raid_init", init, "initial state: resync or assume-clean"),
+    OPT("raid_state", state, "array state file"),
+    OPT("raid_rebuild_min", rebuild_min, "minimum rebuild rate, MB/s"),
+    OPT("raid_rebuild_max", rebuild_max, "maximum rebuild rate, MB/s"),
+    {.name = NULL},
+};
+
+static void fio_raid_log(const char *line)
+{
+	log_err("%s\n", line);
+}
+
+/* The job's options as a raid_config; prints one line naming the option on error. */
+static int fio_raid_config(struct thread_data *td, struct raid_config *c)
+{
+	struct fio_raid_options *o = td->eo;
+	char err[RAID_ERRLEN];
+	int ret = 0;
+
+	raid_set_log(fio_raid_log);
+	raid_config_init(c);
+	c->direct = td->o.odirect != 0;
+	c->writes = td_write(td) != 0;
+	for (const struct fio_option *opt = options; opt->name && !ret; opt++) {
+		const char *v = *(char **)((char *)o + opt->off1);
+
+		if (v)
+			ret = raid_config_set(c, opt->name, v, err, sizeof(err));
+	}
+	if (!ret)
+		ret = raid_config_validate(c, err, sizeof(err));
+	if (ret) {
+		log_err("%s\n", err);
+		raid_config_free(c);
+	}
+	return ret;
+}
+
+static int fio_raid_setup(struct thread_data *td)
+{
+	struct raid_config c;
+	char err[RAID_ERRLEN];
+	uint64_t size;
+	struct fio_file *f;
+	unsigned i;
+
+	if (fio_raid_config(td, &c))
+		return 1;
+	if (!td->o.use_thread && td->o.numjobs > 1 && c.writes) {
+		log_err("raid: numjobs=%u without thread=1 would write one array from %u "
+			"processes; set thread=1\n",
+			td->o.numjobs, td->o.numjobs);
+		raid_config_free(&c);
+		return 1;
+	}
+	if (raid_probe(&c, &size, err, sizeof(err))) {
+		log_err("%s\n", err);
+		raid_config_free(&c);
+		return 1;
+	}
+	raid_config_free(&c);
+	for_each_file(td, f, i)
+	{
+		f->real_file_size = size;
+		fio_file_set_size_known(f);
+	}
+	return 0;
+}
+
+static int fio_raid_init(struct thread_data *td)
+{
+	struct fio_raid_data *d = calloc(1, sizeof(*d));
+	struct raid_config c;
+	char err[RAID_ERRLEN];
+	int ret;
+
+	if (!d)
+		return 1;
+	if (fio_raid_config(td, &c)) {
+		free(d);
+		return 1;
+	}
+	ret = raid_array_get(&c, &d->a, err, sizeof(err));
+	if (!ret) {
+		ret = raid_queue_create(d->a, td->o.iodepth, c.direct, &d->q, err, sizeof(err));
+		if (ret)
+			raid_array_put(d->a);
+	}
+	raid_config_free(&c);
+	if (ret) {
+		log_err("%s\n", err);
+		free(d);
+		return 1;
+	}
+	d->events = calloc(td->o.iodepth ? td->o.iodepth : 1, sizeof(*d->events));
+	td->io_ops_data = d;
+	return 0;
+}
+
+static void fio_raid_cleanup(struct thread_data *td)
+{
+	struct fio_raid_data *d = td->io_ops_data;
+
+	if (!d)
+		return;
+	raid_queue_destroy(d->q);
+	raid_array_put(d->a);
+	free(d->events);
+	free(d);
+	td->io_ops_data = NULL;
+}
+
+static enum fio_q_status fio_raid_queue(struct thread_data *td, struct io_u *io_u)
+{
+	struct fio_raid_data *d = td->io_ops_data;
+	struct raid_request *r = io_u->engine_data;
+	int ret;
+
+	fio_ro_check(td, io_u);
+	switch (io_u->ddir) {
+	case DDIR_READ:
+	case DDIR_WRITE:
+		r->op = io_u->ddir == DDIR_READ ? RAID_OP_READ : RAID_OP_WRITE;
+		r->buf = io_u->xfer_buf;
+		r->offset = io_u->offset;
+		r->length = io_u->xfer_buflen;
+		r->cookie = io_u;
+		ret = raid_submit(d->q, r);
+		if (ret < 0) {
+			io_u->error = -ret;
+			td_verror(td, io_u->error, "raid_submit");
+			return FIO_Q_COMPLETED;
+		}
+		return FIO_Q_QUEUED;
+	case DDIR_SYNC:
+	case DDIR_DATASYNC:
+		ret = raid_array_flush(d->a);
+		io_u->error = ret < 0 ? -ret : 0;
+		return FIO_Q_COMPLETED;
+	default:
+		io_u->error = EOPNOTSUPP;
+		return FIO_Q_COMPLETED;
+	}
+}
+
+static int fio_raid_commit(struct thread_data *td)
+{
+	struct fio_raid_data *d = td->io_ops_data;
+
+	return raid_commit(d->q);
+}
+
+static int fio_raid_getevents(struct thread_data *td, unsigned int min, unsigned int max,
+			      const struct timespec *t)
+{
+	struct fio_raid_data *d = td->io_ops_data;
+
+	if (max > td->o.iodepth)
+		max = td->o.iodepth;
+	return raid_reap(d->q, min, max, t, d->events);
+}
+
+static struct io_u *fio_raid_event(struct thread_data *td, int event)
+{
+	struct fio_raid_data *d = td->io_ops_data;
+	struct raid_request *r = d->events[event];
+	struct io_u *io_u = r->cookie;
+
+	io_u->error = r->error ? -r->error : 0;
+	io_u->resid = r->error ? io_u->xfer_buflen : 0;
+	return io_u;
+}
+
+static int fio_raid_io_u_init(struct thread_data *td, struct io_u *io_u)
+{
+	io_u->engine_data = calloc(1, sizeof(struct raid_request));
+	return io_u->engine_data ? 0 : 1;
+}
+
+static void fio_raid_io_u_free(struct thread_data *td, struct io_u *io_u)
+{
+	free(io_u->engine_data);
+	io_u->engine_data = NULL;
+}
+
+/* The volume is not a file: nothing to open, close or drop from the page cache. */
+static int fio_raid_open_file(struct thread_data *td, struct fio_file *f)
+{
+	return 0;
+}
+
+static int fio_raid_close_file(struct thread_data *td, struct fio_file *f)
+{
+	return 0;
+}
+
+static int fio_raid_invalidate(struct thread_data *td, struct fio_file *f)
+{
+	return 0;
+}
+
+struct ioengine_ops ioengine = {
+    .name = "raid",
+    .version = FIO_IOOPS_VERSION,
+    .flags = FIO_DISKLESSIO | FIO_NOEXTEND | FIO_NODISKUTIL,
+    .setup = fio_raid_setup,
+    .init = fio_raid_init,
+    .cleanup = fio_raid_cleanup,
+    .queue = fio_raid_queue,
+    .commit = fio_raid_commit,
+    .getevents = fio_raid_getevents,
+    .event = fio_raid_event,
+    .io_u_init = fio_raid_io_u_init,
+    .io_u_free = fio_raid_io_u_free,
+    .open_file = fio_raid_open_file,
+    .close_file = fio_raid_close_file,
+    .invalidate = fio_raid_invalidate,
+    .option_struct_size = sizeof(struct fio_raid_options),
+    .options = options,
+};

@@ -1,0 +1,368 @@
+/*
+ * config.c - the engine's options as the user writes them: parsing, defaults and the
+ * checks that need several options at once. Every message names the option.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "level.h"
+
+void raid_config_init(struct raid_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->level = -1;
+	c->chunk = 512 * 1024;
+	c->layout = RAID_LAYOUT_DEFAULT;
+	c->backend = RAID_BE_URING;
+	c->parity = RAID_PARITY_CPU;
+}
+
+void raid_config_free(struct raid_config *c)
+{
+	for (int i = 0; i < c->nmembers; i++)
+		free(c->members[i]);
+	free(c->stats_path);
+	c->nmembers = 0;
+	c->stats_path = NULL;
+}
+
+int raid_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (shift && (!strcasecmp(end, "ib") || !strcasecmp(end, "b")))
+		end += strlen(end);
+	if (*end)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static const char *const backend_names[] = {
+    [RAID_BE_URING] = "io_uring", [RAID_BE_AIO] = "libaio", [RAID_BE_PSYNC] = "psync",
+    [RAID_BE_RAM] = "ram",	  [RAID_BE_NULL] = "null",
+};
+static const char *const parity_names[] = {
+    [RAID_PARITY_CPU] = "cpu",
+    [RAID_PARITY_ISAL] = "isal",
+    [RAID_PARITY_CUDA] = "cuda",
+    [RAID_PARITY_AUTO] = "auto",
+};
+static const char *const layout_names[] = {
+    [RAID_LAYOUT_DEFAULT] = "default",
+    [RAID_LAYOUT_LEFT_SYM] = "left-symmetric",
+    [RAID_LAYOUT_LEFT_ASYM] = "left-asymmetric",
+    [RAID_LAYOUT_RIGHT_SYM] = "right-symmetric",
+    [RAID_LAYOUT_RIGHT_ASYM] = "right-asymmetric",
+    [RAID_LAYOUT_NEAR2] = "near2",
+};
+
+const char *raid_backend_name(enum raid_backend_kind b)
+{
+	return backend_names[b];
+}
+
+const char *raid_parity_name(enum raid_parity_kind p)
+{
+	return parity_names[p];
+}
+
+const char *raid_layout_name(int level, enum raid_layout_kind l)
+{
+	if (l == RAID_LAYOUT_DEFAULT) {
+		if (level == 10)
+			return layout_names[RAID_LAYOUT_NEAR2];
+		if (level == 5 || level == 6)
+			return layout_names[RAID_LAYOUT_LEFT_SYM];
+		return NULL;
+	}
+	return layout_names[l];
+}
+
+static int lookup(const char *const *names, size_t n, const char *v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], v))
+			return (int)i;
+	return -1;
+}
+
+#define NAMES(a) a, sizeof(a) / sizeof(a[0])
+
+/* Split "a:b:c" (sep ':') into owned strings. */
+static int split_paths(const char *opt, const char *v, char **out, int *n, char *err, size_t errlen)
+{
+	const char *p = v;
+
+	*n = 0;
+	while (*p) {
+		const char *e = strchr(p, ':');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (!len) {
+			snprintf(err, errlen, "raid: %s: empty path in '%s'", opt, v);
+			return -EINVAL;
+		}
+		if (*n == RAID_MAX_MEMBERS) {
+			snprintf(err, errlen, "raid: %s: more than %d paths", opt,
+				 RAID_MAX_MEMBERS);
+			return -EINVAL;
+		}
+		out[(*n)++] = strndup(p, len);
+		p += len + (e ? 1 : 0);
+		if (e && !*p) {
+			snprintf(err, errlen, "raid: %s: empty path at the end of '%s'", opt, v);
+			return -EINVAL;
+		}
+	}
+	if (!*n) {
+		snprintf(err, errlen, "raid: %s: no paths given", opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_failed(struct raid_config *c, const char *v, char *err, size_t errlen)
+{
+	const char *p = v;
+
+	c->failed = 0;
+	while (*p) {
+		char *end;
+		long idx;
+
+		errno = 0;
+		idx = strtol(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || idx < 0 ||
+		    idx >= RAID_MAX_MEMBERS) {
+			snprintf(err, errlen,
+				 "raid: raid_failed: '%s' is not a ','-separated list of member "
+				 "indices (0-based)",
+				 v);
+			return -EINVAL;
+		}
+		c->failed |= 1ULL << idx;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* Options of later issues: parsed so a job file using them gets a clear answer. */
+static const char *const later_options[] = {
+    "raid_rmw",		"raid_stripe_cache", "raid_workers", "raid_gpu",  "raid_gpu_batch",
+    "raid_fail",	"raid_inject",	     "raid_scrub",   "raid_init", "raid_state",
+    "raid_rebuild_min", "raid_rebuild_max",  "raid_spares",
+};
+
+int raid_config_set(struct raid_config *c, const char *name, const char *v, char *err,
+		    size_t errlen)
+{
+	int i;
+
+	if (!v)
+		v = "";
+	if (!strcmp(name, "raid_level")) {
+		char *end;
+		long l = strtol(v, &end, 10);
+
+		if (!*v || *end || (l != 0 && l != 1 && l != 5 && l != 6 && l != 10)) {
+			snprintf(err, errlen, "raid: raid_level: '%s' is not one of 0, 1, 5, 6, 10",
+				 v);
+			return -EINVAL;
+		}
+		c->level = (int)l;
+		return 0;
+	}
+	if (!strcmp(name, "raid_members")) {
+		for (i = 0; i < c->nmembers; i++)
+			free(c->members[i]);
+		return split_paths(name, v, c->members, &c->nmembers, err, errlen);
+	}
+	if (!strcmp(name, "raid_chunk")) {
+		uint64_t s;
+
+		if (raid_parse_size(v, &s) || s < 4096 || s > 1048576 || (s & (s - 1))) {
+			snprintf(err, errlen,
+				 "raid: raid_chunk: '%s' is not a power of two from 4k to 1m", v);
+			return -EINVAL;
+		}
+		c->chunk = s;
+		return 0;
+	}
+	if (!strcmp(name, "raid_layout")) {
+		i = lookup(NAMES(layout_names), v);
+		if (i <= 0) {
+			snprintf(err, errlen,
+				 "raid: raid_layout: unknown layout '%s' (left-symmetric, "
+				 "left-asymmetric, right-symmetric, right-asymmetric, near2)",
+				 v);
+			return -EINVAL;
+		}
+		c->layout = (enum raid_layout_kind)i;
+		return 0;
+	}
+	if (!strcmp(name, "raid_member_size")) {
+		if (raid_parse_size(v, &c->member_size) || !c->member_size) {
+			snprintf(err, errlen, "raid: raid_member_size: '%s' is not a size", v);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(name, "raid_backend")) {
+		i = lookup(NAMES(backend_names), v);
+		if (i < 0) {
+			snprintf(
+			    err, errlen,
+			    "raid: raid_backend: unknown backend '%s' (io_uring, libaio, psync, "
+			    "ram, null)",
+			    v);
+			return -EINVAL;
+		}
+		c->backend = (enum raid_backend_kind)i;
+		return 0;
+	}
+	if (!strcmp(name, "raid_parity")) {
+		i = lookup(NAMES(parity_names), v);
+		if (i < 0) {
+			snprintf(
+			    err, errlen,
+			    "raid: raid_parity: unknown parity path '%s' (cpu, isal, cuda, auto)",
+			    v);
+			return -EINVAL;
+		}
+		c->parity = (enum raid_parity_kind)i;
+		return 0;
+	}
+	if (!strcmp(name, "raid_failed"))
+		return parse_failed(c, v, err, errlen);
+	if (!strcmp(name, "raid_stats")) {
+		free(c->stats_path);
+		c->stats_path = strdup(v);
+		return 0;
+	}
+	if (!strcmp(name, "raid_rebuild")) {
+		if (!strcmp(v, "0"))
+			return 0;
+		if (strcmp(v, "1")) {
+			snprintf(err, errlen, "raid: raid_rebuild: '%s' is not 0 or 1", v);
+			return -EINVAL;
+		}
+		snprintf(err, errlen, "raid: raid_rebuild is not supported yet");
+		return -ENOTSUP;
+	}
+	for (size_t k = 0; k < sizeof(later_options) / sizeof(later_options[0]); k++) {
+		if (!strcmp(name, later_options[k])) {
+			snprintf(err, errlen, "raid: %s is not supported yet", name);
+			return -ENOTSUP;
+		}
+	}
+	snprintf(err, errlen, "raid: unknown option '%s'", name);
+	return -EINVAL;
+}
+
+int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
+{
+	const struct raid_level_ops *ops;
+	struct raid_geom g;
+	int nfailed = __builtin_popcountll(c->failed);
+	int max;
+
+	if (c->level < 0) {
+		snprintf(err, errlen, "raid: raid_level is required (0, 1, 5, 6, 10)");
+		return -EINVAL;
+	}
+	if (!c->nmembers) {
+		snprintf(err, errlen,
+			 "raid: raid_members is required (member paths separated by ':')");
+		return -EINVAL;
+	}
+	ops = raid_level_find(c->level);
+	if (!ops) {
+		snprintf(err, errlen, "raid: raid_level=%d is not supported yet", c->level);
+		return -ENOTSUP;
+	}
+	if (c->nmembers < ops->min_members) {
+		snprintf(err, errlen,
+			 "raid: raid_members: raid_level=%d needs at least %d members, %d given",
+			 c->level, ops->min_members, c->nmembers);
+		return -EINVAL;
+	}
+	if (c->layout != RAID_LAYOUT_DEFAULT) {
+		bool ok = c->level == 10		   ? c->layout == RAID_LAYOUT_NEAR2
+			  : c->level == 5 || c->level == 6 ? c->layout != RAID_LAYOUT_NEAR2
+							   : true;
+		if (!ok) {
+			snprintf(err, errlen,
+				 "raid: raid_layout: %s does not apply to raid_level=%d%s",
+				 layout_names[c->layout], c->level,
+				 c->level == 10 ? " (near2 only)" : "");
+			return -EINVAL;
+		}
+	}
+	if (c->failed >> c->nmembers) {
+		int bad = 63 - __builtin_clzll(c->failed);
+
+		snprintf(err, errlen,
+			 "raid: raid_failed: member %d is out of range (%d members: 0..%d)", bad,
+			 c->nmembers, c->nmembers - 1);
+		return -EINVAL;
+	}
+	max = ops->max_failed == RAID_ALL_BUT_ONE ? c->nmembers - 1 : ops->max_failed;
+	if (nfailed > max) {
+		char names[RAID_ERRLEN / 2] = "";
+		size_t used = 0;
+
+		for (int i = 0; i < c->nmembers && used < sizeof(names); i++)
+			if (c->failed >> i & 1)
+				used += (size_t)snprintf(names + used, sizeof(names) - used,
+							 "%s%d (%s)", used ? ", " : "", i,
+							 c->members[i]);
+		snprintf(err, errlen,
+			 "raid: raid_failed: the array has lost more than raid_level=%d tolerates "
+			 "(%d of %d members): %s",
+			 c->level, max, c->nmembers, names);
+		return -EINVAL;
+	}
+	g = (struct raid_geom){.level = c->level, .n = c->nmembers, .chunk = c->chunk};
+	if (ops->check_failed && c->failed)
+		return ops->check_failed(&g, c->failed, c->members, err, errlen);
+	return 0;
+}

@@ -1,0 +1,96 @@
+/*
+ * core.h - the library's internal shapes: the array and its members, the per-thread queue,
+ * and the counters behind the stats file. Shared by the core files, the level
+ * personalities and the backends; never included by the fio adapter.
+ */
+#ifndef RAID_CORE_H
+#define RAID_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "layout.h"
+#include "member.h"
+#include "raid.h"
+
+struct raid_level_ops;
+
+struct raid_counters {
+	uint64_t reads, writes, read_bytes, write_bytes;	 /* volume */
+	uint64_t m_reads, m_writes, m_read_bytes, m_write_bytes; /* member I/O */
+	uint64_t degraded_reads;
+	uint64_t errors;
+};
+
+struct raid_member {
+	char *path;
+	int fd[2];   /* [0] buffered, [1] O_DIRECT; -1 until a queue needs it */
+	int lock_fd; /* holds the flock that keeps other processes off this member */
+	atomic_bool failed;
+	atomic_uint inflight; /* member I/Os in flight from every queue: read balancing */
+	unsigned char *ram;   /* raid_backend=ram: the member's bytes */
+};
+
+struct raid_array {
+	struct raid_array *next; /* registry */
+	int refs;
+	char *key;		/* real paths of the members, for the registry */
+	struct raid_config cfg; /* private copy (owns its strings) */
+	struct raid_geom geom;
+	uint64_t size;
+	const struct raid_level_ops *ops;
+	const struct member_backend_ops *be;
+	int lock_mode; /* 0 none, LOCK_SH, LOCK_EX */
+	void *level_priv;
+	pthread_mutex_t lock; /* fds, totals, failure messages */
+	struct raid_counters totals;
+	bool said_lost;	 /* the "every copy failed" message is printed once */
+	bool said_error; /* so is the first member I/O error */
+	struct raid_member m[];
+};
+
+struct raid_queue {
+	struct raid_array *a;
+	const struct member_backend_ops *be;
+	void *be_priv;
+	unsigned depth;
+	bool direct;
+	int fds[RAID_MAX_MEMBERS]; /* the fd each member's I/O uses, -1 if none */
+
+	struct member_io *free_mio;
+	void **slabs;
+	unsigned nslabs;
+
+	/* member I/Os waiting for room in the backend */
+	struct member_io *backlog_head, *backlog_tail;
+	unsigned be_inflight, be_capacity;
+	bool need_submit;
+
+	struct raid_request *done_head, *done_tail;
+	unsigned ndone;
+	unsigned nreq; /* requests started and not yet reaped-ready */
+
+	int doorbell_fd;
+	pthread_mutex_t post_lock;
+	struct raid_post *post_head, *post_tail;
+	atomic_bool posted;
+
+	unsigned rr; /* rotates ties between equally idle copies */
+	struct raid_counters c;
+};
+
+/* Core services for the level personalities (queue.c). */
+struct member_io *raid_mio_get(struct raid_queue *q);
+/* Queue a member I/O of request r (fills req, counts it pending). */
+void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_io *mio);
+/* The request is complete (all its steps): hand it to raid_reap(). */
+void raid_request_finish(struct raid_queue *q, struct raid_request *r);
+/* Count a request as in flight without issuing I/O (a level parks it; a post resumes it). */
+void raid_request_hold(struct raid_queue *q, struct raid_request *r);
+
+static inline bool raid_member_failed(const struct raid_array *a, int i)
+{
+	return atomic_load_explicit(&a->m[i].failed, memory_order_relaxed);
+}
+
+#endif

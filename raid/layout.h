@@ -1,0 +1,46 @@
+/*
+ * layout.h - Linux md's address arithmetic, pure functions: where a volume byte lives on
+ * the members for each level and layout, and how big the volume is. No I/O, no state, so
+ * the unit tests can sweep it over many geometries.
+ */
+#ifndef RAID_LAYOUT_H
+#define RAID_LAYOUT_H
+
+#include <stdint.h>
+
+struct raid_geom {
+	int level;
+	int n;		      /* member count */
+	uint64_t chunk;	      /* bytes, a power of two */
+	uint64_t member_size; /* usable bytes of each member */
+	int layout;	      /* enum raid_layout_kind */
+};
+
+/* One place a volume byte is stored: member index and byte offset in its data area. */
+struct raid_loc {
+	int member;
+	uint64_t offset;
+};
+
+/* RAID0, equal members (md's single zone): chunk c on member c % n, row c / n. */
+void raid0_locate(const struct raid_geom *g, uint64_t off, struct raid_loc *loc);
+uint64_t raid0_volume_size(const struct raid_geom *g);
+
+/* RAID1: every member holds the volume at the same offset. */
+uint64_t raid1_volume_size(const struct raid_geom *g);
+
+/*
+ * RAID10 md "near 2": chunk c's two copies are the chunk slots 2c and 2c+1 counted
+ * row-major over the n members (slot s on member s % n, row s / n), so odd member counts
+ * wrap a chunk's second copy onto the next row.
+ */
+void raid10_near2_locate(const struct raid_geom *g, uint64_t off, int copy, struct raid_loc *loc);
+uint64_t raid10_near2_volume_size(const struct raid_geom *g);
+
+/* Bytes from `off` to the next chunk boundary. */
+static inline uint64_t raid_chunk_left(const struct raid_geom *g, uint64_t off)
+{
+	return g->chunk - (off & (g->chunk - 1));
+}
+
+#endif

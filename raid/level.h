@@ -1,0 +1,75 @@
+/*
+ * level.h - a RAID level as a personality (SPDK style): its limits as data and its
+ * behaviour as hooks. One const instance per level (raid0.c, raid1.c, raid10.c; RAID5/6
+ * plug in the same way). The core (array.c, queue.c) never switches on the level number.
+ *
+ * Request flow: the core calls start(); a level issues member I/Os with raid_mio_issue()
+ * or parks the request (raid_request_hold) to be resumed by a raid_post from another
+ * thread. When a request's pending member I/Os reach zero the core calls advance(), which
+ * either issues the next step and returns 0, or returns 1: the request is complete. Levels
+ * without steps (0, 1, 10) leave advance NULL and use the generic planner (plan.c).
+ */
+#ifndef RAID_LEVEL_H
+#define RAID_LEVEL_H
+
+#include "core.h"
+
+#define RAID_MAX_COPIES 64
+#define RAID_ALL_BUT_ONE (-1)
+
+struct raid_level_ops {
+	int level;
+	const char *name; /* "raid0" */
+	int min_members;  /* Required */
+	int max_failed;	  /* Required: members it can lose, or RAID_ALL_BUT_ONE */
+	bool uses_chunk;  /* the chunk matters to the layout */
+	enum raid_layout_kind default_layout;
+	/* Required: volume size in bytes from the geometry (member_size already set) */
+	uint64_t (*size)(const struct raid_geom *g);
+	/*
+	 * Optional: whether this particular failed set can still serve every byte (RAID10
+	 * loses data only when both copies of some chunk are gone). 0, or -EINVAL with a
+	 * message naming the members.
+	 */
+	int (*check_failed)(const struct raid_geom *g, uint64_t failed, char *const *paths,
+			    char *err, size_t errlen);
+	/*
+	 * Required by the generic planner: every copy of volume byte `off` (returns how
+	 * many) and, in *seg, how many bytes from `off` keep the same mapping.
+	 */
+	int (*map)(const struct raid_geom *g, uint64_t off, struct raid_loc *locs, uint64_t *seg);
+	/* Optional: replaces the generic planner (parity levels); returns 0 or -errno */
+	int (*start)(struct raid_queue *q, struct raid_request *r);
+	/* Optional: next step once a request's member I/Os are done; 1 when complete */
+	int (*advance)(struct raid_queue *q, struct raid_request *r);
+	/* Optional: per-array state (stripe locks, parity workers) in a->level_priv */
+	int (*array_init)(struct raid_array *a, char *err, size_t errlen);
+	void (*array_exit)(struct raid_array *a);
+};
+
+extern const struct raid_level_ops raid0_ops;
+extern const struct raid_level_ops raid1_ops;
+extern const struct raid_level_ops raid10_ops;
+
+/* The personality of a level, or NULL when this build has none (5/6 for now). */
+const struct raid_level_ops *raid_level_find(int level);
+
+/* The generic planner for mirror/stripe levels: plan.c. */
+int raid_plan_start(struct raid_queue *q, struct raid_request *r);
+/*
+ * Split [off, off+len) by the level's map into member extents, for reads choosing one
+ * copy per extent (fewest outstanding I/Os, skipping failed members) and for writes every
+ * surviving copy. Calls emit() per member extent, merging extents contiguous on a member.
+ * Returns 0, or -EIO when some extent has no surviving copy (*lost_off set).
+ */
+struct raid_extent {
+	int member;
+	uint64_t moff;
+	uint64_t voff; /* volume offset, for the caller's buffer */
+	uint64_t len;
+};
+int raid_plan_split(struct raid_array *a, unsigned *rr, enum raid_op op, uint64_t off, uint64_t len,
+		    void (*emit)(void *ctx, const struct raid_extent *e), void *ctx,
+		    uint64_t *lost_off, bool *degraded);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * member.h - member I/O: the unit of work the core hands to a backend (struct member_io)
+ * and the small ops table every backend implements (io_uring, libaio, psync, ram, null).
+ *
+ * A backend owns per-queue state only. It never decides anything about RAID: it moves
+ * bytes and reports each member I/O's result through raid_mio_done(), which retries short
+ * transfers, EINTR and EAGAIN itself.
+ */
+#ifndef RAID_MEMBER_H
+#define RAID_MEMBER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "raid.h"
+
+struct raid_queue;
+
+struct member_io {
+	struct member_io *next;	  /* free list, backlog, sync backends' lists */
+	struct raid_request *req; /* the request it belongs to */
+	enum raid_op op;
+	int member;
+	void *buf;
+	uint64_t offset; /* in the member's data area */
+	uint64_t len;
+	uint64_t done; /* bytes already transferred (short I/O is continued, not failed) */
+	int retries;
+	int res; /* sync backends: result of the transfer */
+	unsigned char be_priv[64] __attribute__((aligned(8))); /* e.g. libaio's iocb */
+};
+
+struct member_backend_ops {
+	const char *name;
+	bool uses_files; /* opens the member paths (else members live in memory or nowhere) */
+	/* per-queue state in q->be_priv; sets q->be_capacity (member I/Os in flight at most) */
+	int (*init)(struct raid_queue *q, char *err, size_t errlen);
+	void (*exit)(struct raid_queue *q);
+	/* queue one member I/O (its remaining part: offset + done, len - done) */
+	int (*prep)(struct raid_queue *q, struct member_io *mio);
+	/* hand what prep queued to the kernel */
+	int (*submit)(struct raid_queue *q);
+	/*
+	 * Report finished member I/Os through raid_mio_done(). With `block`, first wait for
+	 * at least one event: a completion or the queue's doorbell (q->doorbell_fd), or the
+	 * timeout. Returns the number of completions reported, or negative errno.
+	 */
+	int (*poll)(struct raid_queue *q, bool block, const struct timespec *timeout);
+};
+
+extern const struct member_backend_ops member_uring_ops;
+extern const struct member_backend_ops member_aio_ops;
+extern const struct member_backend_ops member_psync_ops;
+extern const struct member_backend_ops member_ram_ops;
+extern const struct member_backend_ops member_null_ops;
+
+const struct member_backend_ops *member_backend(enum raid_backend_kind kind);
+
+/* Called by backends for every finished member I/O: bytes moved, or negative errno. */
+void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res);
+/* Read the doorbell eventfd dry (non-blocking). */
+void raid_doorbell_drain(struct raid_queue *q);
+
+/* Shared by the synchronous backends (psync, ram, null): member_sync.c. */
+struct sync_be {
+	struct member_io *pend_head, *pend_tail; /* prepped, not yet run */
+	struct member_io *done_head, *done_tail; /* run, not yet reported */
+	/* move the bytes of one member I/O; return bytes or negative errno */
+	int (*xfer)(struct raid_queue *q, struct member_io *mio);
+};
+int sync_be_init(struct raid_queue *q, int (*xfer)(struct raid_queue *, struct member_io *));
+void sync_be_exit(struct raid_queue *q);
+int sync_be_prep(struct raid_queue *q, struct member_io *mio);
+int sync_be_submit(struct raid_queue *q);
+int sync_be_poll(struct raid_queue *q, bool block, const struct timespec *timeout);
+
+#endif

@@ -1,0 +1,388 @@
+/*
+ * queue.c - the per-thread queue: requests as small state machines driven by their member
+ * I/O completions, the member I/O pool and backlog, completion hand-back to the caller,
+ * and the doorbell through which other threads hand work back to the queue.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "level.h"
+
+#define MIO_SLAB 64
+#define MAX_RETRIES 1000
+
+int raid_array_member_fd(struct raid_array *a, int idx, bool direct, char *err, size_t errlen);
+
+struct member_io *raid_mio_get(struct raid_queue *q)
+{
+	struct member_io *m = q->free_mio;
+
+	if (!m) {
+		struct member_io *slab = calloc(MIO_SLAB, sizeof(*slab));
+		void **slabs = realloc(q->slabs, (q->nslabs + 1) * sizeof(*slabs));
+
+		if (!slab || !slabs)
+			abort(); /* a few KiB; nothing sensible to do without them */
+		q->slabs = slabs;
+		q->slabs[q->nslabs++] = slab;
+		for (int i = 0; i < MIO_SLAB - 1; i++)
+			slab[i].next = &slab[i + 1];
+		m = slab;
+	}
+	q->free_mio = m->next;
+	m->next = NULL;
+	return m;
+}
+
+static void mio_put(struct raid_queue *q, struct member_io *m)
+{
+	m->next = q->free_mio;
+	q->free_mio = m;
+}
+
+static void to_backend(struct raid_queue *q, struct member_io *mio)
+{
+	int ret;
+
+	if (q->backlog_head || q->be_inflight >= q->be_capacity) {
+		mio->next = NULL;
+		if (q->backlog_tail)
+			q->backlog_tail->next = mio;
+		else
+			q->backlog_head = mio;
+		q->backlog_tail = mio;
+		return;
+	}
+	q->be_inflight++;
+	q->need_submit = true;
+	ret = q->be->prep(q, mio);
+	if (ret < 0)
+		raid_mio_done(q, mio, ret);
+}
+
+static void backlog_drain(struct raid_queue *q)
+{
+	while (q->backlog_head && q->be_inflight < q->be_capacity) {
+		struct member_io *m = q->backlog_head;
+
+		q->backlog_head = m->next;
+		if (!q->backlog_head)
+			q->backlog_tail = NULL;
+		m->next = NULL;
+		q->be_inflight++;
+		q->need_submit = true;
+		int ret = q->be->prep(q, m);
+		if (ret < 0)
+			raid_mio_done(q, m, ret);
+	}
+}
+
+void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_io *mio)
+{
+	mio->req = r;
+	mio->done = 0;
+	mio->retries = 0;
+	r->pending++;
+	atomic_fetch_add_explicit(&q->a->m[mio->member].inflight, 1, memory_order_relaxed);
+	if (mio->op == RAID_OP_READ) {
+		q->c.m_reads++;
+		q->c.m_read_bytes += mio->len;
+	} else {
+		q->c.m_writes++;
+		q->c.m_write_bytes += mio->len;
+	}
+	to_backend(q, mio);
+}
+
+void raid_request_hold(struct raid_queue *q, struct raid_request *r)
+{
+	r->inflight = true;
+	r->next = NULL;
+	q->nreq++;
+}
+
+void raid_request_finish(struct raid_queue *q, struct raid_request *r)
+{
+	r->inflight = false;
+	r->next = NULL;
+	q->nreq--;
+	if (q->done_tail)
+		q->done_tail->next = r;
+	else
+		q->done_head = r;
+	q->done_tail = r;
+	q->ndone++;
+}
+
+static void say_member_error(struct raid_queue *q, struct member_io *mio, int res)
+{
+	struct raid_array *a = q->a;
+
+	pthread_mutex_lock(&a->lock);
+	if (!a->said_error)
+		raid_log("raid: member %d (%s): %s of %" PRIu64 " bytes at offset %" PRIu64
+			 " failed: %s (the request fails with EIO; further errors not shown)",
+			 mio->member, a->m[mio->member].path,
+			 mio->op == RAID_OP_READ ? "read" : "write", mio->len, mio->offset,
+			 strerror(-res));
+	a->said_error = true;
+	pthread_mutex_unlock(&a->lock);
+}
+
+void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res)
+{
+	struct raid_request *r = mio->req;
+
+	q->be_inflight--;
+	if ((res == -EINTR || res == -EAGAIN) && mio->retries++ < MAX_RETRIES) {
+		to_backend(q, mio);
+		return;
+	}
+	if (res > 0 && mio->done + (uint64_t)res < mio->len) {
+		/* short transfer: continue where it stopped */
+		mio->done += (uint64_t)res;
+		to_backend(q, mio);
+		return;
+	}
+	if (res == 0 && mio->len > mio->done)
+		res = -EIO; /* no progress: the member ended early */
+	if (res < 0) {
+		say_member_error(q, mio, res);
+		q->c.errors++;
+		if (!r->error)
+			r->error = -EIO;
+	}
+	atomic_fetch_sub_explicit(&q->a->m[mio->member].inflight, 1, memory_order_relaxed);
+	mio_put(q, mio);
+	if (--r->pending)
+		return;
+	if (q->a->ops->advance && !q->a->ops->advance(q, r))
+		return;
+	raid_request_finish(q, r);
+}
+
+int raid_submit(struct raid_queue *q, struct raid_request *r)
+{
+	struct raid_array *a = q->a;
+	int ret;
+
+	if (!r->length || r->offset > a->size || r->length > a->size - r->offset ||
+	    (r->op != RAID_OP_READ && r->op != RAID_OP_WRITE))
+		return -EINVAL;
+	r->error = 0;
+	r->pending = 0;
+	r->stage = 0;
+	r->level_priv = NULL;
+	raid_request_hold(q, r);
+	if (r->op == RAID_OP_READ) {
+		q->c.reads++;
+		q->c.read_bytes += r->length;
+	} else {
+		q->c.writes++;
+		q->c.write_bytes += r->length;
+	}
+	ret = a->ops->start(q, r);
+	if (ret < 0) {
+		if (!r->error)
+			r->error = ret;
+		if (!r->pending)
+			raid_request_finish(q, r);
+	}
+	return 0;
+}
+
+int raid_commit(struct raid_queue *q)
+{
+	backlog_drain(q);
+	if (!q->need_submit)
+		return 0;
+	q->need_submit = false;
+	return q->be->submit(q);
+}
+
+void raid_doorbell_drain(struct raid_queue *q)
+{
+	uint64_t v;
+
+	while (read(q->doorbell_fd, &v, sizeof(v)) == sizeof(v))
+		;
+}
+
+void raid_queue_post(struct raid_queue *q, struct raid_post *p)
+{
+	uint64_t one = 1;
+
+	p->next = NULL;
+	pthread_mutex_lock(&q->post_lock);
+	if (q->post_tail)
+		q->post_tail->next = p;
+	else
+		q->post_head = p;
+	q->post_tail = p;
+	atomic_store(&q->posted, true);
+	pthread_mutex_unlock(&q->post_lock);
+	/* the counter cannot overflow in practice; EAGAIN would still leave it readable */
+	while (write(q->doorbell_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+}
+
+static void drain_posts(struct raid_queue *q)
+{
+	struct raid_post *p;
+
+	if (!atomic_load(&q->posted))
+		return;
+	/* empty the eventfd before taking the list, so no later post can be missed */
+	raid_doorbell_drain(q);
+	pthread_mutex_lock(&q->post_lock);
+	p = q->post_head;
+	q->post_head = q->post_tail = NULL;
+	atomic_store(&q->posted, false);
+	pthread_mutex_unlock(&q->post_lock);
+	while (p) {
+		struct raid_post *next = p->next;
+
+		p->fn(q, p);
+		p = next;
+	}
+}
+
+static bool time_left(const struct timespec *deadline, struct timespec *left)
+{
+	struct timespec now;
+	int64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (deadline->tv_sec - now.tv_sec) * 1000000000LL + (deadline->tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return false;
+	left->tv_sec = ns / 1000000000LL;
+	left->tv_nsec = ns % 1000000000LL;
+	return true;
+}
+
+int raid_reap(struct raid_queue *q, unsigned min, unsigned max, const struct timespec *timeout,
+	      struct raid_request **out)
+{
+	struct timespec deadline, left;
+	unsigned n = 0;
+
+	if (timeout) {
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += timeout->tv_sec;
+		deadline.tv_nsec += timeout->tv_nsec;
+		if (deadline.tv_nsec >= 1000000000L) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000L;
+		}
+	}
+	if (min > max)
+		min = max;
+	for (;;) {
+		int ret;
+
+		drain_posts(q);
+		ret = q->be->poll(q, false, NULL);
+		raid_commit(q);
+		if (ret < 0)
+			return ret;
+		if (q->ndone >= min || q->nreq == 0)
+			break;
+		if (timeout && !time_left(&deadline, &left))
+			break;
+		ret = q->be->poll(q, true, timeout ? &left : NULL);
+		if (ret < 0 && ret != -ETIME && ret != -EINTR)
+			return ret;
+		raid_commit(q);
+	}
+	while (n < max && q->done_head) {
+		struct raid_request *r = q->done_head;
+
+		q->done_head = r->next;
+		if (!q->done_head)
+			q->done_tail = NULL;
+		q->ndone--;
+		out[n++] = r;
+	}
+	return (int)n;
+}
+
+unsigned raid_queue_inflight(const struct raid_queue *q)
+{
+	return q->nreq + q->ndone;
+}
+
+int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct raid_queue **out,
+		      char *err, size_t errlen)
+{
+	struct raid_queue *q = calloc(1, sizeof(*q));
+	int ret;
+
+	if (!q)
+		return -ENOMEM;
+	q->a = a;
+	q->be = a->be;
+	q->depth = depth ? depth : 1;
+	q->direct = direct;
+	q->be_capacity = UINT32_MAX;
+	pthread_mutex_init(&q->post_lock, NULL);
+	for (int i = 0; i < a->geom.n; i++) {
+		q->fds[i] = -1;
+		if (q->be->uses_files && !raid_member_failed(a, i)) {
+			ret = raid_array_member_fd(a, i, direct, err, errlen);
+			if (ret < 0)
+				goto err;
+			q->fds[i] = ret;
+		}
+	}
+	q->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (q->doorbell_fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "raid: eventfd: %s", strerror(errno));
+		goto err;
+	}
+	ret = q->be->init(q, err, errlen);
+	if (ret < 0) {
+		close(q->doorbell_fd);
+		goto err;
+	}
+	*out = q;
+	return 0;
+err:
+	pthread_mutex_destroy(&q->post_lock);
+	free(q);
+	return ret;
+}
+
+static void add_counters(struct raid_counters *to, const struct raid_counters *from)
+{
+	const uint64_t *f = (const uint64_t *)from;
+	uint64_t *t = (uint64_t *)to;
+
+	for (size_t i = 0; i < sizeof(*from) / sizeof(uint64_t); i++)
+		t[i] += f[i];
+}
+
+void raid_queue_destroy(struct raid_queue *q)
+{
+	if (!q)
+		return;
+	/* the kernel may still own buffers of abandoned I/O: wait for it before freeing */
+	while (q->be_inflight && q->be->poll(q, true, NULL) >= 0)
+		drain_posts(q);
+	q->be->exit(q);
+	close(q->doorbell_fd);
+	pthread_mutex_lock(&q->a->lock);
+	add_counters(&q->a->totals, &q->c);
+	pthread_mutex_unlock(&q->a->lock);
+	for (unsigned i = 0; i < q->nslabs; i++)
+		free(q->slabs[i]);
+	free(q->slabs);
+	pthread_mutex_destroy(&q->post_lock);
+	free(q);
+}

@@ -1,0 +1,141 @@
+/*
+ * raid.h - the public API of the RAID engine library: configuration, the shared array,
+ * per-thread queues and requests, statistics. No fio types: the fio adapter
+ * (engines/fio_raid.c), the tests and the benchmarks all use only this header.
+ *
+ * Errors are negative errno values; functions that can fail because of user input also
+ * fill an `err` buffer with one line naming the option or file, for the caller to print.
+ */
+#ifndef RAID_RAID_H
+#define RAID_RAID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define RAID_MAX_MEMBERS 64
+#define RAID_ERRLEN 512
+
+enum raid_op { RAID_OP_READ, RAID_OP_WRITE };
+
+enum raid_backend_kind { RAID_BE_URING, RAID_BE_AIO, RAID_BE_PSYNC, RAID_BE_RAM, RAID_BE_NULL };
+
+enum raid_layout_kind {
+	RAID_LAYOUT_DEFAULT, /* the level's default: left-symmetric (5/6), near2 (10) */
+	RAID_LAYOUT_LEFT_SYM,
+	RAID_LAYOUT_LEFT_ASYM,
+	RAID_LAYOUT_RIGHT_SYM,
+	RAID_LAYOUT_RIGHT_ASYM,
+	RAID_LAYOUT_NEAR2,
+};
+
+enum raid_parity_kind { RAID_PARITY_CPU, RAID_PARITY_ISAL, RAID_PARITY_CUDA, RAID_PARITY_AUTO };
+
+/*
+ * What the user asked for. Fill it with raid_config_init() then raid_config_set() per
+ * option, check it with raid_config_validate(), release it with raid_config_free().
+ */
+struct raid_config {
+	int level; /* -1 until set */
+	int nmembers;
+	char *members[RAID_MAX_MEMBERS];
+	uint64_t chunk;
+	enum raid_layout_kind layout;
+	uint64_t member_size; /* 0: the smallest member */
+	enum raid_backend_kind backend;
+	enum raid_parity_kind parity;
+	uint64_t failed; /* bit i: member i is missing from the start */
+	char *stats_path;
+	/* how this job uses the array (not options of the array itself) */
+	bool direct; /* open file members with O_DIRECT */
+	bool writes; /* the job writes: members are locked exclusively */
+};
+
+void raid_config_init(struct raid_config *c);
+void raid_config_free(struct raid_config *c);
+/* Set one option by its fio name (e.g. "raid_chunk"). -EINVAL/-ENOTSUP with a message. */
+int raid_config_set(struct raid_config *c, const char *name, const char *value, char *err,
+		    size_t errlen);
+/* Cross-option checks: required options, member count, failed set. */
+int raid_config_validate(const struct raid_config *c, char *err, size_t errlen);
+/* "4k", "1m", "512K", "65536" -> bytes; -EINVAL on junk or overflow. */
+int raid_parse_size(const char *s, uint64_t *out);
+const char *raid_backend_name(enum raid_backend_kind b);
+const char *raid_layout_name(int level, enum raid_layout_kind l); /* NULL: none applies */
+const char *raid_parity_name(enum raid_parity_kind p);
+
+/*
+ * Size of the volume the configuration describes, opening nothing for longer than the
+ * call: members are stat'ed (and created when raid_member_size is set and they are
+ * missing). Used by fio's setup in the parent process, before any job starts.
+ */
+int raid_probe(const struct raid_config *c, uint64_t *volume_size, char *err, size_t errlen);
+
+struct raid_array;
+/*
+ * The array for these members: a process-wide registry hands every caller naming the same
+ * members the same refcounted instance. A different geometry on the same members is an
+ * error; so are members locked by another process (a forked job or another fio).
+ */
+int raid_array_get(const struct raid_config *c, struct raid_array **out, char *err, size_t errlen);
+/* Drop a reference; the last one closes the members and writes the stats file. */
+void raid_array_put(struct raid_array *a);
+uint64_t raid_array_size(const struct raid_array *a);
+int raid_array_members(const struct raid_array *a);
+/* Mark a member failed while running (later: raid_fail); I/O skips it from now on. */
+int raid_array_fail_member(struct raid_array *a, int idx);
+/* fdatasync every open member file. */
+int raid_array_flush(struct raid_array *a);
+/* Write the stats JSON (results/README.md schema) of what has completed so far. */
+int raid_array_write_stats(struct raid_array *a, const char *path, char *err, size_t errlen);
+
+/* One request on the volume. The caller owns it until raid_reap() hands it back. */
+struct raid_request {
+	enum raid_op op;
+	void *buf;
+	uint64_t offset;
+	uint64_t length;
+	void *cookie; /* the caller's, untouched */
+	int error;    /* 0 or negative errno once reaped (-EIO for any member I/O error) */
+
+	/* private to the library */
+	struct raid_request *next;
+	unsigned pending; /* member I/Os in flight */
+	int stage;	  /* for multi-step levels (RAID5/6 read-modify-write) */
+	bool inflight;
+	void *level_priv;
+};
+
+/* Per-thread queue (one per fio job): owns that thread's member I/O rings. */
+struct raid_queue;
+int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct raid_queue **out,
+		      char *err, size_t errlen);
+void raid_queue_destroy(struct raid_queue *q);
+/* Start a request; its member I/Os go to the kernel at raid_commit(). */
+int raid_submit(struct raid_queue *q, struct raid_request *r);
+int raid_commit(struct raid_queue *q);
+/*
+ * Wait until at least `min` requests have completed (fewer if fewer are in flight, or the
+ * timeout passed), then hand back up to `max` of them in `out`. Returns the count.
+ */
+int raid_reap(struct raid_queue *q, unsigned min, unsigned max, const struct timespec *timeout,
+	      struct raid_request **out);
+unsigned raid_queue_inflight(const struct raid_queue *q);
+
+/*
+ * Handing work back to a queue from another thread (parity workers, GPU completions,
+ * stripe-lock wake-ups): post() may be called from any thread; `fn` runs later in the
+ * queue's owning thread, inside raid_reap(), which every backend wakes for it.
+ */
+struct raid_post {
+	struct raid_post *next;
+	void (*fn)(struct raid_queue *q, struct raid_post *p);
+};
+void raid_queue_post(struct raid_queue *q, struct raid_post *p);
+
+/* Library messages go through this hook (default: one line on stderr). */
+void raid_set_log(void (*fn)(const char *line));
+void raid_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
