@@ -12,3 +12,8 @@ LDLIBS_pq_base_test := -lcmocka
 TESTS += $(BUILD)/tests/pq_test
 $(BUILD)/tests/pq_test: $(OBJ)/raid/parity/pq_test.o $(LIBRAID)
 LDLIBS_pq_test := -lcmocka
+
+BINS += $(BUILD)/bin/raid-parity-bench
+BENCHES += $(BUILD)/bin/raid-parity-bench
+$(BUILD)/bin/raid-parity-bench: $(OBJ)/raid/parity/bench.o $(LIBRAID)
+TESTS += raid/parity/bench_test.sh

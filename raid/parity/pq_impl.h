@@ -14,9 +14,13 @@ extern const struct pq_calls pq_calls_isal;
 
 /*
  * Blocks of at least this many bytes are written with non-temporal stores by the SIMD
- * variants (see pq_simd_body.h); measured with raid-parity-bench, see docs/parity.md.
+ * variants (see pq_simd_body.h). At 1 MiB a stripe of 4 or more blocks is several times the
+ * L2; below it raid-parity-bench showed streaming stores costing more on hot stripes than they
+ * saved on cold ones (docs/parity.md). -DPQ_STREAM_MIN=... to experiment.
  */
-#define PQ_STREAM_MIN (256 * 1024)
+#ifndef PQ_STREAM_MIN
+#define PQ_STREAM_MIN (1024 * 1024)
+#endif
 
 /* Our fastest valid SIMD variant by CPU features alone (no timing): what "isal" falls back on
  * for the operations ISA-L does not have. */

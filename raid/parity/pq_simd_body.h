@@ -29,9 +29,20 @@
 #define CAT(a, b) CAT2(a, b)
 #define FN(x) CAT(VARIANT, CAT(_, x))
 #define AI static inline __attribute__((always_inline))
+/* the lane loops must unroll fully so that the U accumulators live in registers */
+#define LANES(l, n) _Pragma("GCC unroll 8") for (int l = 0; l < (n); l++)
 
-/* prefetch distance when streaming: far enough to cover DRAM latency at ~10 GB/s per block */
+/*
+ * Software prefetch when streaming, into all cache levels (hint 3): with k + 2 interleaved
+ * streams the hardware prefetchers lose track at 4 KiB page crossings; prefetchnta measured
+ * far slower on 1 MiB blocks.
+ */
+#ifndef PF_DIST
 #define PF_DIST 1024
+#endif
+#ifndef PF_HINT
+#define PF_HINT 3
+#endif
 
 AI void put(uint8_t *p, V v, bool nt)
 {
@@ -51,7 +62,8 @@ AI void prefetch_blocks(uint8_t **d, int lo, int hi, size_t o, bool nt)
 	if (!nt)
 		return;
 	for (int i = lo; i <= hi; i++)
-		__builtin_prefetch(d[i] + o + PF_DIST, 0, 0);
+		for (int b = 0; b < U * W; b += 64) /* every cache line of the step */
+			__builtin_prefetch(d[i] + o + PF_DIST + b, 0, PF_HINT);
 }
 
 /* ---- gen_p ---- */
@@ -60,13 +72,13 @@ AI void gen_p_step(int k, size_t o, uint8_t **d, int n, bool nt)
 {
 	V p[U];
 
-	for (int l = 0; l < n; l++)
-		p[l] = LOADU(d[0] + o + l * W);
+	LANES(l, n)
+	p[l] = LOADU(d[0] + o + l * W);
 	for (int i = 1; i < k; i++)
-		for (int l = 0; l < n; l++)
-			p[l] = XOR(p[l], LOADU(d[i] + o + l * W));
-	for (int l = 0; l < n; l++)
-		put(d[k] + o + l * W, p[l], nt);
+		LANES(l, n)
+	p[l] = XOR(p[l], LOADU(d[i] + o + l * W));
+	LANES(l, n)
+	put(d[k] + o + l * W, p[l], nt);
 }
 
 AI void gen_p_run(int k, size_t len, uint8_t **d, bool nt)
@@ -99,17 +111,19 @@ AI void gen_pq_step(int k, size_t o, uint8_t **d, int n, bool nt)
 {
 	V p[U], q[U];
 
-	for (int l = 0; l < n; l++)
-		p[l] = q[l] = LOADU(d[k - 1] + o + l * W);
+	LANES(l, n)
+	p[l] = q[l] = LOADU(d[k - 1] + o + l * W);
 	for (int i = k - 2; i >= 0; i--) {
-		for (int l = 0; l < n; l++) {
+		LANES(l, n)
+		{
 			V x = LOADU(d[i] + o + l * W);
 
 			p[l] = XOR(p[l], x);
 			q[l] = MUL2XOR(q[l], x);
 		}
 	}
-	for (int l = 0; l < n; l++) {
+	LANES(l, n)
+	{
 		put(d[k] + o + l * W, p[l], nt);
 		put(d[k + 1] + o + l * W, q[l], nt);
 	}
@@ -145,13 +159,13 @@ AI void xor_p_step(int k, int a, int b, size_t o, uint8_t **d, int n)
 {
 	V p[U];
 
-	for (int l = 0; l < n; l++)
-		p[l] = LOADU(d[k] + o + l * W);
+	LANES(l, n)
+	p[l] = LOADU(d[k] + o + l * W);
 	for (int i = a; i <= b; i++)
-		for (int l = 0; l < n; l++)
-			p[l] = XOR(p[l], LOADU(d[i] + o + l * W));
-	for (int l = 0; l < n; l++)
-		STOREU(d[k] + o + l * W, p[l]);
+		LANES(l, n)
+	p[l] = XOR(p[l], LOADU(d[i] + o + l * W));
+	LANES(l, n)
+	STOREU(d[k] + o + l * W, p[l]);
 }
 
 static void FN(xor_p)(int k, int a, int b, size_t len, void **ptrs)
@@ -169,10 +183,11 @@ AI void xor_pq_step(int k, int a, int b, size_t o, uint8_t **d, int n)
 {
 	V p[U], q[U];
 
-	for (int l = 0; l < n; l++)
-		p[l] = q[l] = LOADU(d[b] + o + l * W);
+	LANES(l, n)
+	p[l] = q[l] = LOADU(d[b] + o + l * W);
 	for (int i = b - 1; i >= a; i--) {
-		for (int l = 0; l < n; l++) {
+		LANES(l, n)
+		{
 			V x = LOADU(d[i] + o + l * W);
 
 			p[l] = XOR(p[l], x);
@@ -181,9 +196,10 @@ AI void xor_pq_step(int k, int a, int b, size_t o, uint8_t **d, int n)
 	}
 	/* the sum is relative to D_a: scale it by g^a (md's "right side" of xor_syndrome) */
 	for (int i = 0; i < a; i++)
-		for (int l = 0; l < n; l++)
-			q[l] = MUL2XOR(q[l], ZERO());
-	for (int l = 0; l < n; l++) {
+		LANES(l, n)
+	q[l] = MUL2XOR(q[l], ZERO());
+	LANES(l, n)
+	{
 		STOREU(d[k] + o + l * W, XOR(p[l], LOADU(d[k] + o + l * W)));
 		STOREU(d[k + 1] + o + l * W, XOR(q[l], LOADU(d[k + 1] + o + l * W)));
 	}
@@ -205,15 +221,16 @@ static void FN(xor_pq)(int k, int a, int b, size_t len, void **ptrs)
 /* P' and Q' without blocks fa and fb (fb = -1 for one lost block) */
 AI void survivors(int k, int fa, int fb, size_t o, uint8_t **d, int n, V *p, V *q)
 {
-	for (int l = 0; l < n; l++)
-		p[l] = q[l] = ZERO();
+	LANES(l, n)
+	p[l] = q[l] = ZERO();
 	for (int i = k - 1; i >= 0; i--) {
 		if (i == fa || i == fb) {
-			for (int l = 0; l < n; l++)
-				q[l] = MUL2XOR(q[l], ZERO());
+			LANES(l, n)
+			q[l] = MUL2XOR(q[l], ZERO());
 			continue;
 		}
-		for (int l = 0; l < n; l++) {
+		LANES(l, n)
+		{
 			V x = LOADU(d[i] + o + l * W);
 
 			p[l] = XOR(p[l], x);
@@ -228,7 +245,8 @@ AI void recov_2d_step(int k, int fa, int fb, size_t o, uint8_t **d, int n, const
 	V p[U], q[U];
 
 	survivors(k, fa, fb, o, d, n, p, q);
-	for (int l = 0; l < n; l++) {
+	LANES(l, n)
+	{
 		V px = XOR(p[l], LOADU(d[k] + o + l * W));
 		V qx = XOR(q[l], LOADU(d[k + 1] + o + l * W));
 		V db = XOR(MULC(*pbm, px), MULC(*qm, qx));
@@ -273,7 +291,8 @@ AI void recov_dp_step(int k, int fa, size_t o, uint8_t **d, int n, const MULC_T 
 	V p[U], q[U];
 
 	survivors(k, fa, -1, o, d, n, p, q);
-	for (int l = 0; l < n; l++) {
+	LANES(l, n)
+	{
 		V da = MULC(*inv, XOR(q[l], LOADU(d[k + 1] + o + l * W)));
 
 		put(d[fa] + o + l * W, da, nt);

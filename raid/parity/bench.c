@@ -1,0 +1,667 @@
+/*
+ * bench.c - raid-parity-bench: single-thread throughput of every parity variant (and ISA-L's
+ * pq_gen, and a read-XOR memory bandwidth figure) over a grid of ops, k, chunk sizes and
+ * cache modes. Prints a table, or with --json one JSON array of rows
+ *   {"impl", "op", "k", "chunk", "mode", "gbps"}
+ * where gbps counts data bytes per second (see docs/parity.md for what each op counts), the
+ * median of several timed runs. Measurements are rows in one table (struct row) filled by
+ * "sources" (struct source): another backend (CUDA) adds a source, not a new output path.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <immintrin.h>
+#include <isa-l/raid.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pq.h"
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+#define PROG "raid-parity-bench"
+
+enum op { OP_GEN, OP_RMW, OP_RECOV1, OP_RECOV2, OP_N };
+static const char *const op_names[OP_N] = {"gen", "rmw", "recov1", "recov2"};
+enum mode { MODE_HOT, MODE_STREAM, MODE_N };
+static const char *const mode_names[MODE_N] = {"hot", "stream"};
+
+struct row {
+	char impl[32];
+	enum op op;
+	int k;
+	size_t chunk;
+	enum mode mode;
+	double gbps;
+};
+
+static struct row *rows;
+static size_t nrows, rows_cap;
+
+static void add_row(const char *impl, enum op op, int k, size_t chunk, enum mode mode, double gbps)
+{
+	if (nrows == rows_cap) {
+		rows_cap = rows_cap ? 2 * rows_cap : 256;
+		rows = realloc(rows, rows_cap * sizeof(*rows));
+		if (!rows) {
+			fprintf(stderr, PROG ": out of memory\n");
+			exit(1);
+		}
+	}
+	struct row *r = &rows[nrows++];
+
+	snprintf(r->impl, sizeof(r->impl), "%s", impl);
+	r->op = op;
+	r->k = k;
+	r->chunk = chunk;
+	r->mode = mode;
+	r->gbps = gbps;
+}
+
+/* ---- options ---- */
+
+#define MAX_LIST 16
+static struct {
+	bool json, quick;
+	int ks[MAX_LIST], nk;
+	size_t chunks[MAX_LIST];
+	int nchunk;
+	bool op_on[OP_N], mode_on[MODE_N];
+	const char *impls[MAX_LIST];
+	int nimpl; /* 0: every valid variant, isal and membw */
+	int runs;
+	double run_s;
+	size_t pool;
+} opt;
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: " PROG " [options]\n"
+	    "Single-thread throughput of the RAID-5/6 parity variants, ISA-L's pq_gen and a\n"
+	    "read-XOR memory bandwidth figure; gbps counts data bytes per second, median of\n"
+	    "several runs.\n"
+	    "  --json          print one JSON array of {impl, op, k, chunk, mode, gbps} rows\n"
+	    "  --quick         k = 10, chunk 64k, fewer and shorter runs (a smoke run)\n"
+	    "  --k LIST        data blocks per stripe, 1..%d (default 4,10,22)\n"
+	    "  --chunk LIST    block sizes, multiples of 64, suffix k or m (default 4k,64k,1m)\n"
+	    "  --op LIST       gen, rmw, recov1, recov2 (default all)\n"
+	    "  --mode LIST     hot (one stripe, reused), stream (a pool far larger than the\n"
+	    "                  last-level cache) (default both)\n"
+	    "  --impl LIST     variants (base, avx2, avx512, avx512gfni), isal, membw\n"
+	    "                  (default: every one this CPU can run)\n"
+	    "  --runs N        timed runs per row, the median is printed (default 5)\n"
+	    "  --pool SIZE     stream pool size (default 4x the last-level cache, 256m..2g)\n"
+	    "  --help          this text\n"
+	    "LIST is comma-separated. RAID_PARITY_IMPL=<name> forces the selection.\n",
+	    PQ_MAX_DATA);
+}
+
+static void die(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, " (see --help)\n");
+	exit(2);
+}
+
+/* "64k", "1m", "4096": bytes, or 0 when malformed */
+static size_t parse_size(const char *s)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (errno || end == s || *s == '-')
+		return 0;
+	unsigned long long mul = 1;
+
+	switch (*end) {
+	case 'k':
+	case 'K':
+		mul = 1ull << 10, end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ull << 20, end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ull << 30, end++;
+		break;
+	}
+	if (*end == 'i' && mul > 1)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v > (1ull << 40) / mul)
+		return 0;
+	return (size_t)(v * mul);
+}
+
+/* split a comma list in place, calling fn on each item */
+static void each_item(const char *optname, char *list, void (*fn)(const char *, char *))
+{
+	char *save, *it = strtok_r(list, ",", &save);
+
+	if (!it)
+		die("%s: empty list%s", optname, "");
+	for (; it; it = strtok_r(NULL, ",", &save))
+		fn(optname, it);
+}
+
+static void add_k(const char *o, char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || end == s || v < 1 || v > PQ_MAX_DATA)
+		die("%s: '%s' is not a data block count from 1 to " STR(PQ_MAX_DATA), o, s);
+	if (opt.nk == MAX_LIST)
+		die("%s: too many values%s", o, "");
+	opt.ks[opt.nk++] = (int)v;
+}
+
+static void add_chunk(const char *o, char *s)
+{
+	size_t v = parse_size(s);
+
+	if (!v || v % PQ_LEN_ALIGN || v > (64u << 20))
+		die("%s: '%s' is not a size that is a multiple of 64 bytes, up to 64m", o, s);
+	if (opt.nchunk == MAX_LIST)
+		die("%s: too many values%s", o, "");
+	opt.chunks[opt.nchunk++] = v;
+}
+
+static void add_op(const char *o, char *s)
+{
+	for (int i = 0; i < OP_N; i++)
+		if (strcmp(s, op_names[i]) == 0) {
+			opt.op_on[i] = true;
+			return;
+		}
+	die("%s: unknown op '%s' (gen, rmw, recov1, recov2)", o, s);
+}
+
+static void add_mode(const char *o, char *s)
+{
+	for (int i = 0; i < MODE_N; i++)
+		if (strcmp(s, mode_names[i]) == 0) {
+			opt.mode_on[i] = true;
+			return;
+		}
+	die("%s: unknown mode '%s' (hot, stream)", o, s);
+}
+
+static void add_impl(const char *o, char *s)
+{
+	bool known = strcmp(s, "membw") == 0;
+
+	for (int i = 0; !known && pq_all_calls[i]; i++)
+		known = strcmp(s, pq_all_calls[i]->name) == 0;
+	if (!known)
+		die("%s: unknown implementation '%s'", o, s);
+	if (strcmp(s, "membw") && !pq_find(s))
+		die("%s: '%s' cannot run on this CPU", o, s);
+	if (opt.nimpl == MAX_LIST)
+		die("%s: too many values%s", o, "");
+	opt.impls[opt.nimpl++] = s;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	enum { O_JSON = 256, O_QUICK, O_K, O_CHUNK, O_OP, O_MODE, O_IMPL, O_RUNS, O_POOL };
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, O_JSON},
+	    {"quick", no_argument, NULL, O_QUICK},
+	    {"k", required_argument, NULL, O_K},
+	    {"chunk", required_argument, NULL, O_CHUNK},
+	    {"op", required_argument, NULL, O_OP},
+	    {"mode", required_argument, NULL, O_MODE},
+	    {"impl", required_argument, NULL, O_IMPL},
+	    {"runs", required_argument, NULL, O_RUNS},
+	    {"pool", required_argument, NULL, O_POOL},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	bool any_op = false, any_mode = false;
+	int c;
+
+	opt.runs = 5;
+	opt.run_s = 0.01;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_JSON:
+			opt.json = true;
+			break;
+		case O_QUICK:
+			opt.quick = true;
+			break;
+		case O_K:
+			each_item("--k", optarg, add_k);
+			break;
+		case O_CHUNK:
+			each_item("--chunk", optarg, add_chunk);
+			break;
+		case O_OP:
+			each_item("--op", optarg, add_op);
+			any_op = true;
+			break;
+		case O_MODE:
+			each_item("--mode", optarg, add_mode);
+			any_mode = true;
+			break;
+		case O_IMPL:
+			each_item("--impl", optarg, add_impl);
+			break;
+		case O_RUNS: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 1 || v > 101)
+				die("--runs: '%s' is not a count from 1 to 101%s", optarg, "");
+			opt.runs = (int)v;
+			break;
+		}
+		case O_POOL:
+			opt.pool = parse_size(optarg);
+			if (opt.pool < (16u << 20))
+				die("--pool: '%s' is not a size of at least 16m%s", optarg, "");
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			die("unknown or incomplete option '%s'%s", argv[optind - 1], "");
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'%s", argv[optind], "");
+	if (opt.quick) {
+		if (!opt.nk)
+			opt.ks[opt.nk++] = 10;
+		if (!opt.nchunk)
+			opt.chunks[opt.nchunk++] = 64 << 10;
+		opt.runs = opt.runs < 3 ? opt.runs : 3;
+		opt.run_s = 0.005;
+	}
+	if (!opt.nk) {
+		opt.ks[0] = 4, opt.ks[1] = 10, opt.ks[2] = 22;
+		opt.nk = 3;
+	}
+	if (!opt.nchunk) {
+		opt.chunks[0] = 4 << 10, opt.chunks[1] = 64 << 10, opt.chunks[2] = 1 << 20;
+		opt.nchunk = 3;
+	}
+	for (int i = 0; i < OP_N; i++)
+		opt.op_on[i] |= !any_op;
+	for (int i = 0; i < MODE_N; i++)
+		opt.mode_on[i] |= !any_mode;
+}
+
+/* ---- what is measured ---- */
+
+struct source {
+	const char *name;
+	const struct pq_calls *pq; /* NULL for isal's raw pq_gen and membw */
+	bool (*has)(const struct source *s, enum op op, enum mode mode);
+	void (*call)(const struct source *s, enum op op, int k, size_t chunk, void **ptrs);
+};
+
+static bool pq_has(const struct source *s, enum op op, enum mode mode)
+{
+	return true;
+}
+
+static void pq_call(const struct source *s, enum op op, int k, size_t chunk, void **ptrs)
+{
+	const struct pq_calls *c = s->pq;
+
+	switch (op) {
+	case OP_GEN:
+		c->gen_pq(k, chunk, ptrs);
+		break;
+	case OP_RMW: /* a one-block write: old data out, new data in */
+		c->xor_pq(k, k / 2, k / 2, chunk, ptrs);
+		c->xor_pq(k, k / 2, k / 2, chunk, ptrs);
+		break;
+	case OP_RECOV1:
+		pq_recov_1d_p(c, k, 0, chunk, ptrs);
+		break;
+	case OP_RECOV2:
+		c->recov_2d(k, 0, k / 2, chunk, ptrs);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool isal_has(const struct source *s, enum op op, enum mode mode)
+{
+	return op == OP_GEN;
+}
+
+static void isal_call(const struct source *s, enum op op, int k, size_t chunk, void **ptrs)
+{
+	pq_gen(k + 2, (int)chunk, ptrs);
+}
+
+static bool membw_has(const struct source *s, enum op op, enum mode mode)
+{
+	return op == OP_GEN && mode == MODE_STREAM;
+}
+
+static volatile uint64_t membw_sink;
+
+__attribute__((target("avx2"))) static uint64_t read_xor_avx2(const uint8_t *p, size_t n)
+{
+	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+
+	for (size_t o = 0; o < n; o += 128) {
+		a0 = _mm256_xor_si256(a0, _mm256_load_si256((const __m256i *)(p + o)));
+		a1 = _mm256_xor_si256(a1, _mm256_load_si256((const __m256i *)(p + o + 32)));
+		a2 = _mm256_xor_si256(a2, _mm256_load_si256((const __m256i *)(p + o + 64)));
+		a3 = _mm256_xor_si256(a3, _mm256_load_si256((const __m256i *)(p + o + 96)));
+	}
+	a0 = _mm256_xor_si256(_mm256_xor_si256(a0, a1), _mm256_xor_si256(a2, a3));
+	return (uint64_t)_mm256_extract_epi64(a0, 0) ^ (uint64_t)_mm256_extract_epi64(a0, 3);
+}
+
+static uint64_t read_xor_scalar(const uint8_t *p, size_t n)
+{
+	uint64_t a = 0;
+
+	for (size_t o = 0; o < n; o += 8)
+		a ^= *(const uint64_t *)(p + o);
+	return a;
+}
+
+/* the k data blocks of a pool stripe are contiguous: one sequential read of k * chunk bytes */
+static void membw_call(const struct source *s, enum op op, int k, size_t chunk, void **ptrs)
+{
+	size_t n = (size_t)k * chunk;
+
+	if (__builtin_cpu_supports("avx2") && n % 128 == 0)
+		membw_sink ^= read_xor_avx2(ptrs[0], n);
+	else
+		membw_sink ^= read_xor_scalar(ptrs[0], n);
+}
+
+#define MAX_SOURCES 16
+static struct source sources[MAX_SOURCES];
+static int nsources;
+
+static void add_source(struct source s)
+{
+	if (nsources < MAX_SOURCES)
+		sources[nsources++] = s;
+}
+
+static bool impl_wanted(const char *name)
+{
+	if (!opt.nimpl)
+		return true;
+	for (int i = 0; i < opt.nimpl; i++)
+		if (strcmp(opt.impls[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void build_sources(void)
+{
+	for (int i = 0; pq_all_calls[i]; i++) {
+		const struct pq_calls *c = pq_all_calls[i];
+
+		if (!c->valid() || !impl_wanted(c->name))
+			continue;
+		if (strcmp(c->name, "isal") == 0) /* rmw/recovery there are ours: only gen */
+			add_source((struct source){"isal", NULL, isal_has, isal_call});
+		else
+			add_source((struct source){c->name, c, pq_has, pq_call});
+	}
+	if (impl_wanted("membw"))
+		add_source((struct source){"membw", NULL, membw_has, membw_call});
+}
+
+/* ---- buffers and timing ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void *map_filled(size_t n)
+{
+	uint8_t *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		fprintf(stderr, PROG ": cannot map %zu MiB: %s\n", n >> 20, strerror(errno));
+		exit(1);
+	}
+	madvise(p, n, MADV_HUGEPAGE);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (size_t o = 0; o < n; o += 8) { /* touch every page; random-ish bytes */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		memcpy(p + o, &x, 8);
+	}
+	return p;
+}
+
+static size_t default_pool(void)
+{
+	long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	long avail = sysconf(_SC_AVPHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	size_t pool = llc > 0 ? 4 * (size_t)llc : 256u << 20;
+
+	if (pool < (256u << 20))
+		pool = 256u << 20;
+	if (pool > (2048u << 20))
+		pool = 2048u << 20;
+	if (avail > 0 && pool > (size_t)avail / 4)
+		pool = (size_t)avail / 4;
+	return pool;
+}
+
+static uint8_t *pool_mem;
+static size_t pool_len, pool_cursor;
+
+/* data bytes one call processes: what gbps counts */
+static double call_bytes(enum op op, int k, size_t chunk)
+{
+	return op == OP_RMW ? (double)chunk : (double)k * chunk;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* median over opt.runs timed runs, each at least opt.run_s long, in GB/s */
+static double measure(const struct source *s, enum op op, int k, size_t chunk, enum mode mode,
+		      uint8_t *hot)
+{
+	size_t stripe = (size_t)(k + 2) * chunk;
+	size_t nstripes = mode == MODE_STREAM ? pool_len / stripe : 1;
+	double rates[101];
+	void *ptrs[PQ_MAX_DATA + 2];
+
+	if (!nstripes)
+		return -1;
+	for (int r = 0; r < opt.runs; r++) {
+		double bytes = 0, t0 = now_s(), t;
+
+		do {
+			uint8_t *base = hot;
+
+			if (mode ==
+			    MODE_STREAM) { /* walk on; the pool is far larger than the LLC */
+				base = pool_mem + (pool_cursor++ % nstripes) * stripe;
+			}
+			for (int i = 0; i < k + 2; i++)
+				ptrs[i] = base + (size_t)i * chunk;
+			if (mode == MODE_HOT && r == 0 && bytes == 0)
+				s->call(s, op, k, chunk, ptrs); /* warm the stripe */
+			s->call(s, op, k, chunk, ptrs);
+			bytes += call_bytes(op, k, chunk);
+		} while ((t = now_s() - t0) < opt.run_s);
+		rates[r] = bytes / t / 1e9;
+	}
+	qsort(rates, opt.runs, sizeof(rates[0]), cmp_double);
+	return rates[opt.runs / 2];
+}
+
+static void run_all(void)
+{
+	bool any_stream = false;
+
+	for (int si = 0; si < nsources; si++)
+		for (int op = 0; op < OP_N; op++)
+			any_stream |= opt.op_on[op] && opt.mode_on[MODE_STREAM] &&
+				      sources[si].has(&sources[si], op, MODE_STREAM);
+	if (any_stream) {
+		pool_len = opt.pool ? opt.pool : default_pool();
+		pool_mem = map_filled(pool_len);
+	}
+	for (int ki = 0; ki < opt.nk; ki++) {
+		for (int ci = 0; ci < opt.nchunk; ci++) {
+			int k = opt.ks[ki];
+			size_t chunk = opt.chunks[ci];
+			uint8_t *hot = map_filled(((size_t)(k + 2) * chunk + 4095) & ~(size_t)4095);
+
+			for (int mode = 0; mode < MODE_N; mode++) {
+				if (!opt.mode_on[mode])
+					continue;
+				for (int op = 0; op < OP_N; op++) {
+					if (!opt.op_on[op])
+						continue;
+					for (int si = 0; si < nsources; si++) {
+						const struct source *s = &sources[si];
+
+						if (!s->has(s, op, mode))
+							continue;
+						double g = measure(s, op, k, chunk, mode, hot);
+
+						if (g >= 0)
+							add_row(s->name, op, k, chunk, mode, g);
+					}
+				}
+			}
+			munmap(hot, ((size_t)(k + 2) * chunk + 4095) & ~(size_t)4095);
+		}
+	}
+}
+
+/* ---- output ---- */
+
+static const struct row *find_row(const char *impl, enum op op, int k, size_t chunk, enum mode mode)
+{
+	for (size_t i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+
+		if (!strcmp(r->impl, impl) && r->op == op && r->k == k && r->chunk == chunk &&
+		    r->mode == mode)
+			return r;
+	}
+	return NULL;
+}
+
+static void print_json(void)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "impl", json_object_new_string(r->impl));
+		json_object_object_add(o, "op", json_object_new_string(op_names[r->op]));
+		json_object_object_add(o, "k", json_object_new_int(r->k));
+		json_object_object_add(o, "chunk", json_object_new_int64((int64_t)r->chunk));
+		json_object_object_add(o, "mode", json_object_new_string(mode_names[r->mode]));
+		json_object_object_add(o, "gbps", json_object_new_double(r->gbps));
+		json_object_array_add(arr, o);
+	}
+	puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
+						     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(arr);
+}
+
+static void ratio(const char *what, const struct row *a, const struct row *b)
+{
+	if (a && b && b->gbps > 0)
+		printf("  %-52s %6.2fx  (%.2f / %.2f GB/s)\n", what, a->gbps / b->gbps, a->gbps,
+		       b->gbps);
+}
+
+static void print_table(const char *sel)
+{
+	printf("%-11s %-7s %3s %8s %-6s %9s\n", "impl", "op", "k", "chunk", "mode", "GB/s");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		char cs[32];
+
+		if (r->chunk % (1 << 20) == 0)
+			snprintf(cs, sizeof(cs), "%zuM", r->chunk >> 20);
+		else if (r->chunk % 1024 == 0)
+			snprintf(cs, sizeof(cs), "%zuK", r->chunk >> 10);
+		else
+			snprintf(cs, sizeof(cs), "%zu", r->chunk);
+		printf("%-11s %-7s %3d %8s %-6s %9.2f%s\n", r->impl, op_names[r->op], r->k, cs,
+		       mode_names[r->mode], r->gbps, strcmp(r->impl, sel) ? "" : "  *");
+	}
+	printf("(* the selected variant; gbps = data bytes per second, median of %d runs)\n",
+	       opt.runs);
+	/* the figures the team's targets are stated in, at the geometry they name */
+	int k = 10;
+	size_t ch = 64 << 10;
+
+	printf("ratios at k = %d, chunk 64K, selected variant %s:\n", k, sel);
+	ratio("gen hot / isal pq_gen hot", find_row(sel, OP_GEN, k, ch, MODE_HOT),
+	      find_row("isal", OP_GEN, k, ch, MODE_HOT));
+	ratio("gen stream / isal pq_gen stream", find_row(sel, OP_GEN, k, ch, MODE_STREAM),
+	      find_row("isal", OP_GEN, k, ch, MODE_STREAM));
+	ratio("gen stream / membw read-xor", find_row(sel, OP_GEN, k, ch, MODE_STREAM),
+	      find_row("membw", OP_GEN, k, ch, MODE_STREAM));
+	ratio("recov2 hot / gen hot", find_row(sel, OP_RECOV2, k, ch, MODE_HOT),
+	      find_row(sel, OP_GEN, k, ch, MODE_HOT));
+	ratio("recov2 stream / gen stream", find_row(sel, OP_RECOV2, k, ch, MODE_STREAM),
+	      find_row(sel, OP_GEN, k, ch, MODE_STREAM));
+}
+
+int main(int argc, char **argv)
+{
+	parse_args(argc, argv);
+	const char *force = getenv("RAID_PARITY_IMPL");
+	const char *sel = pq_best_name();
+
+	build_sources();
+	if (!nsources) {
+		fprintf(stderr, PROG ": nothing to measure\n");
+		return 2;
+	}
+	fprintf(opt.json ? stderr : stdout, "parity variant selected: %s (%s)\n", sel,
+		force && *force ? "RAID_PARITY_IMPL" : "fastest by timing");
+	if (!opt.json && pool_len == 0 && opt.mode_on[MODE_STREAM])
+		printf("stream pool: %zu MiB\n", (opt.pool ? opt.pool : default_pool()) >> 20);
+	run_all();
+	if (opt.json)
+		print_json();
+	else
+		print_table(sel);
+	return 0;
+}

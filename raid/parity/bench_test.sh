@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# bench_test.sh - raid-parity-bench's command line: --help, the JSON contract (one array of
+# {impl, op, k, chunk, mode, gbps} rows, parsed with python3's json module), the forced
+# selection through RAID_PARITY_IMPL, and one-line errors on bad input. Figures are not
+# checked (timing is never asserted); a short --runs/--pool keeps this to a few seconds.
+source "$(dirname "$0")/../../tests/lib.sh"
+BENCH=$ROOT/build/bin/raid-parity-bench
+Q=(--quick --runs 1 --pool 64m)
+
+t_case "help" bash -c "'$BENCH' --help | grep -q -- '--json'"
+
+check_json() { # FILE: a non-empty array of well-formed rows, with isal and membw present
+	python3 - "$1" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert isinstance(rows, list) and rows, "not a non-empty array"
+for r in rows:
+    assert set(r) == {"impl", "op", "k", "chunk", "mode", "gbps"}, r
+    assert r["op"] in ("gen", "rmw", "recov1", "recov2"), r
+    assert r["mode"] in ("hot", "stream"), r
+    assert r["k"] == 10 and r["chunk"] == 65536, r
+    assert isinstance(r["gbps"], (int, float)) and r["gbps"] > 0, r
+impls = {r["impl"] for r in rows}
+assert {"base", "isal", "membw"} <= impls, impls
+assert {r["op"] for r in rows if r["impl"] == "base"} == {"gen", "rmw", "recov1", "recov2"}
+PY
+}
+t_case "json contract" bash -c "'$BENCH' --json ${Q[*]} >'$T_SCRATCH/b.json' && $(declare -f check_json); check_json '$T_SCRATCH/b.json'"
+t_case "forced selection" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --mode hot --impl base | grep -q 'selected: base (RAID_PARITY_IMPL)'"
+t_case "unknown forced name is reported" bash -c "RAID_PARITY_IMPL=nope '$BENCH' ${Q[*]} --op gen --mode hot --impl base 2>&1 | grep -q 'RAID_PARITY_IMPL=nope is unknown'"
+t_case_fail "bad k" "$BENCH" --k 0
+t_case_fail "k above the maximum" "$BENCH" --k 63
+t_case_fail "chunk not a multiple of 64" "$BENCH" --chunk 100
+t_case_fail "unknown op" "$BENCH" --op frob
+t_case_fail "unknown impl" "$BENCH" --impl frob
+t_case_fail "unknown option" "$BENCH" --frob
+t_case_fail "stray argument" "$BENCH" extra
+t_case "errors are one line" bash -c "[ \$('$BENCH' --chunk 100 2>&1 | wc -l) -eq 1 ]"
+t_done
