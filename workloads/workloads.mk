@@ -12,3 +12,4 @@ TESTS += $(BUILD)/tests/numa_test
 $(BUILD)/tests/numa_test: $(OBJ)/raid/numa_test.o $(LIBRAID)
 LDLIBS_numa_test := -lcmocka
 
+TESTS += tests/presets/profiles_test.sh tests/presets/dryrun_test.sh tests/presets/quick_test.sh

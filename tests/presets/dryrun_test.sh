@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# tests/presets/dryrun_test.sh: every preset's --dry-run runs the published test: block size,
+# depth, jobs, pattern, level, members and chunk checked against published-results.csv;
+# options and bad input of run.sh.
+source "$(dirname "$0")/../lib.sh"
+RUN=$ROOT/run.sh
+CSV=${PUBLISHED_CSV:-/work/shared/reference/published-results.csv}
+[[ -f $CSV ]] || CSV=$ROOT/results/reference/published-results.csv
+
+# table PRESET -> one line per run: workload level members chunk parity state numjobs iodepth bs rw
+table() {
+	"$RUN" "$1" --dry-run --no-build --scale 1 | awk '
+	/^# \[/ { match($0, /workload [^,]*/); w = substr($0, RSTART + 9, RLENGTH - 9)
+		  split($0, f, /, /); for (i in f) { split(f[i], kv, " "); m[kv[1]] = kv[2] }
+		  lvl = m["level"]; mem = m["members"]; ch = m["chunk"]; par = m["parity"]; st = m["state"]; next }
+	/^env / { nj = ""; qd = ""; job = $NF
+		  for (i = 1; i <= NF; i++) { if ($i ~ /^NUMJOBS=/) nj = substr($i, 9); if ($i ~ /^IODEPTH=/) qd = substr($i, 9) }
+		  bs = ""; rw = ""
+		  while ((getline l < job) > 0) { if (l ~ /^bs=/) bs = substr(l, 4); if (l ~ /^rw=/) rw = substr(l, 4) }
+		  close(job)
+		  print w, lvl, mem, ch, par, st, nj, qd, bs, rw }'
+}
+for p in hwluxx proxmox sr-gen5 megaraid; do table $p >"$T_SCRATCH/$p.tab"; done
+
+# One published row -> is there a run with those parameters?
+row_covered() {
+	local src=$1 array=$2 drives=$3 engine=$4 chunk=$5 wl=$6 bs=$7 qd=$8 nj=$9 rw=${10} state=${11}
+	local preset lvl=${array#raid} mem=$drives par=".*" st=$state
+	[[ $array == jbod ]] && lvl=jbod
+	[[ $state == rebuild ]] && st=rebuilding
+	case $src in
+	hwluxx-pmxx) preset=hwluxx; [[ $wl == PROXMOX-* ]] && preset=proxmox ;;
+	sr-graid-gen5) preset=sr-gen5 ;;
+	sr-megaraid) preset=megaraid
+		# "2x 8-drive" arrays: two arrays of half the drives run at once.
+		[[ $array != jbod && $state == optimal ]] && mem=$((drives / 2)) ;;
+	esac
+	case $engine in graid) par="cuda|auto" ;; sw-raid | mdadm) par=cpu ;; esac
+	awk -v w="$wl" -v l="$lvl" -v m="$mem" -v c="$chunk" -v p="^($par)\$" -v s="$st" \
+		-v nj="$nj" -v qd="$qd" -v bs="$bs" -v rw="$rw" '
+		$1 == w && $2 == l && $3 == m && (c == "" || $4 == c) && $5 ~ p && $6 == s &&
+		(nj == "" || $7 == nj) && (qd == "" || $8 == qd) && (bs == "" || $9 == bs) &&
+		(rw == "" || $10 == rw) { found = 1 } END { exit !found }' "$T_SCRATCH/$preset.tab" ||
+		{ echo "no $preset run for: $*"; return 1; }
+}
+while IFS=, read -r src host drives model array engine chunk wl bs qd nj rw state metric _; do
+	[[ $src == source ]] && continue
+	t_case "published $src $array x$drives $engine ${chunk:+chunk $chunk }$wl $rw $state" \
+		row_covered "$src" "$array" "$drives" "$engine" "$chunk" "$wl" "$bs" "$qd" "$nj" "$rw" "$state"
+done <"$CSV"
+
+# The tests with no figure in the CSV are planned too.
+has() { grep -q -- "$2" "$T_SCRATCH/$1.tab" || { echo "no '$2' in $1"; return 1; }; }
+t_case "hwluxx RND4K Q32T64 write" has hwluxx "^RND4K-Q32T64 6 12 512k cuda optimal 64 32 4k randwrite$"
+t_case "hwluxx RND4K Q1T64 read" has hwluxx "^RND4K-Q1T64 5 4 512k cpu optimal 64 1 4k randread$"
+t_case "hwluxx single drive JBOD" has hwluxx "^SEQ1M-Q8T64 jbod 1 - - optimal 64 8 1m read$"
+t_case "proxmox 4K QD64T32 on the RAID1" has proxmox "^PROXMOX-4K-QD64T32 1 2 512k auto optimal 32 64 4k randwrite$"
+t_case "megaraid preconditioning" has megaraid "^PRECOND-RAND jbod 16 "
+t_case "megaraid QD1 latency rebuilding" has megaraid "^RND4K-WRITE-LAT 5 16 512k auto rebuilding 1 1 4k randwrite$"
+t_case "sr-gen5 JBOD baseline" has sr-gen5 "^RND4K-192T32Q jbod 24 - - optimal 192 32 4k randread$"
+
+# Options.
+t_case "--scale scales jobs and depth" bash -c \
+	"\"$RUN\" hwluxx --dry-run --no-build --scale 0.0625 | grep -m1 'RND4K-Q32T64' -A1 | grep -q 'NUMJOBS=4 IODEPTH=2 '"
+t_case "proxmox pins nothing on a host without node 1, and says so" bash -c \
+	"\"$RUN\" proxmox --dry-run --no-build 2>&1 | grep -q 'gpu-raid6-8: profile .* NUMA node 1.*not pinned'"
+t_case "proxmox RAID6 gets the two hot spares" bash -c \
+	"\"$RUN\" proxmox --dry-run --no-build | grep -q -- '--raid_spares=[^ ]*spare2:[^ ]*spare3'"
+t_case "--parity restricts the variants" bash -c \
+	"! \"$RUN\" hwluxx --dry-run --no-build --parity cpu | grep -q 'raid_parity=cuda'"
+t_case "--hosts uses fio client mode on each host" bash -c \
+	"\"$RUN\" quick --dry-run --no-build --hosts h1,h2 | grep -q -- '--client=h1 .*--client=h2 '"
+t_case "rebuild preset fails a member and rebuilds onto a spare" bash -c \
+	"\"$RUN\" rebuild --dry-run --no-build | grep -q -- '--raid_spares=.* --raid_failed=0 --raid_rebuild=1'"
+t_case "--list names every preset" bash -c \
+	"[[ \$(\"$RUN\" --list | awk '{print \$1}' | tr '\n' ' ') == 'quick hwluxx proxmox sr-gen5 megaraid rebuild ' ]]"
+t_case "--help documents every option" bash -c "h=\$(\"$RUN\" --help); for o in --list --drives --force --scratch --member-size --keep --profile --parity --runtime --scale --hosts --out --dry-run; do grep -q -- \"\$o\" <<<\"\$h\" || { echo \"\$o missing\"; exit 1; }; done"
+for p in quick rebuild; do
+	t_case "$p dry-run" "$RUN" "$p" --dry-run --no-build
+done
+t_case_fail "unknown preset" "$RUN" nope --dry-run --no-build
+t_case "unknown preset names the presets" bash -c "\"$RUN\" nope --dry-run --no-build 2>&1 | grep -q \"unknown preset 'nope'; presets: quick\""
+t_case_fail "unknown option" "$RUN" --frob
+t_case_fail "bad scale" "$RUN" --scale 2 --dry-run --no-build
+t_case_fail "bad parity" "$RUN" --parity gpu --dry-run --no-build
+t_case_fail "bad runtime" "$RUN" --runtime 1s --dry-run --no-build
+t_case_fail "bad member size" "$RUN" --member-size lots --dry-run --no-build
+t_case_fail "unknown profile" "$RUN" --profile nope --dry-run --no-build
+t_case_fail "malformed profile" bash -c "echo '{\"name\": 1}' >'$T_SCRATCH/p.json'; \"$RUN\" --profile '$T_SCRATCH/p.json' --dry-run --no-build"
+t_case_fail "a file is not a drive" "$RUN" --drives "$T_SCRATCH/p.json" --dry-run --no-build
+t_done
