@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# tests/gpu/check.sh - the GPU path on a real device, run by hand on a machine with an NVIDIA
+# GPU and nvcc (never by `make test`). In under 5 minutes it:
+#   1. builds the CUDA library objects, pq_cuda_test, pq_kernels_test and raid-gpu-bench;
+#   2. runs pq_kernels_test (the kernels on the CPU shim) and pq_cuda_test with a long sweep
+#      (every op, random k 1..62, lengths, batches and failure positions, copy and mapped
+#      modes, polled and threaded completion, compared with pq_calls_base byte for byte);
+#   3. runs raid-gpu-bench (kernel only, end to end, pinned PCIe copies) as JSON;
+# and prints a summary with the two targets of docs/gpu.md. Exit 0 only if every step passed.
+#   usage: tests/gpu/check.sh [--quick]     (env: PQ_CUDA_TEST_ROUNDS, RAID_GPU=<index>,
+#                                            CHECK_OUT=<dir for logs>, default build/gpu-check)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+quick=
+[[ ${1:-} == --quick ]] && quick=--quick
+out=${CHECK_OUT:-build/gpu-check}
+mkdir -p "$out"
+dev=${RAID_GPU:-0}
+status=0
+summary=()
+
+step() { # NAME TIMEOUT CMD...: run with a time limit, log to $out/NAME.log
+	local name=$1 limit=$2
+	shift 2
+	local t0=$SECONDS
+	echo "== $name: $*"
+	timeout "$limit" "$@" >"$out/$name.log" 2>&1
+	local rc=$?
+	tail -n 15 "$out/$name.log" | sed 's/^/   | /'
+	if [[ $rc -eq 0 ]]; then
+		summary+=("PASS  $name ($((SECONDS - t0)) s)")
+	else
+		summary+=("FAIL  $name (exit $rc after $((SECONDS - t0)) s; $out/$name.log)")
+		status=1
+	fi
+	return $rc
+}
+
+command -v nvidia-smi >/dev/null && nvidia-smi -L | sed 's/^/gpu: /'
+nvcc=${CUDA_HOME:+$CUDA_HOME/bin/nvcc}
+[[ -x ${nvcc:-} ]] || nvcc=/usr/local/cuda/bin/nvcc
+if [[ ! -x $nvcc ]]; then
+	echo "check.sh: no nvcc (\$CUDA_HOME/bin or /usr/local/cuda/bin): cannot build the GPU path" >&2
+	exit 1
+fi
+
+if step build 240 make -j"$(nproc)" build/tests/pq_cuda_test build/tests/pq_kernels_test \
+	build/bin/raid-gpu-bench; then
+	step shim-test 60 build/tests/pq_kernels_test
+	PQ_CUDA_TEST_ROUNDS=${PQ_CUDA_TEST_ROUNDS:-400} step gpu-test 120 build/tests/pq_cuda_test
+	if grep -q "no usable GPU" "$out/gpu-test.log"; then
+		summary+=("FAIL  gpu-test ran without a GPU: $(grep -m1 'no usable GPU:' "$out/gpu-test.log")")
+		status=1
+	fi
+	step bench 150 build/bin/raid-gpu-bench --json $quick --device "$dev"
+	cp "$out/bench.log" "$out/bench.json" 2>/dev/null
+fi
+
+echo
+echo "== summary"
+printf '%s\n' "${summary[@]}"
+if [[ -s $out/bench.json ]] && command -v python3 >/dev/null; then
+	python3 - "$out/bench.json" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+rows = json.loads(text[text.index('['):])   # stderr lines may precede the array
+def get(impl, mode, batch=None):
+    return [r for r in rows if r["impl"] == impl and r["mode"] == mode and
+            (batch is None or r["batch"] == batch)]
+h2d = get("pcie-h2d", "pinned")
+d2d = get("cuda-d2d", "device")
+if h2d and d2d:
+    print(f"pinned host-to-device {h2d[0]['gbps']:.1f} GB/s, device copy {d2d[0]['gbps']:.1f} GB/s"
+          f" ({2 * d2d[0]['gbps']:.0f} GB/s of memory traffic)")
+for mode, what, goal in (("kernel", "of device memory bandwidth", 0.5),
+                         ("copy", "of pinned H2D (copy mode)", 0.8),
+                         ("mapped", "of pinned H2D (mapped mode)", 0.8)):
+    best = max(get("cuda", mode), key=lambda r: r["ratio"], default=None)
+    if best:
+        ok = "meets" if best["ratio"] >= goal else "MISSES"
+        print(f"gen k=10 64KiB {mode:6s}: best {best['gbps']:.1f} GB/s at batch {best['batch']}"
+              f" = {best['ratio']:.2f} {what} ({ok} the {goal} target)")
+PY
+fi
+[[ $status -eq 0 ]] && echo "check.sh: all steps passed" || echo "check.sh: FAILED"
+exit $status
