@@ -350,7 +350,10 @@ probe_option() { # OPTION=VALUE -> 0 when the engine accepts it
 }
 resync_opt=() resync_note=""
 if [[ -n $drives || ( -n $scratch && -z ${scratch_made:-} && $dry_run -eq 0 && -n $(ls -A "$scratch" 2>/dev/null) ) ]]; then
-	if ((dry_run)) || probe_option raid_init=resync; then
+	if ((dry_run)); then
+		resync_opt=(--raid_init=resync)
+		resync_note="members are real drives or reused files: arrays get raid_init=resync (the real run first asks the engine whether it supports it)"
+	elif probe_option raid_init=resync; then
 		resync_opt=(--raid_init=resync)
 		resync_note="members are real drives or reused files: arrays use raid_init=resync"
 	else
