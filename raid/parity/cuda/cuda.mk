@@ -50,6 +50,6 @@ $(BUILD)/tests/pq_cuda_test: $(OBJ)/$(CUDA_DIR)/pq_cuda_test.o $(LIBRAID)
 LDLIBS_pq_cuda_test := -lcmocka
 $(OBJ)/$(CUDA_DIR)/pq_cuda_test.o: CPPFLAGS += -DPQ_GPU_BUILT=$(PQ_GPU_BUILT)
 
+# raid-parity-bench prints the GPU rows in `make bench`; this one is for tests/gpu/check.sh.
 BINS += $(BUILD)/bin/raid-gpu-bench
-BENCHES += $(BUILD)/bin/raid-gpu-bench
 $(BUILD)/bin/raid-gpu-bench: $(OBJ)/$(CUDA_DIR)/pq_gpu_bench_main.o $(LIBRAID)

@@ -8,6 +8,7 @@
  * data has to cross the link once).
  */
 #include <errno.h>
+#include <json-c/json.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -216,4 +217,59 @@ int pq_gpu_bench_run(int device, int quick, pq_gpu_bench_emit_fn emit, void *ctx
 				 mapped ? "mapped" : "copy", gb, h2d > 0 ? gb / h2d : 0);
 		}
 	return 0;
+}
+
+struct rows_out {
+	json_object *rows;
+	FILE *table;
+	int n;
+};
+
+static void rows_emit(void *ctx, const struct pq_gpu_bench_row *r)
+{
+	struct rows_out *o = ctx;
+
+	o->n++;
+	if (!o->rows) {
+		fprintf(o->table, "%-9s %-7s %3d %9zu %5d %-7s %9.2f", r->impl, r->op, r->k,
+			r->chunk, r->batch, r->mode, r->gbps);
+		if (r->ratio > 0)
+			fprintf(o->table, " %6.2f", r->ratio);
+		fprintf(o->table, "\n");
+		fflush(o->table);
+		return;
+	}
+	json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "impl", json_object_new_string(r->impl));
+	json_object_object_add(j, "op", json_object_new_string(r->op));
+	json_object_object_add(j, "k", json_object_new_int(r->k));
+	json_object_object_add(j, "chunk", json_object_new_int64((int64_t)r->chunk));
+	json_object_object_add(j, "batch", json_object_new_int(r->batch));
+	json_object_object_add(j, "mode", json_object_new_string(r->mode));
+	json_object_object_add(j, "gbps", json_object_new_double(r->gbps));
+	json_object_object_add(j, "ratio", json_object_new_double(r->ratio));
+	json_object_array_add(o->rows, j);
+}
+
+int pq_gpu_bench_rows(struct json_object *rows, FILE *table, int quick)
+{
+	struct rows_out o = {rows, table, 0};
+	const char *env = getenv("RAID_GPU");
+	int dev = env ? atoi(env) : 0;
+	char why[256];
+
+	if (!pq_gpu_usable(dev, why, sizeof(why))) {
+		fprintf(rows ? stderr : table, "no cuda rows: %s\n", why);
+		return 0;
+	}
+	if (!rows)
+		fprintf(
+		    table,
+		    "GPU (cuda) ratio: kernel rows of device memory bandwidth, copy/mapped rows "
+		    "of pinned host-to-device\n%-9s %-7s %3s %9s %5s %-7s %9s %6s\n",
+		    "impl", "op", "k", "chunk", "batch", "mode", "GB/s", "ratio");
+	if (pq_gpu_bench_run(dev, quick, rows_emit, &o, why, sizeof(why)))
+		fprintf(rows ? stderr : table, "no cuda rows: %s\n", why);
+	return o.n;
 }

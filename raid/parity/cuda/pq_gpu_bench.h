@@ -8,6 +8,9 @@
 #define RAID_PARITY_CUDA_PQ_GPU_BENCH_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+struct json_object;
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +35,14 @@ typedef void (*pq_gpu_bench_emit_fn)(void *ctx, const struct pq_gpu_bench_row *r
  */
 int pq_gpu_bench_run(int device, int quick, pq_gpu_bench_emit_fn emit, void *ctx, char *why,
 		     size_t why_len);
+
+/*
+ * For raid-parity-bench and raid-gpu-bench: measure, then append the rows to `rows` (a
+ * json-c array of {impl, op, k, chunk, batch, mode, gbps, ratio}) or, rows NULL, print them
+ * as a table on `table`. Without a GPU: one line saying why (on stderr when rows is given,
+ * else on table) and no rows. Returns the number of rows.
+ */
+int pq_gpu_bench_rows(struct json_object *rows, FILE *table, int quick);
 
 #ifdef __cplusplus
 }
