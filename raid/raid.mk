@@ -7,7 +7,7 @@ LIBRAID_SRCS += raid/config.c raid/array.c raid/layout.c raid/level.c raid/raid0
 	raid/member_aio.c raid/member_psync.c raid/member_ram.c raid/member_null.c raid/stats.c \
 	raid/log.c
 
-RAID_CTESTS := layout_test
+RAID_CTESTS := layout_test plan_test config_test doorbell_test mdbytes_test random_test
 TESTS += $(addprefix $(BUILD)/tests/,$(RAID_CTESTS))
 
 define raid_ctest

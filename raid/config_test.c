@@ -1,0 +1,233 @@
+/*
+ * config_test.c - option parsing and validation (config.c) and the member checks of
+ * array.c: every bad input gets -EINVAL/-ENOTSUP/-ENOENT and one line naming the option
+ * or file; good input gets the documented defaults.
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "raid.h"
+
+static void test_defaults(void **state)
+{
+	struct raid_config c;
+	char err[RAID_ERRLEN];
+
+	t_config(&c, "raid_level=10", "raid_members=/a:/b:/c", NULL);
+	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), 0);
+	assert_int_equal(c.chunk, 512 * 1024);
+	assert_int_equal(c.backend, RAID_BE_URING);
+	assert_int_equal(c.parity, RAID_PARITY_CPU);
+	assert_int_equal(c.nmembers, 3);
+	assert_string_equal(c.members[2], "/c");
+	assert_string_equal(raid_layout_name(10, c.layout), "near2");
+	raid_config_free(&c);
+}
+
+static void test_sizes(void **state)
+{
+	uint64_t v;
+
+	assert_int_equal(raid_parse_size("4k", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(raid_parse_size("1M", &v), 0);
+	assert_int_equal(v, 1 << 20);
+	assert_int_equal(raid_parse_size("2GiB", &v), 0);
+	assert_int_equal(v, 2ULL << 30);
+	assert_int_equal(raid_parse_size("65536", &v), 0);
+	assert_int_equal(v, 65536);
+	assert_int_equal(raid_parse_size("", &v), -EINVAL);
+	assert_int_equal(raid_parse_size("-4k", &v), -EINVAL);
+	assert_int_equal(raid_parse_size("4q", &v), -EINVAL);
+	assert_int_equal(raid_parse_size("99999999999999999999", &v), -EINVAL);
+}
+
+struct bad {
+	const char *name, *value, *want;
+	int err;
+};
+
+static void test_bad_values(void **state)
+{
+	static const struct bad bad[] = {
+	    {"raid_level", "7", "raid_level", -EINVAL},
+	    {"raid_level", "", "raid_level", -EINVAL},
+	    {"raid_chunk", "3k", "raid_chunk", -EINVAL},
+	    {"raid_chunk", "2k", "raid_chunk", -EINVAL},
+	    {"raid_chunk", "2m", "raid_chunk", -EINVAL},
+	    {"raid_chunk", "junk", "raid_chunk", -EINVAL},
+	    {"raid_layout", "far2", "raid_layout", -EINVAL},
+	    {"raid_backend", "spdk", "raid_backend", -EINVAL},
+	    {"raid_parity", "gpu", "raid_parity", -EINVAL},
+	    {"raid_failed", "x", "raid_failed", -EINVAL},
+	    {"raid_failed", "1,,2", "raid_failed", -EINVAL},
+	    {"raid_failed", "-1", "raid_failed", -EINVAL},
+	    {"raid_members", "a::b", "raid_members", -EINVAL},
+	    {"raid_members", "", "raid_members", -EINVAL},
+	    {"raid_member_size", "big", "raid_member_size", -EINVAL},
+	    {"raid_rebuild", "2", "raid_rebuild", -EINVAL},
+	    {"raid_rebuild", "1", "raid_rebuild is not supported yet", -ENOTSUP},
+	    {"raid_rmw", "rmw", "raid_rmw is not supported yet", -ENOTSUP},
+	    {"raid_workers", "4", "raid_workers is not supported yet", -ENOTSUP},
+	    {"raid_fail", "1@5", "raid_fail is not supported yet", -ENOTSUP},
+	    {"raid_scrub", "check", "raid_scrub is not supported yet", -ENOTSUP},
+	    {"raid_state", "/x", "raid_state is not supported yet", -ENOTSUP},
+	    {"raid_rebuild_max", "100", "raid_rebuild_max is not supported yet", -ENOTSUP},
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct raid_config c;
+		char err[RAID_ERRLEN] = "";
+
+		raid_config_init(&c);
+		assert_int_equal(raid_config_set(&c, bad[i].name, bad[i].value, err, sizeof(err)),
+				 bad[i].err);
+		if (!strstr(err, bad[i].want) || strchr(err, '\n'))
+			fail_msg("%s=%s: message '%s' lacks '%s'", bad[i].name, bad[i].value, err,
+				 bad[i].want);
+		raid_config_free(&c);
+	}
+}
+
+static void expect_invalid(const char *want, ...)
+{
+	struct raid_config c;
+	char err[RAID_ERRLEN] = "";
+	const char *kv;
+	va_list ap;
+
+	raid_config_init(&c);
+	va_start(ap, want);
+	while ((kv = va_arg(ap, const char *))) {
+		char name[64];
+		const char *eq = strchr(kv, '=');
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - kv), kv);
+		assert_int_equal(raid_config_set(&c, name, eq + 1, err, sizeof(err)), 0);
+	}
+	va_end(ap);
+	assert_true(raid_config_validate(&c, err, sizeof(err)) < 0);
+	if (!strstr(err, want))
+		fail_msg("message '%s' lacks '%s'", err, want);
+	raid_config_free(&c);
+}
+
+static void test_bad_combinations(void **state)
+{
+	expect_invalid("raid_level is required", "raid_members=a:b", NULL);
+	expect_invalid("raid_members is required", "raid_level=0", NULL);
+	expect_invalid("at least 2 members", "raid_level=1", "raid_members=a", NULL);
+	expect_invalid("raid_level=5 is not supported yet", "raid_level=5", "raid_members=a:b:c",
+		       NULL);
+	expect_invalid("raid_level=6 is not supported yet", "raid_level=6", "raid_members=a:b:c:d",
+		       NULL);
+	expect_invalid("member 4 is out of range", "raid_level=1", "raid_members=a:b:c",
+		       "raid_failed=4", NULL);
+	expect_invalid("raid_failed: the array has lost more than raid_level=0", "raid_level=0",
+		       "raid_members=a:b", "raid_failed=1", NULL);
+	expect_invalid("lost more than raid_level=1", "raid_level=1", "raid_members=a:b",
+		       "raid_failed=0,1", NULL);
+	expect_invalid("members 0 (a) and 1 (b)", "raid_level=10", "raid_members=a:b:c:d",
+		       "raid_failed=0,1", NULL);
+	expect_invalid("members 0 (a) and 2 (c)", "raid_level=10", "raid_members=a:b:c",
+		       "raid_failed=0,2", NULL);
+	expect_invalid("raid_layout: left-symmetric does not apply to raid_level=10",
+		       "raid_level=10", "raid_members=a:b", "raid_layout=left-symmetric", NULL);
+}
+
+static void test_good_degraded(void **state)
+{
+	struct raid_config c;
+	char err[RAID_ERRLEN];
+
+	/* even count: 1 and 2 are in different mirror pairs */
+	t_config(&c, "raid_level=10", "raid_members=a:b:c:d", "raid_failed=1,2", NULL);
+	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), 0);
+	raid_config_free(&c);
+	t_config(&c, "raid_level=1", "raid_members=a:b:c", "raid_failed=0,2", NULL);
+	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), 0);
+	raid_config_free(&c);
+}
+
+static char dir[] = "/tmp/raid-config-test.XXXXXX";
+
+static void probe_fails(const char *want, const char *members, const char *size)
+{
+	struct raid_config c;
+	char err[RAID_ERRLEN] = "";
+	uint64_t v;
+
+	t_config(&c, "raid_level=0", members, size, NULL);
+	assert_true(raid_probe(&c, &v, err, sizeof(err)) < 0);
+	if (!strstr(err, want))
+		fail_msg("message '%s' lacks '%s'", err, want);
+	raid_config_free(&c);
+}
+
+static void write_file(const char *name, size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), (off_t)len), 0);
+	fclose(f);
+}
+
+static void test_members(void **state)
+{
+	char m[512], m2[512];
+	struct raid_config c;
+	char err[RAID_ERRLEN];
+	uint64_t v;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(m, sizeof(m), "raid_members=%s/x:%s/y", dir, dir);
+	probe_fails("does not exist (set raid_member_size", m, "raid_chunk=4k");
+	/* raid_member_size creates missing members */
+	t_config(&c, "raid_level=0", m, "raid_member_size=1m", "raid_chunk=64k", NULL);
+	assert_int_equal(raid_probe(&c, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 2 << 20);
+	raid_config_free(&c);
+	probe_fails("holds only 1048576 bytes, less than raid_member_size", m,
+		    "raid_member_size=2m");
+	/* unequal members: the smallest is used (and the library says so on stderr) */
+	write_file("u0", 1 << 20);
+	write_file("u1", 3 << 20);
+	snprintf(m2, sizeof(m2), "raid_members=%s/u0:%s/u1", dir, dir);
+	t_config(&c, "raid_level=1", m2, NULL);
+	assert_int_equal(raid_probe(&c, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 1 << 20);
+	raid_config_free(&c);
+	/* members smaller than a chunk */
+	write_file("s0", 4096);
+	write_file("s1", 4096);
+	snprintf(m2, sizeof(m2), "raid_members=%s/s0:%s/s1", dir, dir);
+	probe_fails("smaller than one chunk", m2, "raid_chunk=8k");
+	snprintf(m2, sizeof(m2), "raid_members=%s:%s/s1", dir, dir);
+	probe_fails("is not a file or a block device", m2, "raid_chunk=4k");
+	/* a failed member is never looked at: it may well not exist */
+	snprintf(m2, sizeof(m2), "raid_members=%s/s0:%s/nothere", dir, dir);
+	t_config(&c, "raid_level=1", m2, "raid_failed=1", NULL);
+	assert_int_equal(raid_probe(&c, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 4096);
+	raid_config_free(&c);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults),	  cmocka_unit_test(test_sizes),
+	    cmocka_unit_test(test_bad_values),	  cmocka_unit_test(test_bad_combinations),
+	    cmocka_unit_test(test_good_degraded), cmocka_unit_test(test_members),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
