@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "pq.h"
+#include "cuda/pq_gpu_bench.h"
 
 #define STR2(x) #x
 #define STR(x) STR2(x)
@@ -596,6 +597,8 @@ static void print_json(void)
 		json_object_object_add(o, "gbps", json_object_new_double(r->gbps));
 		json_object_array_add(arr, o);
 	}
+	if (impl_wanted("cuda")) /* GPU rows (docs/gpu.md), when a GPU is present */
+		pq_gpu_bench_rows(arr, NULL, opt.quick);
 	puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
 						     JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(arr);
@@ -641,6 +644,8 @@ static void print_table(const char *sel)
 	      find_row(sel, OP_GEN, k, ch, MODE_HOT));
 	ratio("recov2 stream / gen stream", find_row(sel, OP_RECOV2, k, ch, MODE_STREAM),
 	      find_row(sel, OP_GEN, k, ch, MODE_STREAM));
+	if (impl_wanted("cuda"))
+		pq_gpu_bench_rows(NULL, stdout, opt.quick);
 }
 
 int main(int argc, char **argv)
