@@ -357,7 +357,7 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 							 c->members[i]);
 		snprintf(err, errlen,
 			 "raid: raid_failed: the array has lost more than raid_level=%d tolerates "
-			 "(%d of %d members): %s",
+			 "(at most %d of %d members): %s",
 			 c->level, max, c->nmembers, names);
 		return -EINVAL;
 	}
