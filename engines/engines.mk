@@ -15,4 +15,4 @@ $(ENGINE): $(OBJ)/engines/fio_raid.o $(LIBRAID)
 	$(CC) $(ALL_CFLAGS) -shared -o $@ $^ -Wl,-Bsymbolic -Wl,--as-needed $(LDLIBS_SYS)
 
 TESTS += tests/e2e/raid_basic.sh tests/e2e/raid_errors.sh tests/e2e/raid_matrix.sh
-# BENCHES: tests/bench/engine_bench.sh (added with the benchmark)
+BENCHES += tests/bench/engine_bench.sh

@@ -28,6 +28,13 @@ struct raid_member {
 	int lock_fd; /* holds the flock that keeps other processes off this member */
 	atomic_bool failed;
 	atomic_uint inflight; /* member I/Os in flight from every queue: read balancing */
+	/*
+	 * The device (index into a->m[]: itself, or a spare) that this slot's I/O goes to.
+	 * While a failed slot is rebuilt onto a spare, writes below recovery_offset go to
+	 * the spare too (md's recovery_offset); reads wait for the rebuild to end.
+	 */
+	atomic_int dev;
+	_Atomic uint64_t recovery_offset;
 	unsigned char *ram;   /* raid_backend=ram: the member's bytes */
 };
 
@@ -46,6 +53,8 @@ struct raid_array {
 	struct raid_counters totals;
 	bool said_lost;	 /* the "every copy failed" message is printed once */
 	bool said_error; /* so is the first member I/O error */
+	struct raid_recovery *rec; /* rebuild.c: spares, failures, scrub; NULL when unused */
+	int ndev;		   /* entries of m[]: the geom.n members, then the spares */
 	struct raid_member m[];
 };
 
@@ -91,6 +100,13 @@ void raid_request_hold(struct raid_queue *q, struct raid_request *r);
 static inline bool raid_member_failed(const struct raid_array *a, int i)
 {
 	return atomic_load_explicit(&a->m[i].failed, memory_order_relaxed);
+}
+
+/* A failed slot being rebuilt takes writes below its recovery front (on its spare). */
+static inline bool raid_member_takes_write(struct raid_array *a, int i, uint64_t moff)
+{
+	return !raid_member_failed(a, i) ||
+	       moff < atomic_load_explicit(&a->m[i].recovery_offset, memory_order_acquire);
 }
 
 #endif

@@ -22,6 +22,7 @@ struct member_io {
 	struct raid_request *req; /* the request it belongs to */
 	enum raid_op op;
 	int member;
+	int dev; /* the device it goes to: the member, or the spare rebuilding it (queue.c) */
 	void *buf;
 	uint64_t offset; /* in the member's data area */
 	uint64_t len;

@@ -74,9 +74,9 @@ static int aio_prep(struct raid_queue *q, struct member_io *m)
 	long long off = (long long)(m->offset + m->done);
 
 	if (m->op == RAID_OP_READ)
-		io_prep_pread(cb, q->fds[m->member], buf, len, off);
+		io_prep_pread(cb, q->fds[m->dev], buf, len, off);
 	else
-		io_prep_pwrite(cb, q->fds[m->member], buf, len, off);
+		io_prep_pwrite(cb, q->fds[m->dev], buf, len, off);
 	cb->data = m;
 	b->pend[b->npend++] = cb;
 	return 0;

@@ -9,7 +9,7 @@
 
 static int psync_xfer(struct raid_queue *q, struct member_io *m)
 {
-	int fd = q->fds[m->member];
+	int fd = q->fds[m->dev];
 	char *buf = (char *)m->buf + m->done;
 	size_t len = m->len - m->done;
 	off_t off = (off_t)(m->offset + m->done);

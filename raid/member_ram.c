@@ -8,7 +8,7 @@
 
 static int ram_xfer(struct raid_queue *q, struct member_io *m)
 {
-	unsigned char *mem = q->a->m[m->member].ram + m->offset + m->done;
+	unsigned char *mem = q->a->m[m->dev].ram + m->offset + m->done;
 	size_t len = m->len - m->done;
 
 	if (m->op == RAID_OP_READ)

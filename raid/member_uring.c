@@ -58,13 +58,21 @@ static int uring_init(struct raid_queue *q, char *err, size_t errlen)
 		return -ENOMEM;
 	if (entries > 4096)
 		entries = 4096;
-	memset(&p, 0, sizeof(p));
-	/* the ring is only ever used by the thread of its queue */
-	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
-	ret = io_uring_queue_init_params(entries, &u->ring, &p);
-	if (ret == -EINVAL) {
+	/*
+	 * The ring is only ever used by the thread of its queue, which always enters the
+	 * kernel to wait: completions can run deferred, at that wait, without waking the
+	 * thread for each one. Older kernels refuse the flags: fall back step by step.
+	 */
+	for (int i = 0; i < 3; i++) {
+		static const unsigned flags[] = {
+			IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+			IORING_SETUP_COOP_TASKRUN, 0};
+
 		memset(&p, 0, sizeof(p));
+		p.flags = flags[i];
 		ret = io_uring_queue_init_params(entries, &u->ring, &p);
+		if (ret != -EINVAL)
+			break;
 	}
 	if (ret < 0) {
 		snprintf(err, errlen, "raid: raid_backend=io_uring: io_uring_queue_init: %s",
@@ -73,7 +81,7 @@ static int uring_init(struct raid_queue *q, char *err, size_t errlen)
 		return ret;
 	}
 	/* fixed files save a file lookup per I/O; sparse (-1) slots stand for failed members */
-	u->fixed = io_uring_register_files(&u->ring, q->fds, (unsigned)q->a->geom.n) == 0;
+	u->fixed = io_uring_register_files(&u->ring, q->fds, (unsigned)q->a->ndev) == 0;
 	/* one CQ slot stays free for the doorbell */
 	q->be_capacity = p.cq_entries - 1;
 	q->be_priv = u;
@@ -105,7 +113,7 @@ static int uring_prep(struct raid_queue *q, struct member_io *m)
 	char *buf = (char *)m->buf + m->done;
 	unsigned len = (unsigned)(m->len - m->done);
 	uint64_t off = m->offset + m->done;
-	int fd = u->fixed ? m->member : q->fds[m->member];
+	int fd = u->fixed ? m->dev : q->fds[m->dev];
 
 	if (!sqe) {
 		io_uring_submit(&u->ring);

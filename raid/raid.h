@@ -33,6 +33,42 @@ enum raid_layout_kind {
 enum raid_parity_kind { RAID_PARITY_CPU, RAID_PARITY_ISAL, RAID_PARITY_CUDA, RAID_PARITY_AUTO };
 
 /*
+ * Spares, rebuild, failures during a run, scrub, initial resync and the state file
+ * (docs/rebuild.md; parsed by raid/rebuild_config.c, run by raid/rebuild.c).
+ */
+enum raid_scrub_mode { RAID_SCRUB_OFF, RAID_SCRUB_CHECK, RAID_SCRUB_REPAIR };
+
+struct raid_fail_at {
+	int member;
+	double at_s; /* seconds after the array is opened */
+};
+
+struct raid_inject {
+	int member;
+	enum raid_op op;
+	double percent;
+};
+
+struct raid_recovery_config {
+	int nspares;
+	char *spares[RAID_MAX_MEMBERS];
+	bool rebuild;
+	uint64_t rebuild_min, rebuild_max; /* bytes per second (the options are MB/s) */
+	int nfail;
+	struct raid_fail_at fail[RAID_MAX_MEMBERS];
+	int ninject;
+	struct raid_inject inject[2 * RAID_MAX_MEMBERS];
+	enum raid_scrub_mode scrub;
+	bool resync; /* raid_init=resync */
+	char *state_path;
+	/* from the state file: slot i is served by replaced[i] (a former spare), NULL: itself */
+	char *replaced[RAID_MAX_MEMBERS];
+	/* from the state file: slot i was being rebuilt onto spare resume_spare[i] - 1 */
+	int resume_spare[RAID_MAX_MEMBERS];
+	uint64_t resume_off[RAID_MAX_MEMBERS];
+};
+
+/*
  * What the user asked for. Fill it with raid_config_init() then raid_config_set() per
  * option, check it with raid_config_validate(), release it with raid_config_free().
  */
@@ -47,6 +83,7 @@ struct raid_config {
 	enum raid_parity_kind parity;
 	uint64_t failed; /* bit i: member i is missing from the start */
 	char *stats_path;
+	struct raid_recovery_config rec;
 	/* how this job uses the array (not options of the array itself) */
 	bool direct; /* open file members with O_DIRECT */
 	bool writes; /* the job writes: members are locked exclusively */
@@ -90,6 +127,7 @@ int raid_array_flush(struct raid_array *a);
 /* Write the stats JSON (results/README.md schema) of what has completed so far. */
 int raid_array_write_stats(struct raid_array *a, const char *path, char *err, size_t errlen);
 
+struct raid_queue;
 /* One request on the volume. The caller owns it until raid_reap() hands it back. */
 struct raid_request {
 	enum raid_op op;
@@ -105,6 +143,12 @@ struct raid_request {
 	int stage;	  /* for multi-step levels (RAID5/6 read-modify-write) */
 	bool inflight;
 	void *level_priv;
+	/* internal requests (rebuild, scrub): replaces the level's advance */
+	int (*advance)(struct raid_queue *q, struct raid_request *r);
+	uint64_t t_submit; /* ns, for the latency samples while a rebuild is measured */
+	unsigned rec_epoch;  /* the recovery region lock's epoch it was admitted in */
+	unsigned char retries; /* restarts after a member failed under it */
+	bool rec_admitted;
 };
 
 /* Per-thread queue (one per fio job): owns that thread's member I/O rings. */
