@@ -64,9 +64,9 @@ static int uring_init(struct raid_queue *q, char *err, size_t errlen)
 	 * thread for each one. Older kernels refuse the flags: fall back step by step.
 	 */
 	for (int i = 0; i < 3; i++) {
-		static const unsigned flags[] = {
-			IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-			IORING_SETUP_COOP_TASKRUN, 0};
+		static const unsigned flags[] = {IORING_SETUP_SINGLE_ISSUER |
+						     IORING_SETUP_DEFER_TASKRUN,
+						 IORING_SETUP_COOP_TASKRUN, 0};
 
 		memset(&p, 0, sizeof(p));
 		p.flags = flags[i];
