@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "level.h"
+#include "rebuild.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct raid_array *registry;
@@ -177,7 +178,7 @@ static int lock_members(struct raid_array *a, int mode, char *err, size_t errlen
 {
 	if (!a->be->uses_files || a->lock_mode == mode || a->lock_mode == LOCK_EX)
 		return 0;
-	for (int i = 0; i < a->geom.n; i++) {
+	for (int i = 0; i < a->ndev; i++) {
 		struct raid_member *m = &a->m[i];
 
 		if (raid_member_failed(a, i))
@@ -211,9 +212,10 @@ static int lock_members(struct raid_array *a, int mode, char *err, size_t errlen
 
 static void array_free(struct raid_array *a)
 {
+	raid_rec_array_free(a);
 	if (a->ops && a->ops->array_exit && a->level_priv)
 		a->ops->array_exit(a);
-	for (int i = 0; i < a->geom.n; i++) {
+	for (int i = 0; i < a->ndev; i++) {
 		struct raid_member *m = &a->m[i];
 
 		for (int k = 0; k < 2; k++)
@@ -233,7 +235,8 @@ static void array_free(struct raid_array *a)
 static int array_create(const struct raid_config *c, char *key, struct raid_array **out, char *err,
 			size_t errlen)
 {
-	struct raid_array *a = calloc(1, sizeof(*a) + (size_t)c->nmembers * sizeof(a->m[0]));
+	struct raid_array *a =
+	    calloc(1, sizeof(*a) + (size_t)(c->nmembers + c->rec.nspares) * sizeof(a->m[0]));
 	int ret;
 
 	if (!a)
@@ -250,17 +253,29 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 		atomic_init(&a->m[i].failed, (c->failed >> i & 1) != 0);
 		atomic_init(&a->m[i].inflight, 0);
 	}
+	raid_rec_config_dup(&a->cfg);
+	a->ndev = c->nmembers + c->rec.nspares; /* the spares follow the members in m[] */
+	for (int i = 0; i < a->ndev; i++) {
+		if (i >= c->nmembers) {
+			a->m[i].path = a->cfg.rec.spares[i - c->nmembers];
+			a->m[i].fd[0] = a->m[i].fd[1] = a->m[i].lock_fd = -1;
+		}
+		atomic_init(&a->m[i].dev, i);
+		atomic_init(&a->m[i].recovery_offset, 0);
+	}
 	a->geom.n = c->nmembers; /* so array_free knows the members on early errors */
 	a->ops = raid_level_find(c->level);
 	a->be = member_backend(c->backend);
 	ret = probe(c, false, &a->geom, &a->size, err, errlen);
+	if (!ret)
+		ret = raid_rec_spares_probe(a, err, errlen);
 	if (ret)
 		goto err;
 	ret = lock_members(a, c->writes ? LOCK_EX : LOCK_SH, err, errlen);
 	if (ret)
 		goto err;
 	if (c->backend == RAID_BE_RAM) {
-		for (int i = 0; i < c->nmembers; i++) {
+		for (int i = 0; i < a->ndev; i++) {
 			if (raid_member_failed(a, i))
 				continue;
 			a->m[i].ram = mmap(NULL, a->geom.member_size, PROT_READ | PROT_WRITE,
@@ -281,6 +296,9 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 		if (ret)
 			goto err;
 	}
+	ret = raid_rec_array_init(a, err, errlen);
+	if (ret)
+		goto err;
 	*out = a;
 	return 0;
 err:
@@ -349,6 +367,7 @@ void raid_array_put(struct raid_array *a)
 			break;
 		}
 	pthread_mutex_unlock(&registry_lock);
+	raid_rec_array_stop(a);
 	if (a->cfg.stats_path && raid_array_write_stats(a, a->cfg.stats_path, err, sizeof(err)))
 		raid_log("%s", err);
 	array_free(a);
@@ -368,7 +387,7 @@ int raid_array_fail_member(struct raid_array *a, int idx)
 {
 	if (idx < 0 || idx >= a->geom.n)
 		return -EINVAL;
-	atomic_store(&a->m[idx].failed, true);
+	raid_rec_member_failed(a, idx);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "level.h"
+#include "rebuild.h"
 
 void raid_config_init(struct raid_config *c)
 {
@@ -28,6 +29,7 @@ void raid_config_free(struct raid_config *c)
 	free(c->stats_path);
 	c->nmembers = 0;
 	c->stats_path = NULL;
+	raid_rec_config_free(c);
 }
 
 int raid_parse_size(const char *s, uint64_t *out)
@@ -278,16 +280,9 @@ int raid_config_set(struct raid_config *c, const char *name, const char *v, char
 		c->stats_path = strdup(v);
 		return 0;
 	}
-	if (!strcmp(name, "raid_rebuild")) {
-		if (!strcmp(v, "0"))
-			return 0;
-		if (strcmp(v, "1")) {
-			snprintf(err, errlen, "raid: raid_rebuild: '%s' is not 0 or 1", v);
-			return -EINVAL;
-		}
-		snprintf(err, errlen, "raid: raid_rebuild is not supported yet");
-		return -ENOTSUP;
-	}
+	i = raid_rec_config_set(c, name, v, err, errlen);
+	if (i != -ENOENT)
+		return i; /* an option of rebuild_config.c */
 	for (size_t k = 0; k < sizeof(later_options) / sizeof(later_options[0]); k++) {
 		if (!strcmp(name, later_options[k])) {
 			snprintf(err, errlen, "raid: %s is not supported yet", name);
@@ -361,6 +356,8 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 			 c->level, max, c->nmembers, names);
 		return -EINVAL;
 	}
+	if (raid_rec_config_validate(c, ops->max_failed != 0, err, errlen))
+		return -EINVAL;
 	g = (struct raid_geom){.level = c->level, .n = c->nmembers, .chunk = c->chunk};
 	if (ops->check_failed && c->failed)
 		return ops->check_failed(&g, c->failed, c->members, err, errlen);

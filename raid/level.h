@@ -42,6 +42,28 @@ struct raid_level_ops {
 	int (*start)(struct raid_queue *q, struct raid_request *r);
 	/* Optional: next step once a request's member I/Os are done; 1 when complete */
 	int (*advance)(struct raid_queue *q, struct raid_request *r);
+	/*
+	 * Optional, for rebuild, scrub and resync (rebuild.c, scrub.c; docs/rebuild.md).
+	 * Recovery walks the members in windows of whole rows: [moff, moff + len) on every
+	 * member. span: the volume range stored or protected in such a window, which the
+	 * window locks against foreground writes. Mirror levels give unmap (the volume byte
+	 * a member byte holds, and in *seg for how many bytes the mapping stays contiguous;
+	 * recovery copies it from a surviving copy that map names); parity levels give the
+	 * row hooks, which see every member's bytes of the window in bufs[member].
+	 */
+	void (*span)(const struct raid_geom *g, uint64_t moff, uint64_t len, uint64_t *voff,
+		     uint64_t *vlen);
+	void (*unmap)(const struct raid_geom *g, int member, uint64_t moff, uint64_t *voff,
+		      uint64_t *seg);
+	/* recompute the members in the `lost` bitmask from the others */
+	void (*rows_recover)(struct raid_array *a, uint64_t moff, uint64_t len, uint64_t lost,
+			     void **bufs);
+	/*
+	 * Count the stripes whose parity does not match their data; with `fix`, recompute it
+	 * in bufs and set in *rewrite the members to write back.
+	 */
+	uint64_t (*rows_check)(struct raid_array *a, uint64_t moff, uint64_t len, void **bufs,
+			       bool fix, uint64_t *rewrite);
 	/* Optional: per-array state (stripe locks, parity workers) in a->level_priv */
 	int (*array_init)(struct raid_array *a, char *err, size_t errlen);
 	void (*array_exit)(struct raid_array *a);

@@ -81,7 +81,7 @@ int raid_plan_split(struct raid_array *a, unsigned *rr, enum raid_op op, uint64_
 			add_extent(pend, &locs[pick_copy(a, rr, locs, n)], pos, l, emit, ctx);
 		} else {
 			for (int i = 0; i < n; i++)
-				if (!raid_member_failed(a, locs[i].member))
+				if (raid_member_takes_write(a, locs[i].member, locs[i].offset))
 					add_extent(pend, &locs[i], pos, l, emit, ctx);
 		}
 		pos += l;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "level.h"
+#include "rebuild.h"
 
 #define MIO_SLAB 64
 #define MAX_RETRIES 1000
@@ -85,6 +86,7 @@ static void backlog_drain(struct raid_queue *q)
 void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_io *mio)
 {
 	mio->req = r;
+	mio->dev = atomic_load_explicit(&q->a->m[mio->member].dev, memory_order_relaxed);
 	mio->done = 0;
 	mio->retries = 0;
 	r->pending++;
@@ -108,6 +110,8 @@ void raid_request_hold(struct raid_queue *q, struct raid_request *r)
 
 void raid_request_finish(struct raid_queue *q, struct raid_request *r)
 {
+	if (r->rec_admitted)
+		raid_rec_release(q, r);
 	r->inflight = false;
 	r->next = NULL;
 	q->nreq--;
@@ -151,25 +155,51 @@ void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res)
 	}
 	if (res == 0 && mio->len > mio->done)
 		res = -EIO; /* no progress: the member ended early */
+	if (q->a->rec)
+		res = raid_rec_inject(q, mio, res);
 	if (res < 0) {
 		say_member_error(q, mio, res);
 		q->c.errors++;
 		if (!r->error)
 			r->error = -EIO;
+		raid_rec_io_failed(q->a, mio);
 	}
 	atomic_fetch_sub_explicit(&q->a->m[mio->member].inflight, 1, memory_order_relaxed);
 	mio_put(q, mio);
 	if (--r->pending)
 		return;
-	if (q->a->ops->advance && !q->a->ops->advance(q, r))
+	if (r->advance) {
+		if (!r->advance(q, r))
+			return;
+	} else if (q->a->ops->advance) {
+		if (!q->a->ops->advance(q, r))
+			return;
+	} else if (r->error && r->retries < 8 && raid_rec_can_retry(q->a)) {
+		/* a member failed under it: the planner now routes around that member */
+		r->retries++;
+		r->error = 0;
+		raid_request_start(q, r);
 		return;
+	}
 	raid_request_finish(q, r);
+}
+
+void raid_request_start(struct raid_queue *q, struct raid_request *r)
+{
+	int ret = q->a->ops->start(q, r);
+
+	if (ret < 0) {
+		if (!r->error)
+			r->error = ret;
+		if (!r->pending)
+			raid_request_finish(q, r);
+	}
 }
 
 int raid_submit(struct raid_queue *q, struct raid_request *r)
 {
 	struct raid_array *a = q->a;
-	int ret;
+
 
 	if (!r->length || r->offset > a->size || r->length > a->size - r->offset ||
 	    (r->op != RAID_OP_READ && r->op != RAID_OP_WRITE))
@@ -178,6 +208,9 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 	r->pending = 0;
 	r->stage = 0;
 	r->level_priv = NULL;
+	r->advance = NULL;
+	r->retries = 0;
+	r->rec_admitted = false;
 	raid_request_hold(q, r);
 	if (r->op == RAID_OP_READ) {
 		q->c.reads++;
@@ -186,13 +219,9 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 		q->c.writes++;
 		q->c.write_bytes += r->length;
 	}
-	ret = a->ops->start(q, r);
-	if (ret < 0) {
-		if (!r->error)
-			r->error = ret;
-		if (!r->pending)
-			raid_request_finish(q, r);
-	}
+	if (a->rec && raid_rec_admit(q, r))
+		return 0; /* parked behind a region being rebuilt: resumed by a post */
+	raid_request_start(q, r);
 	return 0;
 }
 
@@ -331,7 +360,7 @@ int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct 
 	q->direct = direct;
 	q->be_capacity = UINT32_MAX;
 	pthread_mutex_init(&q->post_lock, NULL);
-	for (int i = 0; i < a->geom.n; i++) {
+	for (int i = 0; i < a->ndev; i++) {
 		q->fds[i] = -1;
 		if (q->be->uses_files && !raid_member_failed(a, i)) {
 			ret = raid_array_member_fd(a, i, direct, err, errlen);

@@ -19,6 +19,21 @@ static int raid1_map(const struct raid_geom *g, uint64_t off, struct raid_loc *l
 	return g->n;
 }
 
+/* recovery (rebuild.c): every member byte holds the volume byte at the same offset */
+static void raid1_span(const struct raid_geom *g, uint64_t moff, uint64_t len, uint64_t *voff,
+		       uint64_t *vlen)
+{
+	*voff = moff;
+	*vlen = len;
+}
+
+static void raid1_unmap(const struct raid_geom *g, int member, uint64_t moff, uint64_t *voff,
+			uint64_t *seg)
+{
+	*voff = moff;
+	*seg = g->member_size - moff;
+}
+
 const struct raid_level_ops raid1_ops = {
     .level = 1,
     .name = "raid1",
@@ -29,4 +44,6 @@ const struct raid_level_ops raid1_ops = {
     .size = raid1_size,
     .map = raid1_map,
     .start = raid_plan_start,
+    .span = raid1_span,
+    .unmap = raid1_unmap,
 };

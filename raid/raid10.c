@@ -46,6 +46,32 @@ static int raid10_check_failed(const struct raid_geom *g, uint64_t failed, char 
 	return 0;
 }
 
+/*
+ * Recovery (rebuild.c): member rows [r0, r1) hold the chunk slots [r0 n, r1 n), that is
+ * the volume chunks [r0 n / 2, (r1 n + 1) / 2) (odd counts wrap a chunk over two rows).
+ */
+static void raid10_span(const struct raid_geom *g, uint64_t moff, uint64_t len, uint64_t *voff,
+			uint64_t *vlen)
+{
+	unsigned sh = (unsigned)__builtin_ctzll(g->chunk);
+	uint64_t r0 = moff >> sh, r1 = (moff + len + g->chunk - 1) >> sh;
+	uint64_t c0 = r0 * (uint64_t)g->n / 2, c1 = (r1 * (uint64_t)g->n + 1) / 2;
+	uint64_t size = raid10_near2_volume_size(g);
+
+	*voff = c0 << sh;
+	*vlen = (c1 << sh < size ? c1 << sh : size) - *voff;
+}
+
+static void raid10_unmap(const struct raid_geom *g, int member, uint64_t moff, uint64_t *voff,
+			 uint64_t *seg)
+{
+	unsigned sh = (unsigned)__builtin_ctzll(g->chunk);
+	uint64_t slot = (moff >> sh) * (uint64_t)g->n + (uint64_t)member;
+
+	*voff = (slot / 2) << sh | (moff & (g->chunk - 1));
+	*seg = raid_chunk_left(g, moff);
+}
+
 const struct raid_level_ops raid10_ops = {
     .level = 10,
     .name = "raid10",
@@ -57,4 +83,6 @@ const struct raid_level_ops raid10_ops = {
     .check_failed = raid10_check_failed,
     .map = raid10_map,
     .start = raid_plan_start,
+    .span = raid10_span,
+    .unmap = raid10_unmap,
 };

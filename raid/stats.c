@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "level.h"
+#include "rebuild.h"
 
 static json_object *io_obj(uint64_t r, uint64_t w, uint64_t rb, uint64_t wb)
 {
@@ -68,8 +69,7 @@ static json_object *build(struct raid_array *a)
 	json_object_object_add(x, "cpu_ns", json_object_new_int(0));
 	json_object_object_add(o, "parity", x);
 	json_object_object_add(o, "stripe_lock_waits", json_object_new_int(0));
-	json_object_object_add(o, "rebuild", NULL);
-	json_object_object_add(o, "scrub", NULL);
+	raid_rec_stats(a, o); /* "rebuild" and "scrub": null unless one ran */
 	return o;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pq.h"
 #include "pq_impl.h"
@@ -37,6 +38,20 @@ const struct pq_calls *pq_best_native(void)
 		if (pref[i]->valid())
 			return pref[i];
 	return &pq_calls_base;
+}
+
+size_t pq_stream_min(void)
+{
+	static size_t l2; /* 0 until read; every thread computes the same value */
+	size_t v = __atomic_load_n(&l2, __ATOMIC_RELAXED);
+
+	if (!v) {
+		long s = sysconf(_SC_LEVEL2_CACHE_SIZE);
+
+		v = s > 0 ? (size_t)s : 1024 * 1024;
+		__atomic_store_n(&l2, v, __ATOMIC_RELAXED);
+	}
+	return v;
 }
 
 static double now_s(void)

@@ -1,5 +1,5 @@
 /*
- * pq_avx512.c - the AVX-512BW variant ("avx512"): 64-byte vectors, four side by side.
+ * pq_avx512.c - the AVX-512BW variant ("avx512"): 64-byte vectors, one cache line a step.
  * Multiplication by g is a mask of the bytes' top bits (vpmovb2m), the polynomial under that
  * mask, and one three-way xor (vpternlogd) that also folds in the data; multiplication by a
  * constant in recovery is two vpshufb lookups of 16-entry nibble tables. pq_avx512gfni.c is
@@ -13,12 +13,15 @@
 #define VARIANT avx512
 #define V __m512i
 #define W 64
-#define U 4
+#ifndef U
+#define U 1 /* measured best on gen (docs/parity.md) */
+#endif
 #define LOADU(p) _mm512_loadu_si512((const void *)(p))
 #define STOREU(p, v) _mm512_storeu_si512((void *)(p), (v))
 #define STREAM(p, v) _mm512_stream_si512((void *)(p), (v))
 #define XOR(a, b) _mm512_xor_si512((a), (b))
 #define ZERO() _mm512_setzero_si512()
+#define XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
 
 static inline __attribute__((always_inline)) __m512i mul2xor(__m512i q, __m512i d)
 {

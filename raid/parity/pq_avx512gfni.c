@@ -13,12 +13,15 @@
 #define VARIANT avx512gfni
 #define V __m512i
 #define W 64
-#define U 4
+#ifndef U
+#define U 1 /* measured best on gen (docs/parity.md) */
+#endif
 #define LOADU(p) _mm512_loadu_si512((const void *)(p))
 #define STOREU(p, v) _mm512_storeu_si512((void *)(p), (v))
 #define STREAM(p, v) _mm512_stream_si512((void *)(p), (v))
 #define XOR(a, b) _mm512_xor_si512((a), (b))
 #define ZERO() _mm512_setzero_si512()
+#define XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
 
 /*
  * The affine matrix of "multiply by c": byte 7 - i of the qword is row i, the set of input
@@ -39,12 +42,14 @@ static uint64_t gf_matrix(uint8_t c)
 	return m;
 }
 
-/* gf_matrix(2), written out so the hot loop loads a constant */
+/* gf_matrix(2) and gf_matrix(4), written out so the hot loop loads constants */
 #define MATRIX_G 0x8001828488102040ull
+#define MATRIX_G2 0x408041c2c4881020ull
+#define MULM(v, m) _mm512_gf2p8affine_epi64_epi8((v), _mm512_set1_epi64((long long)(m)), 0)
 
-#define MUL2XOR(q, d)                                                                              \
-	_mm512_xor_si512(                                                                          \
-	    _mm512_gf2p8affine_epi64_epi8((q), _mm512_set1_epi64((long long)MATRIX_G), 0), (d))
+#define MUL2XOR(q, d) _mm512_xor_si512(MULM((q), MATRIX_G), (d))
+/* q g^2 ^ x1 g ^ x0: the two multiplications do not wait on each other */
+#define HORNER2(q, x1, x0) XOR3(MULM((q), MATRIX_G2), MULM((x1), MATRIX_G), (x0))
 
 #define MULC_T __m512i
 #define MULC_INIT(t, c) ((t) = _mm512_set1_epi64((long long)gf_matrix(c)))
@@ -56,7 +61,7 @@ static int avx512gfni_valid(void)
 {
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
 	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("gfni") &&
-	       gf_matrix(2) == MATRIX_G;
+	       gf_matrix(2) == MATRIX_G && gf_matrix(4) == MATRIX_G2;
 }
 
 const struct pq_calls pq_calls_avx512gfni = {

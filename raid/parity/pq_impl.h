@@ -13,14 +13,12 @@ extern const struct pq_calls pq_calls_avx512gfni;
 extern const struct pq_calls pq_calls_isal;
 
 /*
- * Blocks of at least this many bytes are written with non-temporal stores by the SIMD
- * variants (see pq_simd_body.h). At 1 MiB a stripe of 4 or more blocks is several times the
- * L2; below it raid-parity-bench showed streaming stores costing more on hot stripes than they
- * saved on cold ones (docs/parity.md). -DPQ_STREAM_MIN=... to experiment.
+ * The SIMD variants write their outputs with non-temporal stores when the blocks a call
+ * touches add up to more than this many bytes (see pq_simd_body.h): the size of this CPU's
+ * L2 cache, read once (sysconf), 1 MiB when unknown. raid-parity-bench showed streaming
+ * stores losing on stripes that fit in L2 and winning on those that do not (docs/parity.md).
  */
-#ifndef PQ_STREAM_MIN
-#define PQ_STREAM_MIN (1024 * 1024)
-#endif
+size_t pq_stream_min(void);
 
 /* Our fastest valid SIMD variant by CPU features alone (no timing): what "isal" falls back on
  * for the operations ISA-L does not have. */

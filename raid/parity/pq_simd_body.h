@@ -5,19 +5,24 @@
  *   V                 the vector type, W its width in bytes (32 or 64; 64 % W == 0)
  *   LOADU(p) STOREU(p, v) STREAM(p, v)   unaligned load/store, non-temporal store (W-aligned)
  *   XOR(a, b) ZERO()  MUL2XOR(q, d): q * g ^ d, bytewise in GF(2^8)
+ *   XOR3(a, b, c)     optional: a ^ b ^ c in one instruction (default: two XORs)
+ *   HORNER2(q, x1, x0) optional: (q * g ^ x1) * g ^ x0, two Horner steps at once; a variant
+ *                     defines it when it can do better than two MUL2XORs (GFNI: q * g^2 ^
+ *                     x1 * g ^ x0, two independent multiplications and one three-way xor)
  *   MULC_T MULC_INIT(t, c) MULC(t, v): multiplication of every byte by the constant c
  *   VARIANT           the name prefix of the functions and of the pq_calls instance
  *
  * Why one body: the algorithms (Horner's rule for Q, the single-pass recoveries) must be the
  * same in every variant; only the instructions differ. Each step handles U vectors side by
- * side (U * W = 128 or 256 bytes) so that several independent loads and GF chains are in flight
- * at once; a tail handles the last 64-byte multiples one vector at a time.
+ * side (U * W bytes; each variant file picks U by measurement, -DU=... to experiment); a tail
+ * handles the last 64-byte multiples one vector at a time. Generation takes the data blocks two
+ * at a time (XOR3, HORNER2), which halves the xor instructions where a three-way xor exists.
  *
  * Stores: parity written by gen_p/gen_pq and blocks rebuilt by recovery go through
- * non-temporal stores when a block is at least PQ_STREAM_MIN bytes and the outputs are
- * W-aligned: at that size the outputs would only evict the caller's data from the cache, and
- * streaming saves the read-for-ownership of every output line. Smaller blocks (a hot stripe,
- * an RMW) use ordinary stores.
+ * non-temporal stores when the stripe the call touches is larger than the L2 cache
+ * (pq_stream_min(), read from the CPU at first use) and the outputs are W-aligned: such a
+ * stripe cannot stay in L2 anyway, and streaming saves the read-for-ownership of every output
+ * line. Smaller stripes (a hot stripe, an RMW) use ordinary stores.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,6 +49,13 @@
 #define PF_HINT 3
 #endif
 
+#ifndef XOR3
+#define XOR3(a, b, c) XOR(XOR((a), (b)), (c))
+#endif
+#ifndef HORNER2
+#define HORNER2(q, x1, x0) MUL2XOR(MUL2XOR((q), (x1)), (x0))
+#endif
+
 AI void put(uint8_t *p, V v, bool nt)
 {
 	if (nt)
@@ -52,9 +64,10 @@ AI void put(uint8_t *p, V v, bool nt)
 		STOREU(p, v);
 }
 
-AI bool stream_ok(size_t len, const void *a, const void *b)
+/* nblocks blocks of len bytes are read or written by the call; a and b are its outputs */
+AI bool stream_ok(int nblocks, size_t len, const void *a, const void *b)
 {
-	return len >= PQ_STREAM_MIN && (((uintptr_t)a | (uintptr_t)b) % W) == 0;
+	return len * (size_t)nblocks > pq_stream_min() && (((uintptr_t)a | (uintptr_t)b) % W) == 0;
 }
 
 AI void prefetch_blocks(uint8_t **d, int lo, int hi, size_t o, bool nt)
@@ -71,12 +84,16 @@ AI void prefetch_blocks(uint8_t **d, int lo, int hi, size_t o, bool nt)
 AI void gen_p_step(int k, size_t o, uint8_t **d, int n, bool nt)
 {
 	V p[U];
+	int i = k - 1;
 
 	LANES(l, n)
-	p[l] = LOADU(d[0] + o + l * W);
-	for (int i = 1; i < k; i++)
+	p[l] = LOADU(d[i] + o + l * W);
+	for (i--; i >= 1; i -= 2)
 		LANES(l, n)
-	p[l] = XOR(p[l], LOADU(d[i] + o + l * W));
+	p[l] = XOR3(p[l], LOADU(d[i] + o + l * W), LOADU(d[i - 1] + o + l * W));
+	if (i == 0)
+		LANES(l, n)
+	p[l] = XOR(p[l], LOADU(d[0] + o + l * W));
 	LANES(l, n)
 	put(d[k] + o + l * W, p[l], nt);
 }
@@ -97,7 +114,7 @@ static void FN(gen_p)(int k, size_t len, void **ptrs)
 {
 	uint8_t **d = (uint8_t **)ptrs;
 
-	if (stream_ok(len, d[k], d[k])) {
+	if (stream_ok(k + 1, len, d[k], d[k])) {
 		gen_p_run(k, len, d, true);
 		__builtin_ia32_sfence();
 	} else {
@@ -110,13 +127,24 @@ static void FN(gen_p)(int k, size_t len, void **ptrs)
 AI void gen_pq_step(int k, size_t o, uint8_t **d, int n, bool nt)
 {
 	V p[U], q[U];
+	int i = k - 1;
 
 	LANES(l, n)
-	p[l] = q[l] = LOADU(d[k - 1] + o + l * W);
-	for (int i = k - 2; i >= 0; i--) {
+	p[l] = q[l] = LOADU(d[i] + o + l * W);
+	/* Horner's rule from D_{k-1} down, two blocks a round */
+	for (i--; i >= 1; i -= 2) {
 		LANES(l, n)
 		{
-			V x = LOADU(d[i] + o + l * W);
+			V x1 = LOADU(d[i] + o + l * W), x0 = LOADU(d[i - 1] + o + l * W);
+
+			p[l] = XOR3(p[l], x1, x0);
+			q[l] = HORNER2(q[l], x1, x0);
+		}
+	}
+	if (i == 0) {
+		LANES(l, n)
+		{
+			V x = LOADU(d[0] + o + l * W);
 
 			p[l] = XOR(p[l], x);
 			q[l] = MUL2XOR(q[l], x);
@@ -145,7 +173,7 @@ static void FN(gen_pq)(int k, size_t len, void **ptrs)
 {
 	uint8_t **d = (uint8_t **)ptrs;
 
-	if (stream_ok(len, d[k], d[k + 1])) {
+	if (stream_ok(k + 2, len, d[k], d[k + 1])) {
 		gen_pq_run(k, len, d, true);
 		__builtin_ia32_sfence();
 	} else {
@@ -278,7 +306,7 @@ static void FN(recov_2d)(int k, int fa, int fb, size_t len, void **ptrs)
 	pq_recov_2d_coef(fa, fb, &pb, &qc);
 	MULC_INIT(pbm, pb);
 	MULC_INIT(qm, qc);
-	if (stream_ok(len, d[fa], d[fb])) {
+	if (stream_ok(k + 2, len, d[fa], d[fb])) {
 		recov_2d_run(k, fa, fb, len, d, &pbm, &qm, true);
 		__builtin_ia32_sfence();
 	} else {
@@ -318,7 +346,7 @@ static void FN(recov_dp)(int k, int fa, size_t len, void **ptrs)
 	MULC_T inv;
 
 	MULC_INIT(inv, pq_gf_inv(pq_gf_exp[fa]));
-	if (stream_ok(len, d[fa], d[k])) {
+	if (stream_ok(k + 2, len, d[fa], d[k])) {
 		recov_dp_run(k, fa, len, d, &inv, true);
 		__builtin_ia32_sfence();
 	} else {
