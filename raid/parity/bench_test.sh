@@ -22,6 +22,8 @@ for r in rows:
     assert isinstance(r["gbps"], (int, float)) and r["gbps"] > 0, r
 impls = {r["impl"] for r in rows}
 assert {"base", "isal", "membw"} <= impls, impls
+if "avx2" in impls:  # an AVX2 CPU: ISA-L's AVX2 code is measured beside ours
+    assert {r["op"] for r in rows if r["impl"] == "isal-avx2"} == {"gen"}, impls
 assert {r["op"] for r in rows if r["impl"] == "base"} == {"gen", "rmw", "recov1", "recov2"}
 PY
 }
@@ -33,6 +35,7 @@ t_case_fail "k above the maximum" "$BENCH" --k 63
 t_case_fail "chunk not a multiple of 64" "$BENCH" --chunk 100
 t_case_fail "unknown op" "$BENCH" --op frob
 t_case_fail "unknown impl" "$BENCH" --impl frob
+t_case "isal-avx2 by name" bash -c "! grep -q avx2 /proc/cpuinfo || '$BENCH' ${Q[*]} --op gen --mode hot --impl isal-avx2 | grep -q '^isal-avx2 '"
 t_case_fail "unknown option" "$BENCH" --frob
 t_case_fail "stray argument" "$BENCH" extra
 t_case "errors are one line" bash -c "[ \$('$BENCH' --chunk 100 2>&1 | wc -l) -eq 1 ]"
