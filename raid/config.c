@@ -20,6 +20,7 @@ void raid_config_init(struct raid_config *c)
 	c->layout = RAID_LAYOUT_DEFAULT;
 	c->backend = RAID_BE_URING;
 	c->parity = RAID_PARITY_CPU;
+	c->stripe_cache = RAID_STRIPE_CACHE_DEFAULT;
 }
 
 void raid_config_free(struct raid_config *c)
@@ -189,10 +190,27 @@ static int parse_failed(struct raid_config *c, const char *v, char *err, size_t 
 
 /* Options of later issues: parsed so a job file using them gets a clear answer. */
 static const char *const later_options[] = {
-    "raid_rmw",		"raid_stripe_cache", "raid_workers", "raid_gpu",  "raid_gpu_batch",
-    "raid_fail",	"raid_inject",	     "raid_scrub",   "raid_init", "raid_state",
-    "raid_rebuild_min", "raid_rebuild_max",  "raid_spares",
+    "raid_gpu",	 "raid_gpu_batch", "raid_fail",	       "raid_inject",	   "raid_scrub",
+    "raid_init", "raid_state",	   "raid_rebuild_min", "raid_rebuild_max", "raid_spares",
 };
+
+static const char *const rmw_names[] = {
+    [RAID_RMW_AUTO] = "auto",
+    [RAID_RMW_RMW] = "rmw",
+    [RAID_RMW_RCW] = "rcw",
+};
+
+/* A whole number in [lo, hi]; -EINVAL otherwise. */
+static int parse_uint(const char *v, long lo, long hi, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	if (!*v || *end || errno || *out < lo || *out > hi)
+		return -EINVAL;
+	return 0;
+}
 
 int raid_config_set(struct raid_config *c, const char *name, const char *v, char *err,
 		    size_t errlen)
@@ -275,6 +293,39 @@ int raid_config_set(struct raid_config *c, const char *name, const char *v, char
 	}
 	if (!strcmp(name, "raid_failed"))
 		return parse_failed(c, v, err, errlen);
+	if (!strcmp(name, "raid_rmw")) {
+		i = lookup(NAMES(rmw_names), v);
+		if (i < 0) {
+			snprintf(err, errlen, "raid: raid_rmw: '%s' is not one of auto, rmw, rcw", v);
+			return -EINVAL;
+		}
+		c->rmw = (enum raid_rmw_kind)i;
+		return 0;
+	}
+	if (!strcmp(name, "raid_stripe_cache")) {
+		long n;
+
+		if (parse_uint(v, 1, 1 << 20, &n)) {
+			snprintf(err, errlen,
+				 "raid: raid_stripe_cache: '%s' is not a stripe count from 1 to %d",
+				 v, 1 << 20);
+			return -EINVAL;
+		}
+		c->stripe_cache = (unsigned)n;
+		return 0;
+	}
+	if (!strcmp(name, "raid_workers")) {
+		long n;
+
+		if (parse_uint(v, 0, RAID_WORKERS_MAX, &n)) {
+			snprintf(err, errlen,
+				 "raid: raid_workers: '%s' is not a thread count from 0 to %d", v,
+				 RAID_WORKERS_MAX);
+			return -EINVAL;
+		}
+		c->workers = (int)n;
+		return 0;
+	}
 	if (!strcmp(name, "raid_stats")) {
 		free(c->stats_path);
 		c->stats_path = strdup(v);

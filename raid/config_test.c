@@ -69,8 +69,11 @@ static void test_bad_values(void **state)
 	    {"raid_member_size", "big", "raid_member_size", -EINVAL},
 	    {"raid_rebuild", "2", "raid_rebuild", -EINVAL},
 	    {"raid_rebuild", "1", "raid_rebuild is not supported yet", -ENOTSUP},
-	    {"raid_rmw", "rmw", "raid_rmw is not supported yet", -ENOTSUP},
-	    {"raid_workers", "4", "raid_workers is not supported yet", -ENOTSUP},
+	    {"raid_rmw", "sometimes", "raid_rmw: 'sometimes' is not one of", -EINVAL},
+	    {"raid_workers", "-1", "raid_workers", -EINVAL},
+	    {"raid_workers", "65", "raid_workers", -EINVAL},
+	    {"raid_stripe_cache", "0", "raid_stripe_cache", -EINVAL},
+	    {"raid_stripe_cache", "many", "raid_stripe_cache", -EINVAL},
 	    {"raid_fail", "1@5", "raid_fail is not supported yet", -ENOTSUP},
 	    {"raid_scrub", "check", "raid_scrub is not supported yet", -ENOTSUP},
 	    {"raid_state", "/x", "raid_state is not supported yet", -ENOTSUP},
@@ -119,10 +122,14 @@ static void test_bad_combinations(void **state)
 	expect_invalid("raid_level is required", "raid_members=a:b", NULL);
 	expect_invalid("raid_members is required", "raid_level=0", NULL);
 	expect_invalid("at least 2 members", "raid_level=1", "raid_members=a", NULL);
-	expect_invalid("raid_level=5 is not supported yet", "raid_level=5", "raid_members=a:b:c",
+	expect_invalid("raid_level=5 needs at least 3 members", "raid_level=5", "raid_members=a:b",
 		       NULL);
-	expect_invalid("raid_level=6 is not supported yet", "raid_level=6", "raid_members=a:b:c:d",
-		       NULL);
+	expect_invalid("raid_level=6 needs at least 4 members", "raid_level=6",
+		       "raid_members=a:b:c", NULL);
+	expect_invalid("lost more than raid_level=5 tolerates", "raid_level=5",
+		       "raid_members=a:b:c", "raid_failed=0,2", NULL);
+	expect_invalid("lost more than raid_level=6 tolerates", "raid_level=6",
+		       "raid_members=a:b:c:d", "raid_failed=0,1,3", NULL);
 	expect_invalid("member 4 is out of range", "raid_level=1", "raid_members=a:b:c",
 		       "raid_failed=4", NULL);
 	expect_invalid("raid_failed: the array has lost more than raid_level=0", "raid_level=0",

@@ -20,6 +20,10 @@ struct raid_counters {
 	uint64_t m_reads, m_writes, m_read_bytes, m_write_bytes; /* member I/O */
 	uint64_t degraded_reads;
 	uint64_t errors;
+	/* RAID5/6: how writes touched the stripes, and the parity work */
+	uint64_t full_stripe, rcw, rmw;
+	uint64_t parity_bytes, parity_ns;
+	uint64_t stripe_lock_waits;
 };
 
 struct raid_member {
@@ -49,7 +53,8 @@ struct raid_array {
 	const struct member_backend_ops *be;
 	int lock_mode; /* 0 none, LOCK_SH, LOCK_EX */
 	void *level_priv;
-	pthread_mutex_t lock; /* fds, totals, failure messages */
+	const char *parity_impl; /* the parity variant in use (pq_calls name), NULL: none */
+	pthread_mutex_t lock;	 /* fds, totals, failure messages */
 	struct raid_counters totals;
 	bool said_lost;	 /* the "every copy failed" message is printed once */
 	bool said_error; /* so is the first member I/O error */
@@ -86,6 +91,7 @@ struct raid_queue {
 
 	unsigned rr; /* rotates ties between equally idle copies */
 	struct raid_counters c;
+	void *level_priv; /* the level's per-queue state (RAID5/6 stripe-op pool) */
 };
 
 /* Core services for the level personalities (queue.c). */

@@ -1,9 +1,10 @@
 /*
- * layout.c - md's address arithmetic for RAID0 and RAID10 near2, and volume sizes.
+ * layout.c - md's address arithmetic for RAID0, RAID10 near2 and RAID5/6, and volume sizes.
  * Chunks are powers of two, so divisions by the chunk are shifts; divisions by the member
  * count are real divisions (odd counts are allowed).
  */
 #include "layout.h"
+#include "raid.h"
 
 static inline unsigned chunk_shift(const struct raid_geom *g)
 {
@@ -44,4 +45,45 @@ uint64_t raid10_near2_volume_size(const struct raid_geom *g)
 
 	/* every member row holds n chunk slots; each volume chunk takes two */
 	return (rows * (uint64_t)g->n / 2) << chunk_shift(g);
+}
+
+void raid56_stripe_map(const struct raid_geom *g, uint64_t stripe, struct raid56_stripe *s)
+{
+	int n = g->n, par = g->level == 6 ? 2 : 1, k = n - par;
+	int r = (int)(stripe % (uint64_t)n);
+	bool left = g->layout == RAID_LAYOUT_LEFT_SYM || g->layout == RAID_LAYOUT_LEFT_ASYM;
+	bool sym = g->layout == RAID_LAYOUT_LEFT_SYM || g->layout == RAID_LAYOUT_RIGHT_SYM;
+	int pd = left ? n - 1 - r : r, qd = par == 2 ? (pd + 1) % n : -1;
+
+	s->pd = pd;
+	s->qd = qd;
+	s->k = k;
+	for (int i = 0; i < k; i++) {
+		if (sym)
+			s->data[i] = (pd + par + i) % n;
+		else if (par == 2 && pd == n - 1)
+			s->data[i] = i + 1; /* Q D D .. D P */
+		else
+			s->data[i] = i < pd ? i : i + par; /* D D P (Q) D */
+	}
+	if (par == 1) {
+		for (int i = 0; i < k; i++)
+			s->slot[i] = i; /* P is a plain XOR: any order */
+		return;
+	}
+	/* Q's order: members from the one after Q (0 when Q is last), P and Q skipped */
+	int d0 = qd == n - 1 ? 0 : qd + 1, pos[RAID56_MAX_MEMBERS], cnt = 0;
+
+	for (int j = 0, m = d0; j < n; j++, m = (m + 1) % n)
+		if (m != pd && m != qd)
+			pos[m] = cnt++;
+	for (int i = 0; i < k; i++)
+		s->slot[i] = pos[s->data[i]];
+}
+
+uint64_t raid56_volume_size(const struct raid_geom *g)
+{
+	int k = g->n - (g->level == 6 ? 2 : 1);
+
+	return (g->member_size >> chunk_shift(g)) * (uint64_t)k << chunk_shift(g);
 }

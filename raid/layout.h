@@ -37,6 +37,22 @@ uint64_t raid1_volume_size(const struct raid_geom *g);
 void raid10_near2_locate(const struct raid_geom *g, uint64_t off, int copy, struct raid_loc *loc);
 uint64_t raid10_near2_volume_size(const struct raid_geom *g);
 
+/*
+ * RAID5/6: one stripe (a chunk row over every member) as md's raid5_compute_sector lays it
+ * out for the four md layouts: where P and Q sit, which member holds the stripe's data
+ * chunk i (volume order), and the position of that chunk in Q's syndrome (md counts it from
+ * the member after Q, skipping P, so asymmetric layouts differ from the volume order).
+ */
+#define RAID56_MAX_MEMBERS 64
+struct raid56_stripe {
+	int pd, qd; /* parity members; qd is -1 at level 5 */
+	int k;	    /* data chunks per stripe */
+	int data[RAID56_MAX_MEMBERS];
+	int slot[RAID56_MAX_MEMBERS];
+};
+void raid56_stripe_map(const struct raid_geom *g, uint64_t stripe, struct raid56_stripe *s);
+uint64_t raid56_volume_size(const struct raid_geom *g);
+
 /* Bytes from `off` to the next chunk boundary. */
 static inline uint64_t raid_chunk_left(const struct raid_geom *g, uint64_t off)
 {

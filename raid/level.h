@@ -67,13 +67,17 @@ struct raid_level_ops {
 	/* Optional: per-array state (stripe locks, parity workers) in a->level_priv */
 	int (*array_init)(struct raid_array *a, char *err, size_t errlen);
 	void (*array_exit)(struct raid_array *a);
+	/* Optional: free q->level_priv once the queue has nothing in flight */
+	void (*queue_exit)(struct raid_queue *q);
 };
 
 extern const struct raid_level_ops raid0_ops;
 extern const struct raid_level_ops raid1_ops;
 extern const struct raid_level_ops raid10_ops;
+extern const struct raid_level_ops raid5_ops;
+extern const struct raid_level_ops raid6_ops;
 
-/* The personality of a level, or NULL when this build has none (5/6 for now). */
+/* The personality of a level, or NULL when this build has none. */
 const struct raid_level_ops *raid_level_find(int level);
 
 /* The generic planner for mirror/stripe levels: plan.c. */

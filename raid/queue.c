@@ -404,6 +404,8 @@ void raid_queue_destroy(struct raid_queue *q)
 	/* the kernel may still own buffers of abandoned I/O: wait for it before freeing */
 	while (q->be_inflight && q->be->poll(q, true, NULL) >= 0)
 		drain_posts(q);
+	if (q->a->ops->queue_exit)
+		q->a->ops->queue_exit(q);
 	q->be->exit(q);
 	close(q->doorbell_fd);
 	pthread_mutex_lock(&q->a->lock);

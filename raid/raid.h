@@ -32,6 +32,12 @@ enum raid_layout_kind {
 
 enum raid_parity_kind { RAID_PARITY_CPU, RAID_PARITY_ISAL, RAID_PARITY_CUDA, RAID_PARITY_AUTO };
 
+/* RAID5/6 partial-stripe writes: md's choice by fewer reads, or one forced (raid_rmw) */
+enum raid_rmw_kind { RAID_RMW_AUTO, RAID_RMW_RMW, RAID_RMW_RCW };
+
+#define RAID_STRIPE_CACHE_DEFAULT 4096
+#define RAID_WORKERS_MAX 64
+
 /*
  * Spares, rebuild, failures during a run, scrub, initial resync and the state file
  * (docs/rebuild.md; parsed by raid/rebuild_config.c, run by raid/rebuild.c).
@@ -83,6 +89,9 @@ struct raid_config {
 	enum raid_parity_kind parity;
 	uint64_t failed; /* bit i: member i is missing from the start */
 	char *stats_path;
+	enum raid_rmw_kind rmw;	  /* raid_rmw */
+	unsigned stripe_cache;	  /* raid_stripe_cache: RAID5/6 stripes in flight at most */
+	int workers;		  /* raid_workers: parity threads, 0 = inline */
 	struct raid_recovery_config rec;
 	/* how this job uses the array (not options of the array itself) */
 	bool direct; /* open file members with O_DIRECT */

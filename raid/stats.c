@@ -46,7 +46,9 @@ static json_object *build(struct raid_array *a)
 			       json_object_new_string(raid_backend_name(a->cfg.backend)));
 	json_object_object_add(o, "parity_path",
 			       json_object_new_string(raid_parity_name(a->cfg.parity)));
-	json_object_object_add(o, "parity_impl", NULL); /* no parity at levels 0, 1, 10 */
+	/* null at levels 0, 1, 10: no parity */
+	json_object_object_add(o, "parity_impl",
+			       a->parity_impl ? json_object_new_string(a->parity_impl) : NULL);
 	json_object_object_add(o, "state",
 			       json_object_new_string(degraded ? "degraded" : "optimal"));
 	json_object_object_add(o, "failed", failed);
@@ -57,18 +59,19 @@ static json_object *build(struct raid_array *a)
 	json_object_object_add(o, "member_io",
 			       io_obj(t.m_reads, t.m_writes, t.m_read_bytes, t.m_write_bytes));
 	x = json_object_new_object();
-	json_object_object_add(x, "full_stripe", json_object_new_int(0));
-	json_object_object_add(x, "rcw", json_object_new_int(0));
-	json_object_object_add(x, "rmw", json_object_new_int(0));
+	json_object_object_add(x, "full_stripe", json_object_new_int64((int64_t)t.full_stripe));
+	json_object_object_add(x, "rcw", json_object_new_int64((int64_t)t.rcw));
+	json_object_object_add(x, "rmw", json_object_new_int64((int64_t)t.rmw));
 	json_object_object_add(o, "writes", x);
 	json_object_object_add(o, "degraded_reads",
 			       json_object_new_int64((int64_t)t.degraded_reads));
 	json_object_object_add(o, "member_errors", json_object_new_int64((int64_t)t.errors));
 	x = json_object_new_object();
-	json_object_object_add(x, "bytes", json_object_new_int(0));
-	json_object_object_add(x, "cpu_ns", json_object_new_int(0));
+	json_object_object_add(x, "bytes", json_object_new_int64((int64_t)t.parity_bytes));
+	json_object_object_add(x, "cpu_ns", json_object_new_int64((int64_t)t.parity_ns));
 	json_object_object_add(o, "parity", x);
-	json_object_object_add(o, "stripe_lock_waits", json_object_new_int(0));
+	json_object_object_add(o, "stripe_lock_waits",
+			       json_object_new_int64((int64_t)t.stripe_lock_waits));
 	raid_rec_stats(a, o); /* "rebuild" and "scrub": null unless one ran */
 	return o;
 }

@@ -52,12 +52,12 @@ t_case "unknown layout" fails_with "raid_layout: unknown layout 'far2'" --raid_l
 	--raid_members=$M2 --raid_member_size=1m --raid_layout=far2
 t_case "layout of another level" fails_with "raid_layout: left-symmetric does not apply" \
 	--raid_level=10 --raid_members=$M2 --raid_member_size=1m --raid_layout=left-symmetric
-t_case "raid_level 5 not yet" fails_with "raid_level=5 is not supported yet" \
-	--raid_level=5 --raid_members=$S/a:$S/b:$S/c --raid_member_size=1m
+t_case "raid_level 5 with 2 members" fails_with "raid_level=5 needs at least 3 members" \
+	--raid_level=5 --raid_members=$M2 --raid_member_size=1m
 t_case "raid_level 7" fails_with "raid_level: '7' is not one of" --raid_level=7 \
 	--raid_members=$M2
-t_case "raid_rmw not yet" fails_with "raid_rmw is not supported yet" --raid_level=0 \
-	--raid_members=$M2 --raid_member_size=1m --raid_rmw=rmw
+t_case "raid_rmw junk" fails_with "raid_rmw: 'always' is not one of auto, rmw, rcw" \
+	--raid_level=5 --raid_members=$S/a:$S/b:$S/c --raid_member_size=1m --raid_rmw=always
 t_case "raid_rebuild not yet" fails_with "raid_rebuild is not supported yet" \
 	--raid_level=1 --raid_members=$M2 --raid_member_size=1m --raid_rebuild=1
 too_small() {
