@@ -37,6 +37,7 @@ EXTRA_OBJS   :=
 all:
 
 include raid/raid.mk
+include raid/raid56.mk
 include raid/parity/parity.mk
 include raid/parity/cuda/cuda.mk
 include engines/engines.mk

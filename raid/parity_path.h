@@ -1,0 +1,39 @@
+/*
+ * parity_path.h - where RAID5/6 parity is computed: which pq_calls variant
+ * (raid_parity=cpu|isal|auto) and on which thread (raid_workers: 0 inline in the fio job's
+ * thread, N >= 1 on N parity worker threads like md's raid5d and its worker groups).
+ *
+ * A job handed to a worker runs there, then goes back to the queue that owns it through
+ * raid_queue_post(), so every member I/O is still issued by its queue's own thread.
+ */
+#ifndef RAID_PARITY_PATH_H
+#define RAID_PARITY_PATH_H
+
+#include <stdbool.h>
+
+#include "parity/pq.h"
+#include "raid.h"
+
+struct parity_job {
+	struct parity_job *next;
+	/* the parity work (any thread); the caller's */
+	void (*run)(struct parity_job *j);
+	struct raid_queue *q; /* where `post` goes once run() is done */
+	struct raid_post post;
+	unsigned hint; /* spreads jobs over the workers (the stripe number) */
+};
+
+struct parity_path;
+
+/* The variant for c->parity and c->workers threads; -errno with a message naming the option. */
+int parity_path_create(const struct raid_config *c, struct parity_path **out, char *err,
+		       size_t errlen);
+void parity_path_destroy(struct parity_path *p);
+const struct pq_calls *parity_path_calls(const struct parity_path *p);
+/*
+ * Run j: inline (returns true: done, nothing posted) or on a worker (returns false: the
+ * worker posts j->post to j->q when run() has finished).
+ */
+bool parity_path_submit(struct parity_path *p, struct parity_job *j);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * raid5.c - the RAID5 personality: md's rotating single parity (P = XOR of the data) over
+ * 3 or more members, in md's four layouts. The work is raid56.c's.
+ */
+#include "raid56.h"
+
+const struct raid_level_ops raid5_ops = {
+    .level = 5,
+    .name = "raid5",
+    .min_members = 3,
+    .max_failed = 1,
+    .uses_chunk = true,
+    .default_layout = RAID_LAYOUT_LEFT_SYM,
+    .size = raid56_size,
+    .map = raid56_map,
+    .start = raid56_start,
+    .advance = raid56_advance,
+    .array_init = raid56_array_init,
+    .array_exit = raid56_array_exit,
+    .queue_exit = raid56_queue_exit,
+};

@@ -1,0 +1,726 @@
+/*
+ * raid56.c - what RAID5 and RAID6 share (raid5.c and raid6.c hold their personalities): a
+ * request is split at stripe boundaries into stripe ops, each a small state machine
+ *
+ *   lock the stripe -> read what the write strategy needs -> parity (inline or on a worker)
+ *   -> write data and parity -> unlock
+ *
+ * Strategies, chosen per stripe once its lock is held (the failed set may have changed):
+ * full stripe (no reads), reconstruct-write (RCW: read the data not being written),
+ * read-modify-write (RMW: read the old data being replaced and the parity), by the fewer
+ * member reads like md's rmw_level=1, or forced by raid_rmw; and, when a missing member's
+ * old data is needed, reconstruct (read every survivor, recover, then RCW).
+ *
+ * A stripe op's member I/Os belong to its own sub-request (struct sop.sub), so the core's
+ * completion path drives each stripe op separately; the user's request counts its stripe
+ * ops and its direct reads in `pending` and completes when both are done.
+ *
+ * Reads of surviving chunks go straight to the members without a lock: data is written in
+ * place and never rewritten by another stripe's write, so a reader sees old or new data.
+ * Reads that reconstruct a missing chunk hold the stripe lock, since they combine data and
+ * parity that a write updates in two steps.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "raid56.h"
+#include "stripe.h"
+
+#define SECTOR 512
+#define SCRATCH_KEEP (4u << 20) /* larger scratch buffers go back to the system */
+
+enum sop_mode { M_DREAD, M_FULL, M_RCW, M_RMW, M_RECON, M_NOPARITY };
+enum sop_stage { S_LOCK, S_READ, S_PARITY, S_WRITE };
+
+struct r56_array {
+	struct stripe_table *locks;
+	struct parity_path *pp;
+	const struct pq_calls *pq;
+	int par;
+	enum raid_rmw_kind rmw;
+};
+
+struct sop {
+	struct raid_request sub; /* first: member I/Os of this op complete into it */
+	struct stripe_waiter w;
+	struct parity_job job;
+	struct raid_queue *q;
+	struct raid_request *parent;
+	struct sop *next_free;
+	enum raid_op op;
+	enum sop_mode mode;
+	enum sop_stage stage;
+	bool locked;
+	uint64_t stripe;
+	uint64_t lo, hi; /* the columns (offsets in the chunk) this op covers */
+	uint64_t failed; /* members of the array failed when the op started */
+	struct raid56_stripe map;
+	/* data chunk i (volume order): its written (or, for reads, wanted) columns */
+	uint64_t wa[RAID56_MAX_MEMBERS], wb[RAID56_MAX_MEMBERS];
+	uint8_t *old[RAID56_MAX_MEMBERS]; /* RMW: old bytes of chunk i's written columns */
+	uint8_t *mb[RAID56_MAX_MEMBERS];  /* member m: columns lo..hi */
+	uint8_t *scratch;
+	size_t cap;
+	uint64_t pns, pbytes;
+};
+
+struct r56_queue {
+	struct sop *free;
+};
+
+static inline struct r56_array *R(const struct raid_array *a)
+{
+	return a->level_priv;
+}
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* ---- stripe-op pool (per queue: only its thread takes and returns ops) ---- */
+
+static struct sop *sop_get(struct raid_queue *q)
+{
+	struct r56_queue *rq = q->level_priv;
+	struct sop *s = rq->free;
+
+	if (s) {
+		rq->free = s->next_free;
+	} else {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return NULL;
+	}
+	s->q = q;
+	s->locked = false;
+	s->pns = s->pbytes = 0;
+	s->sub = (struct raid_request){.level_priv = s};
+	return s;
+}
+
+static void sop_put(struct raid_queue *q, struct sop *s)
+{
+	struct r56_queue *rq = q->level_priv;
+
+	if (s->cap > SCRATCH_KEEP) {
+		free(s->scratch);
+		s->scratch = NULL;
+		s->cap = 0;
+	}
+	s->next_free = rq->free;
+	rq->free = s;
+}
+
+static int sop_scratch(struct sop *s, size_t len)
+{
+	if (len <= s->cap)
+		return 0;
+	free(s->scratch);
+	s->cap = 0;
+	/* page-aligned: member I/O may be O_DIRECT */
+	if (posix_memalign((void **)&s->scratch, 4096, len)) {
+		s->scratch = NULL;
+		return -ENOMEM;
+	}
+	s->cap = len;
+	return 0;
+}
+
+void raid56_queue_exit(struct raid_queue *q)
+{
+	struct r56_queue *rq = q->level_priv;
+
+	if (!rq)
+		return;
+	while (rq->free) {
+		struct sop *s = rq->free;
+
+		rq->free = s->next_free;
+		free(s->scratch);
+		free(s);
+	}
+	free(rq);
+	q->level_priv = NULL;
+}
+
+/* ---- geometry helpers ---- */
+
+static inline uint64_t stripe_width(const struct raid_geom *g, int par)
+{
+	return (uint64_t)(g->n - par) * g->chunk;
+}
+
+static inline bool mfailed(const struct sop *s, int m)
+{
+	return m >= 0 && (s->failed >> m & 1);
+}
+
+/* The user's bytes of data chunk i at column c. */
+static inline uint8_t *ubuf(const struct sop *s, int i, uint64_t c)
+{
+	const struct raid_geom *g = &s->q->a->geom;
+	uint64_t v = s->stripe * (uint64_t)s->map.k * g->chunk + (uint64_t)i * g->chunk + c;
+
+	return (uint8_t *)s->parent->buf + (v - s->parent->offset);
+}
+
+static inline bool written(const struct sop *s, int i)
+{
+	return s->wb[i] > s->wa[i];
+}
+
+static inline bool fully_written(const struct sop *s, int i)
+{
+	return s->wa[i] <= s->lo && s->wb[i] >= s->hi;
+}
+
+static void mio(struct sop *s, enum raid_op op, int member, uint64_t col, uint64_t len, void *buf)
+{
+	struct raid_queue *q = s->q;
+	struct member_io *m = raid_mio_get(q);
+
+	m->op = op;
+	m->member = member;
+	m->offset = s->stripe * q->a->geom.chunk + col;
+	m->len = len;
+	m->buf = buf;
+	raid_mio_issue(q, &s->sub, m);
+}
+
+static void say_lost(struct raid_array *a, uint64_t stripe, uint64_t failed)
+{
+	pthread_mutex_lock(&a->lock);
+	if (!a->said_lost) {
+		a->said_lost = true;
+		raid_log("raid: I/O in stripe %" PRIu64 " failed with EIO: %d members are failed, "
+			 "more than raid_level=%d survives",
+			 stripe, __builtin_popcountll(failed), a->cfg.level);
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+static uint64_t failed_now(const struct raid_array *a)
+{
+	uint64_t f = 0;
+
+	for (int i = 0; i < a->geom.n; i++)
+		if (raid_member_failed(a, i))
+			f |= 1ULL << i;
+	return f;
+}
+
+/* ---- the state machine ---- */
+
+static void sop_finish(struct sop *s)
+{
+	struct raid_queue *q = s->q;
+	struct raid_request *p = s->parent;
+
+	if (s->locked)
+		stripe_unlock(R(q->a)->locks, s->stripe);
+	if (s->sub.error && !p->error)
+		p->error = s->sub.error;
+	q->c.parity_ns += s->pns;
+	q->c.parity_bytes += s->pbytes;
+	sop_put(q, s);
+	if (!--p->pending)
+		raid_request_finish(q, p);
+}
+
+/* Pointers in pq.h order: data by syndrome slot, then P, then Q. */
+static void pq_ptrs(const struct sop *s, void **ptrs)
+{
+	int k = s->map.k;
+
+	for (int i = 0; i < k; i++)
+		ptrs[s->map.slot[i]] = s->mb[s->map.data[i]];
+	ptrs[k] = s->mb[s->map.pd];
+	ptrs[k + 1] = s->map.qd >= 0 ? s->mb[s->map.qd] : NULL;
+}
+
+/* Rebuild the failed data chunks' columns lo..hi from the survivors read into mb[]. */
+static void recover(struct sop *s, const struct pq_calls *pq)
+{
+	int k = s->map.k, fd[2], nd = 0;
+	size_t len = s->hi - s->lo;
+	void *ptrs[RAID56_MAX_MEMBERS + 2];
+
+	for (int i = 0; i < k; i++)
+		if (mfailed(s, s->map.data[i]) && nd < 2)
+			fd[nd++] = s->map.slot[i];
+	if (!nd)
+		return;
+	pq_ptrs(s, ptrs);
+	if (nd == 2) {
+		int a = fd[0] < fd[1] ? fd[0] : fd[1], b = fd[0] < fd[1] ? fd[1] : fd[0];
+
+		pq->recov_2d(k, a, b, len, ptrs);
+	} else if (!mfailed(s, s->map.pd)) {
+		pq_recov_1d_p(pq, k, fd[0], len, ptrs);
+	} else {
+		pq->recov_dp(k, fd[0], len, ptrs);
+	}
+	s->pbytes += (uint64_t)k * len;
+}
+
+static void gen(struct sop *s, const struct pq_calls *pq)
+{
+	void *ptrs[RAID56_MAX_MEMBERS + 2];
+	size_t len = s->hi - s->lo;
+
+	pq_ptrs(s, ptrs);
+	if (s->map.qd >= 0)
+		pq->gen_pq(s->map.k, len, ptrs);
+	else
+		pq->gen_p(s->map.k, len, ptrs);
+	s->pbytes += (uint64_t)s->map.k * len;
+}
+
+/* The written columns of every partly covered chunk, over the bytes read for it. */
+static void overlay(struct sop *s)
+{
+	for (int i = 0; i < s->map.k; i++) {
+		uint8_t *d = s->mb[s->map.data[i]];
+
+		if (written(s, i) && d != ubuf(s, i, s->lo))
+			memcpy(d + (s->wa[i] - s->lo), ubuf(s, i, s->wa[i]), s->wb[i] - s->wa[i]);
+	}
+}
+
+static void rmw_update(struct sop *s, const struct pq_calls *pq)
+{
+	int k = s->map.k;
+
+	for (int i = 0; i < k; i++) {
+		size_t len = s->wb[i] - s->wa[i], off = s->wa[i] - s->lo;
+		void *d[2] = {ubuf(s, i, s->wa[i]), s->old[i]};
+		void *ptrs[RAID56_MAX_MEMBERS + 2] = {0};
+
+		if (!len)
+			continue;
+		pq->xor_p(1, 0, 0, len, d); /* old ^= new: the change of this chunk */
+		ptrs[s->map.slot[i]] = s->old[i];
+		ptrs[k] = s->mb[s->map.pd] + off;
+		if (s->map.qd >= 0) {
+			ptrs[k + 1] = s->mb[s->map.qd] + off;
+			pq->xor_pq(k, s->map.slot[i], s->map.slot[i], len, ptrs);
+		} else {
+			pq->xor_p(k, s->map.slot[i], s->map.slot[i], len, ptrs);
+		}
+		s->pbytes += 2 * len;
+	}
+}
+
+/* The parity step: runs inline or on a parity worker, touching only this op's buffers. */
+static void sop_parity(struct parity_job *j)
+{
+	struct sop *s = (struct sop *)((char *)j - offsetof(struct sop, job));
+	const struct pq_calls *pq = R(s->q->a)->pq;
+	uint64_t t0 = now_ns();
+
+	switch (s->mode) {
+	case M_DREAD:
+		recover(s, pq);
+		for (int i = 0; i < s->map.k; i++)
+			if (written(s, i) && mfailed(s, s->map.data[i]))
+				memcpy(ubuf(s, i, s->wa[i]),
+				       s->mb[s->map.data[i]] + (s->wa[i] - s->lo),
+				       s->wb[i] - s->wa[i]);
+		break;
+	case M_RECON:
+		recover(s, pq);
+		/* fall through */
+	case M_FULL:
+	case M_RCW:
+		overlay(s);
+		gen(s, pq);
+		break;
+	case M_RMW:
+		rmw_update(s, pq);
+		break;
+	case M_NOPARITY:
+		break;
+	}
+	s->pns += now_ns() - t0;
+}
+
+static void sop_write(struct sop *s)
+{
+	int pd = s->map.pd, qd = s->map.qd;
+
+	s->stage = S_WRITE;
+	if (s->sub.error || s->mode == M_DREAD) {
+		sop_finish(s);
+		return;
+	}
+	s->sub.pending++; /* no completion may end the op while it is still issuing */
+	for (int i = 0; i < s->map.k; i++) {
+		int m = s->map.data[i];
+
+		if (written(s, i) && !mfailed(s, m))
+			mio(s, RAID_OP_WRITE, m, s->wa[i], s->wb[i] - s->wa[i],
+			    ubuf(s, i, s->wa[i]));
+	}
+	if (s->mode != M_NOPARITY) {
+		if (!mfailed(s, pd))
+			mio(s, RAID_OP_WRITE, pd, s->lo, s->hi - s->lo, s->mb[pd]);
+		if (qd >= 0 && !mfailed(s, qd))
+			mio(s, RAID_OP_WRITE, qd, s->lo, s->hi - s->lo, s->mb[qd]);
+	}
+	if (!--s->sub.pending)
+		sop_finish(s);
+}
+
+static void parity_done_post(struct raid_queue *q, struct raid_post *p)
+{
+	struct sop *s = (struct sop *)((char *)p - offsetof(struct sop, job.post));
+
+	sop_write(s);
+}
+
+static void sop_compute(struct sop *s)
+{
+	s->stage = S_PARITY;
+	if (s->sub.error) {
+		sop_finish(s);
+		return;
+	}
+	if (s->mode == M_NOPARITY) {
+		sop_write(s);
+		return;
+	}
+	s->job.run = sop_parity;
+	s->job.q = s->q;
+	s->job.hint = (unsigned)s->stripe;
+	s->job.post.fn = parity_done_post;
+	if (parity_path_submit(R(s->q->a)->pp, &s->job))
+		sop_write(s);
+}
+
+/* Lay the scratch buffer out for the mode: mb[] per member, old[] per written chunk. */
+static int sop_buffers(struct sop *s)
+{
+	const struct raid_geom *g = &s->q->a->geom;
+	size_t L = s->hi - s->lo, need = (size_t)g->n * L, off = 0;
+	int k = s->map.k;
+
+	if (s->mode == M_RMW)
+		for (int i = 0; i < k; i++)
+			need += s->wb[i] - s->wa[i];
+	if (sop_scratch(s, need))
+		return -ENOMEM;
+	for (int m = 0; m < g->n; m++) {
+		s->mb[m] = s->scratch + off;
+		off += L;
+	}
+	if (s->mode == M_FULL || s->mode == M_RCW)
+		for (int i = 0; i < k; i++)
+			if (fully_written(s, i))
+				s->mb[s->map.data[i]] = ubuf(s, i, s->lo);
+	if (s->mode == M_RMW)
+		for (int i = 0; i < k; i++) {
+			s->old[i] = s->scratch + off;
+			off += s->wb[i] - s->wa[i];
+		}
+	return 0;
+}
+
+static enum sop_mode choose(struct sop *s, struct raid_queue *q)
+{
+	const struct r56_array *r = R(q->a);
+	int k = s->map.k, rcw_reads = 0, rmw_reads = 0, alive_par = 0;
+	bool rcw_ok = true, rmw_ok = true;
+
+	alive_par += !mfailed(s, s->map.pd);
+	alive_par += s->map.qd >= 0 && !mfailed(s, s->map.qd);
+	if (!alive_par)
+		return M_NOPARITY; /* nothing to keep consistent: md writes the data alone */
+	for (int i = 0; i < k; i++) {
+		bool dead = mfailed(s, s->map.data[i]);
+
+		if (!fully_written(s, i)) {
+			if (dead)
+				rcw_ok = false;
+			rcw_reads += !written(s, i) ? 1 : (s->wa[i] > s->lo) + (s->wb[i] < s->hi);
+		}
+		if (written(s, i)) {
+			if (dead)
+				rmw_ok = false;
+			rmw_reads++;
+		}
+	}
+	rmw_reads += alive_par;
+	if (rcw_ok && !rcw_reads)
+		return M_FULL;
+	if (rmw_ok && (r->rmw == RAID_RMW_RMW || !rcw_ok ||
+		       (r->rmw == RAID_RMW_AUTO && rmw_reads < rcw_reads)))
+		return M_RMW;
+	if (rcw_ok)
+		return M_RCW;
+	return M_RECON;
+}
+
+static void sop_read(struct sop *s)
+{
+	struct raid_queue *q = s->q;
+	const struct raid_geom *g = &q->a->geom;
+	int k = s->map.k;
+
+	s->failed = failed_now(q->a);
+	if (__builtin_popcountll(s->failed) > R(q->a)->par) {
+		say_lost(q->a, s->stripe, s->failed);
+		s->sub.error = -EIO;
+		sop_finish(s);
+		return;
+	}
+	if (s->op == RAID_OP_WRITE) {
+		s->mode = choose(s, q);
+		if (s->mode == M_FULL)
+			q->c.full_stripe++;
+		else if (s->mode == M_RMW)
+			q->c.rmw++;
+		else
+			q->c.rcw++;
+	}
+	if (sop_buffers(s)) {
+		s->sub.error = -ENOMEM;
+		sop_finish(s);
+		return;
+	}
+	s->stage = S_READ;
+	s->sub.pending++;
+	switch (s->mode) {
+	case M_RCW:
+		for (int i = 0; i < k; i++) {
+			int m = s->map.data[i];
+
+			if (fully_written(s, i))
+				continue;
+			if (!written(s, i)) {
+				mio(s, RAID_OP_READ, m, s->lo, s->hi - s->lo, s->mb[m]);
+				continue;
+			}
+			if (s->wa[i] > s->lo)
+				mio(s, RAID_OP_READ, m, s->lo, s->wa[i] - s->lo, s->mb[m]);
+			if (s->wb[i] < s->hi)
+				mio(s, RAID_OP_READ, m, s->wb[i], s->hi - s->wb[i],
+				    s->mb[m] + (s->wb[i] - s->lo));
+		}
+		break;
+	case M_RMW:
+		for (int i = 0; i < k; i++)
+			if (written(s, i))
+				mio(s, RAID_OP_READ, s->map.data[i], s->wa[i], s->wb[i] - s->wa[i],
+				    s->old[i]);
+		for (int m = 0; m < g->n; m++)
+			if ((m == s->map.pd || m == s->map.qd) && !mfailed(s, m))
+				mio(s, RAID_OP_READ, m, s->lo, s->hi - s->lo, s->mb[m]);
+		break;
+	case M_RECON:
+	case M_DREAD:
+		for (int m = 0; m < g->n; m++)
+			if (!mfailed(s, m))
+				mio(s, RAID_OP_READ, m, s->lo, s->hi - s->lo, s->mb[m]);
+		break;
+	default:
+		break;
+	}
+	if (!--s->sub.pending)
+		sop_compute(s);
+}
+
+static void locked_post(struct raid_queue *q, struct raid_post *p)
+{
+	sop_read((struct sop *)((char *)p - offsetof(struct sop, job.post)));
+}
+
+static void granted(struct stripe_waiter *w)
+{
+	struct sop *s = (struct sop *)((char *)w - offsetof(struct sop, w));
+
+	s->locked = true;
+	s->job.post.fn = locked_post;
+	raid_queue_post(s->q, &s->job.post);
+}
+
+static void sop_start(struct sop *s)
+{
+	struct raid_queue *q = s->q;
+
+	s->stage = S_LOCK;
+	s->w.stripe = s->stripe;
+	s->w.granted = granted;
+	if (!stripe_lock(R(q->a)->locks, &s->w)) {
+		q->c.stripe_lock_waits++;
+		return;
+	}
+	s->locked = true;
+	sop_read(s);
+}
+
+int raid56_advance(struct raid_queue *q, struct raid_request *r)
+{
+	struct sop *s = r->level_priv;
+
+	if (!s)
+		return 1; /* the user's request: its direct reads are done, and no stripe op left */
+	if (s->stage == S_READ)
+		sop_compute(s);
+	else
+		sop_finish(s);
+	return 0;
+}
+
+/* One stripe's piece [voff, voff+len) of request r. */
+static int piece(struct raid_queue *q, struct raid_request *r, uint64_t stripe, uint64_t voff,
+		 uint64_t len, bool *degraded)
+{
+	struct raid_array *a = q->a;
+	const struct raid_geom *g = &a->geom;
+	uint64_t base = stripe * stripe_width(g, R(a)->par), lo = UINT64_MAX, hi = 0;
+	struct raid56_stripe map;
+	bool need_sop = r->op == RAID_OP_WRITE;
+	struct sop *s;
+
+	raid56_stripe_map(g, stripe, &map);
+	uint64_t wa[RAID56_MAX_MEMBERS], wb[RAID56_MAX_MEMBERS];
+
+	for (int i = 0; i < map.k; i++) {
+		uint64_t cs = base + (uint64_t)i * g->chunk, ce = cs + g->chunk;
+		uint64_t x = voff > cs ? voff : cs, y = voff + len < ce ? voff + len : ce;
+
+		wa[i] = wb[i] = 0;
+		if (x >= y)
+			continue;
+		if (r->op == RAID_OP_READ && !raid_member_failed(a, map.data[i])) {
+			struct member_io *m = raid_mio_get(q);
+
+			m->op = RAID_OP_READ;
+			m->member = map.data[i];
+			m->offset = stripe * g->chunk + (x - cs);
+			m->len = y - x;
+			m->buf = (uint8_t *)r->buf + (x - r->offset);
+			raid_mio_issue(q, r, m);
+			continue;
+		}
+		wa[i] = x - cs;
+		wb[i] = y - cs;
+		lo = wa[i] < lo ? wa[i] : lo;
+		hi = wb[i] > hi ? wb[i] : hi;
+		need_sop = true;
+	}
+	if (!need_sop)
+		return 0;
+	if (r->op == RAID_OP_READ)
+		*degraded = true;
+	s = sop_get(q);
+	if (!s)
+		return -ENOMEM;
+	s->parent = r;
+	s->op = r->op;
+	s->mode = M_DREAD;
+	s->stripe = stripe;
+	s->map = map;
+	s->lo = lo;
+	s->hi = hi;
+	memcpy(s->wa, wa, sizeof(wa[0]) * (size_t)map.k);
+	memcpy(s->wb, wb, sizeof(wb[0]) * (size_t)map.k);
+	r->pending++;
+	sop_start(s);
+	return 0;
+}
+
+int raid56_start(struct raid_queue *q, struct raid_request *r)
+{
+	struct raid_array *a = q->a;
+	uint64_t W = stripe_width(&a->geom, R(a)->par), pos = r->offset,
+		 end = r->offset + r->length;
+	bool degraded = false;
+	int ret = 0;
+
+	/* md takes whole sectors; parity kernels need lengths in 64-byte units */
+	if ((r->offset | r->length) % SECTOR)
+		return -EINVAL;
+	if (!q->level_priv) {
+		q->level_priv = calloc(1, sizeof(struct r56_queue));
+		if (!q->level_priv)
+			return -ENOMEM;
+	}
+	/* held until every piece is issued, so no early completion finishes r */
+	r->pending++;
+	while (pos < end && !ret) {
+		uint64_t s = pos / W, e = (s + 1) * W < end ? (s + 1) * W : end;
+
+		ret = piece(q, r, s, pos, e - pos, &degraded);
+		pos = e;
+	}
+	if (degraded)
+		q->c.degraded_reads++;
+	if (ret && !r->error)
+		r->error = ret;
+	if (!--r->pending)
+		raid_request_finish(q, r);
+	return 0;
+}
+
+int raid56_map(const struct raid_geom *g, uint64_t off, struct raid_loc *locs, uint64_t *seg)
+{
+	int par = g->level == 6 ? 2 : 1;
+	uint64_t W = stripe_width(g, par), stripe = off / W, in = off % W;
+	struct raid56_stripe map;
+
+	raid56_stripe_map(g, stripe, &map);
+	locs[0].member = map.data[in / g->chunk];
+	locs[0].offset = stripe * g->chunk + in % g->chunk;
+	*seg = raid_chunk_left(g, off);
+	return 1;
+}
+
+uint64_t raid56_size(const struct raid_geom *g)
+{
+	return raid56_volume_size(g);
+}
+
+int raid56_array_init(struct raid_array *a, char *err, size_t errlen)
+{
+	struct r56_array *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	r->par = a->geom.level == 6 ? 2 : 1;
+	r->rmw = a->cfg.rmw;
+	ret = stripe_table_create(
+	    a->cfg.stripe_cache ? a->cfg.stripe_cache : RAID_STRIPE_CACHE_DEFAULT, &r->locks);
+	if (ret) {
+		free(r);
+		return ret;
+	}
+	ret = parity_path_create(&a->cfg, &r->pp, err, errlen);
+	if (ret) {
+		stripe_table_destroy(r->locks);
+		free(r);
+		return ret;
+	}
+	r->pq = parity_path_calls(r->pp);
+	a->parity_impl = r->pq->name;
+	a->level_priv = r;
+	return 0;
+}
+
+void raid56_array_exit(struct raid_array *a)
+{
+	struct r56_array *r = a->level_priv;
+
+	parity_path_destroy(r->pp);
+	stripe_table_destroy(r->locks);
+	free(r);
+	a->level_priv = NULL;
+}

@@ -1,0 +1,19 @@
+/*
+ * raid56.h - the hooks RAID5 (raid5.c) and RAID6 (raid6.c) share, implemented in raid56.c
+ * on the stripe lock table (stripe.c) and the parity path (parity_path.c).
+ */
+#ifndef RAID_RAID56_H
+#define RAID_RAID56_H
+
+#include "level.h"
+#include "parity_path.h"
+
+uint64_t raid56_size(const struct raid_geom *g);
+int raid56_map(const struct raid_geom *g, uint64_t off, struct raid_loc *locs, uint64_t *seg);
+int raid56_start(struct raid_queue *q, struct raid_request *r);
+int raid56_advance(struct raid_queue *q, struct raid_request *r);
+int raid56_array_init(struct raid_array *a, char *err, size_t errlen);
+void raid56_array_exit(struct raid_array *a);
+void raid56_queue_exit(struct raid_queue *q);
+
+#endif

@@ -1,0 +1,5 @@
+# raid/raid56.mk: build fragment, included by the top-level Makefile (see its header).
+# RAID5/6: the personalities, the stripe lock table, the parity path; their tests,
+# end-to-end fio runs and benchmark.
+
+LIBRAID_SRCS += raid/raid56.c raid/raid5.c raid/raid6.c raid/stripe.c raid/parity_path.c

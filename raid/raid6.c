@@ -1,0 +1,22 @@
+/*
+ * raid6.c - the RAID6 personality: md's P and Q (Q = sum g^i D_i over GF(2^8), i counted
+ * from the member after Q) over 4 or more members, in md's four layouts. The work is
+ * raid56.c's.
+ */
+#include "raid56.h"
+
+const struct raid_level_ops raid6_ops = {
+    .level = 6,
+    .name = "raid6",
+    .min_members = 4,
+    .max_failed = 2,
+    .uses_chunk = true,
+    .default_layout = RAID_LAYOUT_LEFT_SYM,
+    .size = raid56_size,
+    .map = raid56_map,
+    .start = raid56_start,
+    .advance = raid56_advance,
+    .array_init = raid56_array_init,
+    .array_exit = raid56_array_exit,
+    .queue_exit = raid56_queue_exit,
+};
