@@ -41,6 +41,7 @@ struct r56_array {
 	const struct pq_calls *pq;
 	int par;
 	enum raid_rmw_kind rmw;
+	atomic_bool said_unaligned;
 };
 
 struct sop {
@@ -646,8 +647,13 @@ int raid56_start(struct raid_queue *q, struct raid_request *r)
 	int ret = 0;
 
 	/* md takes whole sectors; parity kernels need lengths in 64-byte units */
-	if ((r->offset | r->length) % SECTOR)
+	if ((r->offset | r->length) % SECTOR) {
+		if (!atomic_exchange(&R(a)->said_unaligned, true))
+			raid_log("raid: raid_level=%d: I/O must be whole %d-byte sectors (offset "
+				 "%" PRIu64 ", length %" PRIu64 ")",
+				 a->geom.level, SECTOR, r->offset, r->length);
 		return -EINVAL;
+	}
 	if (!q->level_priv) {
 		q->level_priv = calloc(1, sizeof(struct r56_queue));
 		if (!q->level_priv)
