@@ -15,3 +15,6 @@ $(BUILD)/tests/$(1): $(OBJ)/raid/$(1).o $(LIBRAID)
 LDLIBS_$(1) := -lcmocka
 endef
 $(foreach t,$(RAID_CTESTS),$(eval $(call raid_ctest,$(t))))
+
+# recovery: spares and rebuild, scrub and resync, failures, the state file (docs/rebuild.md)
+LIBRAID_SRCS += raid/rebuild.c raid/rebuild_config.c raid/scrub.c raid/state.c raid/fault.c

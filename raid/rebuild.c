@@ -1,0 +1,881 @@
+/*
+ * rebuild.c - the recovery thread of an array and the rebuild onto hot spares: spares
+ * are devices after the members in a->m[]; a failed slot gets a free spare (its `dev`),
+ * and the thread walks the slot's rows window by window, asking the level for the bytes
+ * (mirror levels: a surviving copy found through unmap/map; parity levels: rows_recover),
+ * while foreground writes below the front go to the spare too (plan.c) and writes into
+ * the window wait for it (the window lock below). Rate limits follow md's
+ * speed_limit_min/max; the foreground is metered per second for the stats.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rebuild.h"
+
+#define MB 1000000.0
+#define MIB ((uint64_t)1024 * 1024)
+#define REGION_MAX (4 * MIB)
+#define PIECE_MAX MIB
+#define CHECKPOINT_S 1.0
+
+struct rec_park {
+	struct raid_post post; /* first: the post callback gets the node back */
+	struct raid_request *r;
+	struct raid_queue *q;
+	struct rec_park *next;
+};
+
+uint64_t rec_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+double rec_elapsed(struct raid_recovery *rec)
+{
+	return (double)(rec_now_ns() - rec->t0) / 1e9;
+}
+
+void *rec_alloc(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, len ? len : 4096))
+		return NULL;
+	return p;
+}
+
+/* ---- the window lock (see rebuild.h) ---- */
+
+void rec_window_lock(struct raid_recovery *rec, uint64_t lo, uint64_t hi)
+{
+	unsigned old;
+
+	pthread_mutex_lock(&rec->mu);
+	rec->win_lo = lo;
+	rec->win_hi = hi;
+	rec->win_on = true;
+	old = rec->epoch++ & 1;
+	rec->draining = old + 1;
+	while (rec->cnt[old])
+		pthread_cond_wait(&rec->drain_cv, &rec->mu);
+	rec->draining = 0;
+	pthread_mutex_unlock(&rec->mu);
+}
+
+void rec_window_unlock(struct raid_recovery *rec)
+{
+	struct rec_park *p;
+
+	pthread_mutex_lock(&rec->mu);
+	rec->win_on = false;
+	p = rec->parked;
+	rec->parked = NULL;
+	pthread_mutex_unlock(&rec->mu);
+	while (p) {
+		struct rec_park *next = p->next;
+
+		raid_queue_post(p->q, &p->post);
+		p = next;
+	}
+}
+
+static void resume_parked(struct raid_queue *q, struct raid_post *post)
+{
+	struct rec_park *p = (struct rec_park *)post;
+	struct raid_request *r = p->r;
+
+	free(p);
+	if (!raid_rec_admit(q, r))
+		raid_request_start(q, r);
+}
+
+bool raid_rec_admit(struct raid_queue *q, struct raid_request *r)
+{
+	struct raid_recovery *rec = q->a->rec;
+
+	if (rec->metering && !r->t_submit)
+		r->t_submit = rec_now_ns();
+	if (r->op != RAID_OP_WRITE) {
+		r->rec_admitted = true;
+		r->rec_epoch = UINT32_MAX;
+		return false;
+	}
+	pthread_mutex_lock(&rec->mu);
+	if (rec->win_on && r->offset < rec->win_hi && r->offset + r->length > rec->win_lo) {
+		struct rec_park *p = calloc(1, sizeof(*p));
+
+		if (p) {
+			p->post.fn = resume_parked;
+			p->r = r;
+			p->q = q;
+			p->next = rec->parked;
+			rec->parked = p;
+			pthread_mutex_unlock(&rec->mu);
+			return true;
+		}
+		/* no memory for the note: wait here instead, the window is short */
+		while (rec->win_on && r->offset < rec->win_hi &&
+		       r->offset + r->length > rec->win_lo) {
+			pthread_mutex_unlock(&rec->mu);
+			usleep(100);
+			pthread_mutex_lock(&rec->mu);
+		}
+	}
+	r->rec_epoch = rec->epoch;
+	rec->cnt[rec->epoch & 1]++;
+	r->rec_admitted = true;
+	pthread_mutex_unlock(&rec->mu);
+	return false;
+}
+
+static unsigned hist_index(uint64_t ns)
+{
+	uint64_t v = ns | 1;
+	unsigned msb = 63 - (unsigned)__builtin_clzll(v);
+
+	if (v < 8)
+		return (unsigned)v;
+	return msb * 8 + (unsigned)((v >> (msb - 3)) & 7);
+}
+
+static double hist_value(unsigned i)
+{
+	if (i < 8)
+		return i;
+	return (double)((8ULL + (i & 7)) << (i / 8 - 3));
+}
+
+void raid_rec_release(struct raid_queue *q, struct raid_request *r)
+{
+	struct raid_recovery *rec = q->a->rec;
+
+	r->rec_admitted = false;
+	atomic_fetch_add_explicit(&rec->fg_ios, 1, memory_order_relaxed);
+	if (rec->metering && r->t_submit) {
+		uint64_t lat = rec_now_ns() - r->t_submit;
+
+		atomic_fetch_add_explicit(&rec->fg_bytes, r->length, memory_order_relaxed);
+		atomic_fetch_add_explicit(&rec->fg_lat_ns, lat, memory_order_relaxed);
+		atomic_fetch_add_explicit(&rec->hist[hist_index(lat)], 1, memory_order_relaxed);
+	}
+	r->t_submit = 0;
+	if (r->rec_epoch == UINT32_MAX)
+		return;
+	pthread_mutex_lock(&rec->mu);
+	if (!--rec->cnt[r->rec_epoch & 1] && rec->draining)
+		pthread_cond_broadcast(&rec->drain_cv);
+	pthread_mutex_unlock(&rec->mu);
+}
+
+/* ---- the foreground meter ---- */
+
+void rec_tick(struct raid_recovery *rec)
+{
+	double now = rec_elapsed(rec), dt = now - rec->last_sample;
+	uint64_t ios, bytes, lat, n = 0, want, seen = 0;
+	uint64_t cur[REC_HIST];
+	struct rec_sample s;
+
+	if (!rec->metering || dt < 1.0)
+		return;
+	ios = atomic_load(&rec->fg_ios);
+	bytes = atomic_load(&rec->fg_bytes);
+	lat = atomic_load(&rec->fg_lat_ns);
+	for (int i = 0; i < REC_HIST; i++) {
+		cur[i] = atomic_load_explicit(&rec->hist[i], memory_order_relaxed);
+		n += cur[i] - rec->last_hist[i];
+	}
+	s = (struct rec_sample){.t = now,
+				.phase = rec->rb_active ? REC_DURING
+					 : rec->rebuilt ? REC_AFTER
+							: REC_BEFORE,
+				.iops = (double)(ios - rec->last_ios) / dt,
+				.mbps = (double)(bytes - rec->last_bytes) / dt / MB,
+				.lat_mean_us =
+				    n ? (double)(lat - rec->last_lat) / (double)n / 1e3 : 0};
+	want = n - n / 100; /* the 99th percentile's rank */
+	for (int i = 0; i < REC_HIST && n; i++) {
+		seen += cur[i] - rec->last_hist[i];
+		if (seen >= want) {
+			s.lat_p99_us = hist_value(i) / 1e3;
+			break;
+		}
+	}
+	memcpy(rec->last_hist, cur, sizeof(cur));
+	rec->last_ios = ios;
+	rec->last_bytes = bytes;
+	rec->last_lat = lat;
+	rec->last_sample = now;
+	if (rec->nsamples == rec->capsamples) {
+		size_t cap = rec->capsamples ? rec->capsamples * 2 : 64;
+		struct rec_sample *p = realloc(rec->samples, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		rec->samples = p;
+		rec->capsamples = cap;
+	}
+	rec->samples[rec->nsamples++] = s;
+}
+
+/* ---- member I/O of the recovery thread ---- */
+
+static int batch_advance(struct raid_queue *q, struct raid_request *r)
+{
+	return 1;
+}
+
+void rec_batch_init(struct rec_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->failed_member = -1;
+}
+
+void rec_io(struct raid_recovery *rec, struct rec_batch *b, enum raid_op op, int member, void *buf,
+	    uint64_t moff, uint64_t len)
+{
+	struct raid_queue *q = rec->q;
+
+	if (!b->r.inflight) {
+		b->r.error = 0;
+		b->r.pending = 0;
+		b->r.advance = batch_advance;
+		b->r.rec_admitted = false;
+		raid_request_hold(q, &b->r);
+	}
+	while (len) {
+		struct member_io *m = raid_mio_get(q);
+		uint64_t l = len < PIECE_MAX ? len : PIECE_MAX;
+
+		m->op = op;
+		m->member = member;
+		m->offset = moff;
+		m->len = l;
+		m->buf = buf;
+		raid_mio_issue(q, &b->r, m);
+		buf = (char *)buf + l;
+		moff += l;
+		len -= l;
+	}
+}
+
+int rec_wait(struct raid_recovery *rec, struct rec_batch *b)
+{
+	struct raid_request *out[8];
+
+	if (!b->r.inflight)
+		return 0;
+	raid_commit(rec->q);
+	for (;;) {
+		int n = raid_reap(rec->q, 1, 8, NULL, out);
+
+		for (int i = 0; i < n; i++)
+			if (out[i] == &b->r)
+				return b->r.error;
+		if (n < 0)
+			return n;
+	}
+}
+
+/* ---- rebuild ---- */
+
+static bool fg_active(struct raid_recovery *rec, uint64_t *last_ios, double *last_t)
+{
+	uint64_t ios = atomic_load(&rec->fg_ios);
+	double now = rec_elapsed(rec);
+
+	if (ios != *last_ios) {
+		*last_ios = ios;
+		*last_t = now;
+	}
+	return now - *last_t < 0.25;
+}
+
+/* Pick the surviving copy of [voff..] that is not `t` and not lost; -1 when none. */
+static int pick_source(struct raid_array *a, const struct raid_loc *locs, int n, int t)
+{
+	int best = -1;
+	unsigned load = UINT32_MAX;
+
+	for (int i = 0; i < n; i++) {
+		int m = locs[i].member;
+		unsigned l;
+
+		if (m == t || raid_member_failed(a, m))
+			continue;
+		l = atomic_load_explicit(&a->m[m].inflight, memory_order_relaxed);
+		if (l < load) {
+			load = l;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* Mirror levels: the bytes of target t in [front, front + len) into buf. */
+static int mirror_read(struct raid_recovery *rec, int t, uint64_t front, uint64_t len, char *buf)
+{
+	struct raid_array *a = rec->a;
+	struct raid_loc locs[RAID_MAX_COPIES];
+	struct rec_batch b;
+	uint64_t pos = front, end = front + len;
+
+	rec_batch_init(&b);
+	while (pos < end) {
+		uint64_t voff, seg, seg2, l;
+		int n, c;
+
+		a->ops->unmap(&a->geom, t, pos, &voff, &seg);
+		l = seg < end - pos ? seg : end - pos;
+		if (voff >= a->size) { /* a slot past the volume's end: no data there */
+			memset(buf + (pos - front), 0, l);
+			pos += l;
+			continue;
+		}
+		n = a->ops->map(&a->geom, voff, locs, &seg2);
+		l = seg2 < l ? seg2 : l;
+		if (voff + l > a->size)
+			l = a->size - voff;
+		c = pick_source(a, locs, n, t);
+		if (c < 0) {
+			rec_wait(rec, &b);
+			return -ENODATA;
+		}
+		rec_io(rec, &b, RAID_OP_READ, locs[c].member, buf + (pos - front), locs[c].offset,
+		       l);
+		pos += l;
+	}
+	return rec_wait(rec, &b) ? -EAGAIN : 0;
+}
+
+static int recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t front, uint64_t len,
+			  void **bufs)
+{
+	struct raid_array *a = rec->a;
+	struct rec_batch b;
+	int ret = 0;
+
+	if (a->ops->rows_recover) {
+		uint64_t lost = targets;
+		int max = a->ops->max_failed;
+
+		for (int m = 0; m < a->geom.n; m++)
+			if (raid_member_failed(a, m))
+				lost |= 1ULL << m;
+		if (__builtin_popcountll(lost) > max)
+			return -ENODATA;
+		rec_batch_init(&b);
+		for (int m = 0; m < a->geom.n; m++)
+			if (!(lost >> m & 1))
+				rec_io(rec, &b, RAID_OP_READ, m, bufs[m], front, len);
+		if (rec_wait(rec, &b))
+			return -EAGAIN;
+		a->ops->rows_recover(a, front, len, lost, bufs);
+	} else {
+		for (int t = 0; t < a->geom.n && !ret; t++)
+			if (targets >> t & 1)
+				ret = mirror_read(rec, t, front, len, bufs[t]);
+		if (ret)
+			return ret;
+	}
+	rec_batch_init(&b);
+	for (int t = 0; t < a->geom.n; t++)
+		if (targets >> t & 1 && atomic_load(&a->m[t].recovery_offset) < front + len)
+			rec_io(rec, &b, RAID_OP_WRITE, t, bufs[t], front, len);
+	return rec_wait(rec, &b) ? -EIO : 0;
+}
+
+static void checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front)
+{
+	struct raid_array *a = rec->a;
+
+	for (int t = 0; t < a->geom.n; t++) {
+		if (!(targets >> t & 1))
+			continue;
+		int dev = atomic_load(&a->m[t].dev);
+
+		if (rec->q->fds[dev] >= 0 && fdatasync(rec->q->fds[dev]))
+			return; /* not durable: keep the previous checkpoint */
+		rec->durable_off[t] = front;
+	}
+	raid_rec_state_save(a);
+}
+
+static const char *names(struct raid_array *a, uint64_t set, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < a->geom.n && used < len; i++)
+		if (set >> i & 1)
+			used += (size_t)snprintf(buf + used, len - used, "%s%d (%s -> %s)",
+						 used ? ", " : "", i, a->cfg.members[i],
+						 a->m[atomic_load(&a->m[i].dev)].path);
+	return buf;
+}
+
+static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
+{
+	struct raid_array *a = rec->a;
+	const struct raid_recovery_config *c = &a->cfg.rec;
+	uint64_t msize = a->geom.member_size, front = UINT64_MAX, start_front, last_ios = 0;
+	uint64_t unit = a->ops->uses_chunk ? a->geom.chunk : 64 * 1024;
+	uint64_t min = c->rebuild_min ? c->rebuild_min : 1000000,
+		 max = c->rebuild_max ? c->rebuild_max : 200000000;
+	double t_start = rec_elapsed(rec), last_cp = t_start, last_fg = -1, next_log = 0.1;
+	void *bufs[RAID_MAX_MEMBERS] = {0};
+	char who[RAID_ERRLEN];
+	int ret = 0;
+
+	for (int m = 0; m < a->geom.n; m++) {
+		if (!a->ops->rows_recover && !(targets >> m & 1))
+			continue;
+		bufs[m] = rec_alloc(REGION_MAX);
+		if (!bufs[m]) {
+			raid_log("raid: rebuild: out of memory");
+			goto out;
+		}
+	}
+	for (int t = 0; t < a->geom.n; t++)
+		if (targets >> t & 1) {
+			uint64_t f = atomic_load(&a->m[t].recovery_offset);
+
+			front = f < front ? f : front;
+		}
+	front = front / unit * unit;
+	start_front = front;
+	names(a, targets, who, sizeof(who));
+	raid_log("raid: rebuild of member %s starts at %.1f s%s", who, t_start,
+		 front ? " (resumed from the state file)" : "");
+	pthread_mutex_lock(&rec->mu);
+	if (!rec->rebuilt && !rec->rb_active)
+		rec->rb_start = t_start;
+	rec->rb_active = true;
+	pthread_mutex_unlock(&rec->mu);
+	for (int t = 0; t < a->geom.n; t++)
+		if (targets >> t & 1 && rec->rb_n < RAID_MAX_MEMBERS) {
+			rec->rb_members[rec->rb_n] = t;
+			rec->rb_spares[rec->rb_n++] = a->m[atomic_load(&a->m[t].dev)].path;
+		}
+	while (front < msize && !rec->stop) {
+		bool busy = fg_active(rec, &last_ios, &last_fg);
+		uint64_t limit = busy ? min : max, region = limit / 8 / unit * unit, len, vlo, vlen;
+		double t0 = rec_elapsed(rec), due;
+
+		for (int t = 0; t < a->geom.n; t++)
+			if (targets >> t & 1 && atomic_load(&a->rec->spare_error[t])) {
+				raid_log(
+				    "raid: rebuild of member %d stopped: its spare %s failed a "
+				    "write",
+				    t, a->m[atomic_load(&a->m[t].dev)].path);
+				ret = -EIO;
+			}
+		if (ret)
+			break;
+		region = region < unit	       ? unit
+			 : region > REGION_MAX ? REGION_MAX / unit * unit
+					       : region;
+		len = msize - front < region ? msize - front : region;
+		a->ops->span(&a->geom, front, len, &vlo, &vlen);
+		rec_window_lock(rec, vlo, vlo + vlen);
+		ret = recover_window(rec, targets, front, len, bufs);
+		if (!ret)
+			for (int t = 0; t < a->geom.n; t++)
+				if (targets >> t & 1 &&
+				    atomic_load(&a->m[t].recovery_offset) < front + len)
+					atomic_store(&a->m[t].recovery_offset, front + len);
+		rec_window_unlock(rec);
+		if (ret == -EAGAIN) { /* a source failed under us: the next try avoids it */
+			ret = 0;
+			continue;
+		}
+		if (ret) {
+			raid_log("raid: rebuild of member %s stopped at %" PRIu64 " bytes: %s", who,
+				 front,
+				 ret == -ENODATA
+				     ? "the array has lost more than the level tolerates"
+				     : "a write to the spare failed");
+			break;
+		}
+		front += len;
+		rec->rb_bytes += len;
+		if ((double)(front - start_front) >= next_log * (double)(msize - start_front)) {
+			raid_log("raid: rebuild %.0f%% (%" PRIu64 " of %" PRIu64 " MiB)",
+				 100.0 * (double)front / (double)msize, front / MIB, msize / MIB);
+			next_log += 0.1;
+		}
+		if (rec_elapsed(rec) - last_cp >= CHECKPOINT_S) {
+			checkpoint(rec, targets, front);
+			last_cp = rec_elapsed(rec);
+		}
+		/* md's limits: at most `max`, and only `min` while the foreground is busy */
+		due = t0 + (double)len / (double)limit;
+		while (!rec->stop) {
+			double now = rec_elapsed(rec), left = due - now;
+
+			rec_tick(rec);
+			if (left <= 0)
+				break;
+			usleep((useconds_t)((left < 0.05 ? left : 0.05) * 1e6));
+		}
+	}
+	if (!ret && front >= msize) {
+		double end = rec_elapsed(rec), secs = end - t_start;
+
+		for (int t = 0; t < a->geom.n; t++)
+			if (targets >> t & 1) {
+				int dev = atomic_load(&a->m[t].dev);
+
+				if (rec->q->fds[dev] >= 0)
+					fdatasync(rec->q->fds[dev]);
+				rec->durable_off[t] = msize;
+				atomic_store(&a->m[t].failed, false); /* reads may use it now */
+			}
+		raid_log("raid: rebuild of member %s done at %.1f s: %" PRIu64
+			 " MiB in %.1f s (%.0f MB/s)",
+			 who, end, (msize - start_front) / MIB, secs,
+			 secs > 0 ? (double)(msize - start_front) / MB / secs : 0.0);
+		pthread_mutex_lock(&rec->mu);
+		rec->rb_end = end;
+		rec->rebuilt = true;
+		pthread_mutex_unlock(&rec->mu);
+	} else {
+		for (int t = 0; t < a->geom.n; t++)
+			if (targets >> t & 1 && ret)
+				atomic_store(&rec->spare_error[t], true); /* given up */
+		if (!ret)
+			checkpoint(rec, targets, front); /* stopped: resume from here */
+	}
+	pthread_mutex_lock(&rec->mu);
+	rec->rb_active = false;
+	if (!rec->rebuilt)
+		rec->rb_end = rec_elapsed(rec);
+	pthread_mutex_unlock(&rec->mu);
+	raid_rec_state_save(a);
+out:
+	for (int m = 0; m < a->geom.n; m++)
+		free(bufs[m]);
+}
+
+/* Failed slots that can be rebuilt now: give each a free spare first. */
+static uint64_t rebuild_targets(struct raid_recovery *rec)
+{
+	struct raid_array *a = rec->a;
+	int n = a->geom.n;
+	uint64_t t = 0;
+
+	if (!a->cfg.rec.rebuild)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (!raid_member_failed(a, i) || atomic_load(&rec->spare_error[i]))
+			continue;
+		if (atomic_load(&a->m[i].dev) == i) {
+			int s;
+
+			for (s = 0; s < a->cfg.rec.nspares && rec->spare_used[s]; s++)
+				;
+			if (s == a->cfg.rec.nspares) {
+				if (!rec->said_failed[i])
+					raid_log("raid: member %d failed and no spare is free", i);
+				rec->said_failed[i] = true;
+				continue;
+			}
+			rec->spare_used[s] = true;
+			atomic_store(&a->m[i].recovery_offset, 0);
+			rec->durable_off[i] = 0;
+			atomic_store(&a->m[i].dev, n + s);
+		}
+		t |= 1ULL << i;
+	}
+	return t;
+}
+
+static void *rec_thread(void *arg)
+{
+	struct raid_recovery *rec = arg;
+	struct raid_array *a = rec->a;
+	char err[RAID_ERRLEN];
+	bool scrub = a->cfg.rec.scrub != RAID_SCRUB_OFF;
+	int ret = raid_queue_create(a, 64, a->cfg.direct, &rec->q, err, sizeof(err));
+
+	if (ret)
+		raid_log("%s", err);
+	else if (a->cfg.rec.resync)
+		ret = raid_rec_scrub(rec, RAID_SCRUB_REPAIR, true);
+	pthread_mutex_lock(&rec->mu);
+	rec->init_ret = ret;
+	rec->init_done = true;
+	pthread_cond_broadcast(&rec->cv);
+	pthread_mutex_unlock(&rec->mu);
+	if (ret)
+		return NULL;
+	for (;;) {
+		double next = raid_rec_fail_timers(a, rec_elapsed(rec));
+		uint64_t targets;
+		struct timespec ts;
+
+		rec_tick(rec);
+		pthread_mutex_lock(&rec->mu);
+		if (rec->state_dirty) {
+			rec->state_dirty = false;
+			pthread_mutex_unlock(&rec->mu);
+			raid_rec_state_save(a);
+			pthread_mutex_lock(&rec->mu);
+		}
+		if (rec->stop) {
+			pthread_mutex_unlock(&rec->mu);
+			break;
+		}
+		pthread_mutex_unlock(&rec->mu);
+		targets = rebuild_targets(rec);
+		if (targets) {
+			rebuild_pass(rec, targets);
+			continue;
+		}
+		if (scrub) {
+			raid_rec_scrub(rec, a->cfg.rec.scrub, false);
+			scrub = false;
+			continue;
+		}
+		pthread_mutex_lock(&rec->mu);
+		if (rec->closing || rec->stop) {
+			pthread_mutex_unlock(&rec->mu);
+			break;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		{
+			double now = rec_elapsed(rec), wait = 0.2;
+
+			if (next >= 0 && next - now < wait)
+				wait = next - now > 0 ? next - now : 0;
+			ts.tv_nsec += (long)(wait * 1e9);
+			ts.tv_sec += ts.tv_nsec / 1000000000L;
+			ts.tv_nsec %= 1000000000L;
+		}
+		if (!rec->state_dirty)
+			pthread_cond_timedwait(&rec->cv, &rec->mu, &ts);
+		pthread_mutex_unlock(&rec->mu);
+	}
+	raid_rec_state_save(a);
+	return NULL;
+}
+
+/* ---- the array's side ---- */
+
+int raid_rec_spares_probe(struct raid_array *a, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *c = &a->cfg.rec;
+
+	if (!a->be->uses_files)
+		return 0;
+	for (int s = 0; s < c->nspares; s++) {
+		const char *p = c->spares[s];
+		struct stat st;
+		int fd;
+
+		if (stat(p, &st) && errno == ENOENT) {
+			fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd < 0 || ftruncate(fd, (off_t)a->geom.member_size)) {
+				snprintf(err, errlen, "raid: raid_spares: cannot create %s: %s", p,
+					 strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				return -EINVAL;
+			}
+			close(fd);
+			continue;
+		}
+		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < a->geom.member_size) {
+			snprintf(err, errlen,
+				 "raid: raid_spares: %s holds %" PRIu64
+				 " bytes, less than a member (%" PRIu64 ")",
+				 p, (uint64_t)st.st_size, a->geom.member_size);
+			return -EINVAL;
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+			snprintf(err, errlen,
+				 "raid: raid_spares: %s is not a file or a block device", p);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *c = &a->cfg.rec;
+	struct raid_recovery *rec;
+	int ret;
+
+	if (!c->nspares && !c->rebuild && !c->nfail && !c->ninject && !c->scrub && !c->resync &&
+	    !c->state_path)
+		return 0;
+	rec = calloc(1, sizeof(*rec));
+	if (!rec)
+		return -ENOMEM;
+	rec->a = a;
+	rec->t0 = rec_now_ns();
+	rec->metering = c->rebuild;
+	pthread_mutex_init(&rec->mu, NULL);
+	pthread_cond_init(&rec->cv, NULL);
+	pthread_cond_init(&rec->drain_cv, NULL);
+	for (int i = 0; i < a->geom.n; i++)
+		if (c->resume_spare[i]) {
+			int s = c->resume_spare[i] - 1;
+
+			rec->spare_used[s] = true;
+			atomic_store(&a->m[i].dev, a->geom.n + s);
+			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
+			rec->durable_off[i] = c->resume_off[i];
+		}
+	a->rec = rec;
+	ret = pthread_create(&rec->thread, NULL, rec_thread, rec);
+	if (ret) {
+		snprintf(err, errlen, "raid: cannot start the recovery thread: %s", strerror(ret));
+		return -ret;
+	}
+	rec->thread_on = true;
+	pthread_mutex_lock(&rec->mu);
+	while (!rec->init_done)
+		pthread_cond_wait(&rec->cv, &rec->mu);
+	ret = rec->init_ret;
+	pthread_mutex_unlock(&rec->mu);
+	if (ret)
+		snprintf(err, errlen, "raid: %s: the recovery thread could not start (see above)",
+			 c->resync ? "raid_init=resync" : "raid_spares");
+	return ret;
+}
+
+static void stop_thread(struct raid_recovery *rec, bool wait_for_work)
+{
+	double t;
+
+	if (!rec->thread_on)
+		return;
+	t = rec_elapsed(rec);
+	pthread_mutex_lock(&rec->mu);
+	rec->closing = true;
+	if (!wait_for_work)
+		rec->stop = true;
+	pthread_cond_broadcast(&rec->cv);
+	pthread_mutex_unlock(&rec->mu);
+	pthread_join(rec->thread, NULL);
+	rec->thread_on = false;
+	if (rec->rebuilt && rec->rb_end > t)
+		rec->rb_wait = rec->rb_end - t;
+	if (rec->q) {
+		raid_queue_destroy(rec->q);
+		rec->q = NULL;
+	}
+}
+
+void raid_rec_array_stop(struct raid_array *a)
+{
+	if (!a->rec)
+		return;
+	if (a->cfg.rec.rebuild || a->cfg.rec.scrub)
+		raid_log("raid: the job's I/O is done; waiting for %s to finish",
+			 a->cfg.rec.scrub ? "rebuild and scrub" : "the rebuild");
+	stop_thread(a->rec, a->cfg.rec.rebuild || a->cfg.rec.scrub);
+}
+
+void raid_rec_array_free(struct raid_array *a)
+{
+	struct raid_recovery *rec = a->rec;
+
+	if (!rec)
+		return;
+	stop_thread(rec, false);
+	while (rec->parked) { /* nobody left to resume them */
+		struct rec_park *p = rec->parked;
+
+		rec->parked = p->next;
+		free(p);
+	}
+	pthread_mutex_destroy(&rec->mu);
+	pthread_cond_destroy(&rec->cv);
+	pthread_cond_destroy(&rec->drain_cv);
+	free(rec->samples);
+	free(rec);
+	a->rec = NULL;
+}
+
+static const char *const phase_names[] = {"before", "during", "after"};
+
+void raid_rec_stats(struct raid_array *a, json_object *o)
+{
+	struct raid_recovery *rec = a->rec;
+	json_object *x, *arr;
+
+	if (!rec || !rec->rb_n) {
+		json_object_object_add(o, "rebuild", NULL);
+	} else {
+		double secs = rec->rb_end - rec->rb_start;
+		double mbps = secs > 0 ? (double)rec->rb_bytes / MB / secs : 0;
+
+		x = json_object_new_object();
+		json_object_object_add(x, "member", json_object_new_int(rec->rb_members[0]));
+		json_object_object_add(x, "spare", json_object_new_string(rec->rb_spares[0]));
+		arr = json_object_new_array();
+		for (int i = 0; i < rec->rb_n; i++)
+			json_object_array_add(arr, json_object_new_int(rec->rb_members[i]));
+		json_object_object_add(x, "members", arr);
+		json_object_object_add(x, "done", json_object_new_boolean(rec->rebuilt));
+		json_object_object_add(x, "start_s", json_object_new_double(rec->rb_start));
+		json_object_object_add(x, "end_s", json_object_new_double(rec->rb_end));
+		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)rec->rb_bytes));
+		json_object_object_add(x, "mbps", json_object_new_double(mbps));
+		json_object_object_add(x, "min_per_tb",
+				       json_object_new_double(mbps > 0 ? 1e6 / mbps / 60 : 0));
+		json_object_object_add(x, "wait_s", json_object_new_double(rec->rb_wait));
+		arr = json_object_new_array();
+		for (size_t i = 0; i < rec->nsamples; i++) {
+			struct rec_sample *s = &rec->samples[i];
+			json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "t", json_object_new_double(s->t));
+			json_object_object_add(e, "phase",
+					       json_object_new_string(phase_names[s->phase]));
+			json_object_object_add(e, "iops", json_object_new_double(s->iops));
+			json_object_object_add(e, "mbps", json_object_new_double(s->mbps));
+			json_object_object_add(e, "lat_mean_us",
+					       json_object_new_double(s->lat_mean_us));
+			json_object_object_add(e, "lat_p99_us",
+					       json_object_new_double(s->lat_p99_us));
+			json_object_array_add(arr, e);
+		}
+		json_object_object_add(x, "samples", arr);
+		json_object_object_add(o, "rebuild", x);
+	}
+	if (!rec || !rec->scrubbed) {
+		json_object_object_add(o, "scrub", NULL);
+	} else {
+		x = json_object_new_object();
+		json_object_object_add(x, "mode",
+				       json_object_new_string(a->cfg.rec.scrub == RAID_SCRUB_REPAIR
+								  ? "repair"
+								  : "check"));
+		json_object_object_add(x, "stripes",
+				       json_object_new_int64((int64_t)rec->sc_stripes));
+		json_object_object_add(x, "mismatches",
+				       json_object_new_int64((int64_t)rec->sc_mismatches));
+		json_object_object_add(x, "repaired",
+				       json_object_new_int64((int64_t)rec->sc_repaired));
+		json_object_object_add(o, "scrub", x);
+	}
+	if (rec && rec->resynced) {
+		x = json_object_new_object();
+		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)rec->rs_bytes));
+		json_object_object_add(x, "seconds", json_object_new_double(rec->rs_seconds));
+		json_object_object_add(o, "resync", x);
+	}
+}

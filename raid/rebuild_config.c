@@ -1,0 +1,263 @@
+/*
+ * rebuild_config.c - the options of recovery: raid_spares, raid_rebuild,
+ * raid_rebuild_min/max, raid_fail, raid_inject, raid_scrub, raid_init and raid_state
+ * (whose file is read here, so that the configuration already names the members the way
+ * the last run left them). Every message names the option.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rebuild.h"
+
+#define MB 1000000ULL
+
+static int parse_spares(struct raid_recovery_config *r, const char *v, char *err, size_t errlen)
+{
+	const char *p = v;
+
+	for (int i = 0; i < r->nspares; i++)
+		free(r->spares[i]);
+	r->nspares = 0;
+	while (*p) {
+		const char *e = strchr(p, ':');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (!len || r->nspares == RAID_MAX_MEMBERS) {
+			snprintf(err, errlen,
+				 "raid: raid_spares: '%s' is not a ':'-separated list of paths", v);
+			return -EINVAL;
+		}
+		r->spares[r->nspares++] = strndup(p, len);
+		p += len + (e ? 1 : 0);
+	}
+	if (!r->nspares) {
+		snprintf(err, errlen, "raid: raid_spares: no paths given");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_rate(const char *name, const char *v, uint64_t *out, char *err, size_t errlen)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (!*v || *end || !(d > 0) || d > 1e9) {
+		snprintf(err, errlen, "raid: %s: '%s' is not a rate in MB/s (a positive number)",
+			 name, v);
+		return -EINVAL;
+	}
+	*out = (uint64_t)(d * MB);
+	return 0;
+}
+
+/* "IDX@SECONDS[,IDX@SECONDS...]" */
+static int parse_fail(struct raid_recovery_config *r, const char *v, char *err, size_t errlen)
+{
+	const char *p = v;
+
+	r->nfail = 0;
+	while (*p) {
+		char *end;
+		long idx = strtol(p, &end, 10);
+		double s;
+
+		if (end == p || *end != '@' || idx < 0 || idx >= RAID_MAX_MEMBERS)
+			goto bad;
+		p = end + 1;
+		s = strtod(p, &end);
+		if (end == p || (*end && *end != ',') || !(s >= 0) || r->nfail == RAID_MAX_MEMBERS)
+			goto bad;
+		r->fail[r->nfail++] = (struct raid_fail_at){.member = (int)idx, .at_s = s};
+		p = *end ? end + 1 : end;
+		if (end[0] == ',' && !*p)
+			goto bad;
+	}
+	if (r->nfail)
+		return 0;
+bad:
+	snprintf(err, errlen,
+		 "raid: raid_fail: '%s' is not IDX@SECONDS (member index, 0-based; ','-separated)",
+		 v);
+	return -EINVAL;
+}
+
+/* "IDX:read|write:PERCENT[,...]" */
+static int parse_inject(struct raid_recovery_config *r, const char *v, char *err, size_t errlen)
+{
+	const char *p = v;
+
+	r->ninject = 0;
+	while (*p) {
+		char *end;
+		long idx = strtol(p, &end, 10);
+		enum raid_op op;
+		double pct;
+
+		if (end == p || *end != ':' || idx < 0 || idx >= RAID_MAX_MEMBERS)
+			goto bad;
+		p = end + 1;
+		if (!strncmp(p, "read:", 5))
+			op = RAID_OP_READ;
+		else if (!strncmp(p, "write:", 6))
+			op = RAID_OP_WRITE;
+		else
+			goto bad;
+		p = strchr(p, ':') + 1;
+		pct = strtod(p, &end);
+		if (end == p || (*end && *end != ',') || !(pct >= 0) || pct > 100 ||
+		    r->ninject == 2 * RAID_MAX_MEMBERS)
+			goto bad;
+		r->inject[r->ninject++] =
+		    (struct raid_inject){.member = (int)idx, .op = op, .percent = pct};
+		p = *end ? end + 1 : end;
+		if (end[0] == ',' && !*p)
+			goto bad;
+	}
+	if (r->ninject)
+		return 0;
+bad:
+	snprintf(err, errlen,
+		 "raid: raid_inject: '%s' is not IDX:read|write:PERCENT (','-separated)", v);
+	return -EINVAL;
+}
+
+int raid_rec_config_set(struct raid_config *c, const char *name, const char *v, char *err,
+			size_t errlen)
+{
+	struct raid_recovery_config *r = &c->rec;
+
+	if (!strcmp(name, "raid_spares"))
+		return parse_spares(r, v, err, errlen);
+	if (!strcmp(name, "raid_rebuild")) {
+		if (strcmp(v, "0") && strcmp(v, "1")) {
+			snprintf(err, errlen, "raid: raid_rebuild: '%s' is not 0 or 1", v);
+			return -EINVAL;
+		}
+		r->rebuild = *v == '1';
+		return 0;
+	}
+	if (!strcmp(name, "raid_rebuild_min"))
+		return parse_rate(name, v, &r->rebuild_min, err, errlen);
+	if (!strcmp(name, "raid_rebuild_max"))
+		return parse_rate(name, v, &r->rebuild_max, err, errlen);
+	if (!strcmp(name, "raid_fail"))
+		return parse_fail(r, v, err, errlen);
+	if (!strcmp(name, "raid_inject"))
+		return parse_inject(r, v, err, errlen);
+	if (!strcmp(name, "raid_scrub")) {
+		if (!strcmp(v, "check"))
+			r->scrub = RAID_SCRUB_CHECK;
+		else if (!strcmp(v, "repair"))
+			r->scrub = RAID_SCRUB_REPAIR;
+		else {
+			snprintf(err, errlen, "raid: raid_scrub: '%s' is not check or repair", v);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(name, "raid_init")) {
+		if (strcmp(v, "resync") && strcmp(v, "assume-clean")) {
+			snprintf(err, errlen, "raid: raid_init: '%s' is not resync or assume-clean",
+				 v);
+			return -EINVAL;
+		}
+		r->resync = !strcmp(v, "resync");
+		return 0;
+	}
+	if (!strcmp(name, "raid_state")) {
+		if (!*v) {
+			snprintf(err, errlen, "raid: raid_state: no path given");
+			return -EINVAL;
+		}
+		free(r->state_path);
+		r->state_path = strdup(v);
+		return raid_rec_state_load(c, v, err, errlen);
+	}
+	return -ENOENT;
+}
+
+int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *r = &c->rec;
+	uint64_t min = r->rebuild_min ? r->rebuild_min : 1 * MB;
+	uint64_t max = r->rebuild_max ? r->rebuild_max : 200 * MB;
+
+	if (c->nmembers + r->nspares > RAID_MAX_MEMBERS) {
+		snprintf(err, errlen, "raid: raid_spares: members and spares exceed %d",
+			 RAID_MAX_MEMBERS);
+		return -EINVAL;
+	}
+	for (int i = 0; i < r->nspares; i++)
+		for (int j = 0; j < c->nmembers + i; j++)
+			if (!strcmp(r->spares[i],
+				    j < c->nmembers ? c->members[j] : r->spares[j - c->nmembers])) {
+				snprintf(err, errlen,
+					 "raid: raid_spares: %s is named twice (spares must differ "
+					 "from the members and from each other)",
+					 r->spares[i]);
+				return -EINVAL;
+			}
+	if (!redundant && (r->rebuild || r->nspares || r->scrub || r->resync)) {
+		snprintf(err, errlen, "raid: %s: raid_level=%d has no redundancy",
+			 r->rebuild   ? "raid_rebuild"
+			 : r->nspares ? "raid_spares"
+			 : r->scrub   ? "raid_scrub"
+				      : "raid_init",
+			 c->level);
+		return -EINVAL;
+	}
+	if (r->rebuild && !r->nspares) {
+		snprintf(err, errlen,
+			 "raid: raid_rebuild=1 needs raid_spares (the spares to rebuild "
+			 "onto)");
+		return -EINVAL;
+	}
+	if (min > max) {
+		snprintf(err, errlen,
+			 "raid: raid_rebuild_min: %.0f MB/s is above raid_rebuild_max (%.0f MB/s)",
+			 (double)min / MB, (double)max / MB);
+		return -EINVAL;
+	}
+	for (int i = 0; i < r->nfail; i++)
+		if (r->fail[i].member >= c->nmembers) {
+			snprintf(err, errlen, "raid: raid_fail: member %d is out of range (0..%d)",
+				 r->fail[i].member, c->nmembers - 1);
+			return -EINVAL;
+		}
+	for (int i = 0; i < r->ninject; i++)
+		if (r->inject[i].member >= c->nmembers) {
+			snprintf(err, errlen,
+				 "raid: raid_inject: member %d is out of range (0..%d)",
+				 r->inject[i].member, c->nmembers - 1);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+void raid_rec_config_free(struct raid_config *c)
+{
+	struct raid_recovery_config *r = &c->rec;
+
+	for (int i = 0; i < r->nspares; i++)
+		free(r->spares[i]);
+	for (int i = 0; i < RAID_MAX_MEMBERS; i++)
+		free(r->replaced[i]);
+	free(r->state_path);
+	memset(r, 0, sizeof(*r));
+}
+
+void raid_rec_config_dup(struct raid_config *c)
+{
+	struct raid_recovery_config *r = &c->rec;
+
+	for (int i = 0; i < r->nspares; i++)
+		r->spares[i] = strdup(r->spares[i]);
+	for (int i = 0; i < RAID_MAX_MEMBERS; i++)
+		if (r->replaced[i])
+			r->replaced[i] = strdup(r->replaced[i]);
+	if (r->state_path)
+		r->state_path = strdup(r->state_path);
+}
