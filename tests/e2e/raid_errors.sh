@@ -58,7 +58,7 @@ t_case "raid_level 7" fails_with "raid_level: '7' is not one of" --raid_level=7 
 	--raid_members=$M2
 t_case "raid_rmw junk" fails_with "raid_rmw: 'always' is not one of auto, rmw, rcw" \
 	--raid_level=5 --raid_members=$S/a:$S/b:$S/c --raid_member_size=1m --raid_rmw=always
-t_case "raid_rebuild not yet" fails_with "raid_rebuild is not supported yet" \
+t_case "raid_rebuild without spares" fails_with "raid_rebuild=1 needs raid_spares" \
 	--raid_level=1 --raid_members=$M2 --raid_member_size=1m --raid_rebuild=1
 too_small() {
 	truncate -s 1m "$S/s0" "$S/s1" &&
