@@ -8,3 +8,4 @@ RAID56_CTESTS := raid56_mdbytes_test raid56_random_test
 TESTS += $(addprefix $(BUILD)/tests/,$(RAID56_CTESTS))
 $(foreach t,$(RAID56_CTESTS),$(eval $(call raid_ctest,$(t))))
 TESTS += tests/e2e/raid56_verify.sh
+BENCHES += tests/bench/raid56_bench.sh
