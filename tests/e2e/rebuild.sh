@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# rebuild.sh - rebuild onto hot spares, failures during a run, error injection, an
+# interrupted rebuild resumed from the state file, scrub and initial resync, end to end
+# through fio: data checked by fio's crc32c verify and member bytes compared with cmp.
+source "$(dirname "$0")/../lib.sh"
+
+S=$T_SCRATCH
+MS=8m
+
+members() { # N PREFIX
+	local i out=
+	for ((i = 0; i < $1; i++)); do out+=${out:+:}$S/$2$i; done
+	echo "$out"
+}
+
+# job NAME LEVEL N PREFIX ARGS...: one fio job over members PREFIX0..N-1 with verify data
+job() {
+	local name=$1 level=$2 n=$3 p=$4
+	shift 4
+	fio_raid --name="$name" --filename=vol --raid_level="$level" \
+		--raid_members="$(members "$n" "$p")" --raid_member_size=$MS --raid_chunk=16k \
+		--bs=8k --size=100% --verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+		--raid_rebuild_min=200 --raid_rebuild_max=2000 "$@" >"$S/$name.log" 2>&1
+	local rc=$?
+	cat "$S/$name.log"
+	return $rc
+}
+fill() { job fill "$@" --rw=write --do_verify=0; }
+check() { job check "$@" --rw=read --verify_only=1; }
+statkey() { python3 -c 'import json,sys; print(eval("d" + sys.argv[2], {"d": json.load(open(sys.argv[1]))}))' "$1" "$2"; }
+
+# A rebuild onto a spare while fio verifies everything: the spare ends as the lost member
+# was, and the array serves from it afterwards (the state file names the spare as member).
+rebuild_exact() { # LEVEL N FAIL
+	local l=$1 n=$2 f=$3 p=x$1-
+	fill "$l" "$n" $p || return 1
+	cp "$S/$p$f" "$S/lost" || return 1
+	check "$l" "$n" $p --raid_failed="$f" --raid_spares="$S/${p}s" --raid_rebuild=1 \
+		--raid_state="$S/$p.state" --raid_stats="$S/$p.json" || return 1
+	cmp "$S/lost" "$S/${p}s" || return 1
+	[[ $(statkey "$S/$p.json" "['rebuild']['done']") == True ]] || return 1
+	grep -q '"done": true' "$S/$p.state" || return 1
+	# after: the buddy of the rebuilt member fails; reads must come from the spare
+	local other=$(((f ^ 1) % n))
+	((l == 1)) && other=0
+	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_failed=$other
+}
+t_case "raid1 rebuild: spare identical, verify during and after" rebuild_exact 1 2 1
+t_case "raid10 rebuild: spare identical, verify during and after" rebuild_exact 10 4 2
+
+# A member failed mid-run under random writes (depth 32, 4 jobs): verify passes degraded,
+# then during the rebuild onto a spare, then from the spare alone.
+fail_midrun() { # LEVEL N
+	local l=$1 n=$2 p=f$1-
+	job w "$l" "$n" $p --rw=randwrite --iodepth=32 --numjobs=4 --size=25% \
+		--offset_increment=25% --rate_iops=300 --raid_fail=1@0.3 \
+		--raid_state="$S/$p.state" --do_verify=1 || return 1
+	grep -q "raid_fail: failing member 1" "$S/w.log" || return 1
+	[[ $(statkey "$S/$p.state" "['failed']") == "[1]" ]] || return 1
+	check "$l" "$n" $p --raid_state="$S/$p.state" || return 1
+	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_spares="$S/${p}s" --raid_rebuild=1 \
+		--iodepth=32 || return 1
+	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_failed=0
+}
+t_case "raid1 member failed mid-run (qd32, 4 jobs): degraded, rebuild, after" fail_midrun 1 2
+t_case "raid10 member failed mid-run (qd32, 4 jobs): degraded, rebuild, after" fail_midrun 10 4
+
+# Writes during the rebuild: the spare gets every write below the front, so it ends equal
+# to its surviving mirror.
+writes_during() {
+	local p=wd-
+	fill 1 2 $p || return 1
+	job wd 1 2 $p --rw=randwrite --iodepth=16 --numjobs=2 --size=50% --offset_increment=50% \
+		--raid_failed=1 --raid_spares="$S/${p}s" --raid_rebuild=1 --raid_rebuild_min=20 \
+		--raid_rebuild_max=40 --do_verify=1 || return 1
+	cmp "$S/${p}0" "$S/${p}s"
+}
+t_case "raid1 writes during the rebuild reach the spare" writes_during
+
+# Injected errors: the member leaves the array, the request is retried from the other copy,
+# fio never sees an error nor wrong data.
+inject() { # LEVEL N OP
+	local p=i$1$3-
+	fill "$1" "$2" $p || return 1
+	check "$1" "$2" $p --raid_inject=1:$3:20 --raid_stats="$S/$p.json" || return 1
+	grep -q "member 1 (.*) failed" "$S/check.log" &&
+		[[ $(statkey "$S/$p.json" "['failed']") == "[1]" ]]
+}
+inject_write() {
+	local p=iw-
+	job iw 10 4 $p --rw=randwrite --raid_inject=0:write:10 --do_verify=1 \
+		--raid_stats="$S/$p.json" || return 1
+	[[ $(statkey "$S/$p.json" "['failed']") == "[0]" ]]
+}
+t_case "raid1 read errors injected: retried, verify passes" inject 1 2 read
+t_case "raid10 read errors injected: retried, verify passes" inject 10 4 read
+t_case "raid10 write errors injected: verify passes" inject_write
+
+# Beyond tolerance: reads fail with EIO and one message; nothing written is harmed.
+beyond() {
+	local p=b-
+	fill 1 2 $p || return 1
+	check 1 2 $p --raid_inject=0:read:100,1:read:100 --verify_fatal=0 && return 1
+	[[ $(grep -c "every copy is on a failed member" "$S/check.log") == 1 ]] || return 1
+	check 1 2 $p
+}
+t_case "raid1 errors on every copy: EIO and one message, data intact" beyond
+
+# fio killed during a rebuild: the next run resumes from the state file's checkpoint.
+resume() {
+	local p=k- pid off
+	MS=32m fill 1 2 $p || return 1
+	cp "$S/${p}1" "$S/lost"
+	MS=32m job slow 1 2 $p --rw=read --raid_failed=1 --raid_spares="$S/${p}s" \
+		--raid_rebuild=1 --raid_rebuild_max=6 --raid_rebuild_min=6 \
+		--raid_state="$S/$p.state" --time_based --runtime=30 --verify=0 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.1
+		grep -q '"recovery_offset": [1-9]' "$S/$p.state" 2>/dev/null && break
+	done
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	off=$(statkey "$S/$p.state" "['replaced'][0]['recovery_offset']") || return 1
+	echo "killed with the checkpoint at $off bytes"
+	((off > 0 && off < 32 * 1024 * 1024)) || return 1
+	MS=32m check 1 2 $p --raid_state="$S/$p.state" --raid_rebuild=1 --raid_spares="$S/${p}s" ||
+		return 1
+	grep -q "resumed from the state file" "$S/check.log" && cmp "$S/lost" "$S/${p}s"
+}
+t_case "killed rebuild resumes from the state file" resume
+
+# Scrub: every corrupted copy is counted, repair rewrites it, a second check finds none.
+scrub() { # LEVEL N
+	local p=s$1- unit=$((64 * 1024))
+	(($1 == 10)) && unit=$((16 * 1024))
+	fill "$1" "$2" $p || return 1
+	for blk in 3 17 40; do # distinct units of member 1
+		printf 'garbage' | dd of="$S/${p}1" bs=1 seek=$((blk * unit + 100)) conv=notrunc \
+			status=none
+	done
+	# reads may pick the bad copy until it is repaired (md's too): no verify before that
+	check "$1" "$2" $p --raid_scrub=check --raid_stats="$S/$p.json" --verify=0 || return 1
+	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 3 ]] || return 1
+	check "$1" "$2" $p --raid_scrub=repair --raid_stats="$S/$p.json" --verify=0 || return 1
+	[[ $(statkey "$S/$p.json" "['scrub']['repaired']") == 3 ]] || return 1
+	check "$1" "$2" $p --raid_scrub=check --raid_stats="$S/$p.json" || return 1
+	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
+	check "$1" "$2" $p --raid_failed=0
+}
+t_case "raid1 scrub finds and repairs corrupted copies" scrub 1 2
+t_case "raid10 scrub finds and repairs corrupted copies" scrub 10 4
+
+# Initial resync over members full of random bytes: no mismatch after, degraded reads right.
+resync() { # LEVEL N
+	local p=r$1- i
+	for ((i = 0; i < $2; i++)); do head -c $MS /dev/urandom >"$S/$p$i"; done
+	job rs "$1" "$2" $p --rw=write --size=50% --do_verify=0 --raid_init=resync || return 1
+	grep -q "resync done" "$S/rs.log" || return 1
+	check "$1" "$2" $p --size=50% --raid_scrub=check --raid_stats="$S/$p.json" || return 1
+	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
+	check "$1" "$2" $p --size=50% --raid_failed=0
+}
+t_case "raid1 resync over random members: clean, degraded reads right" resync 1 2
+t_case "raid10 resync over random members: clean, degraded reads right" resync 10 4
+
+t_done
