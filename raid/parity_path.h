@@ -20,7 +20,8 @@ struct parity_job {
 	void (*run)(struct parity_job *j);
 	struct raid_queue *q; /* where `post` goes once run() is done */
 	struct raid_post post;
-	unsigned hint; /* spreads jobs over the workers (the stripe number) */
+	struct raid_post batch; /* the worker's: one post hands back a run of jobs */
+	unsigned hint;		/* spreads jobs over the workers (the stripe number) */
 };
 
 struct parity_path;
