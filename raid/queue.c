@@ -110,6 +110,18 @@ void raid_request_hold(struct raid_queue *q, struct raid_request *r)
 
 void raid_request_finish(struct raid_queue *q, struct raid_request *r)
 {
+	if (r->error == -EIO && !r->advance && r->retries < 8 && raid_rec_can_retry(q->a)) {
+		/*
+		 * A member failed under it and left the array (md's behaviour): start it again,
+		 * and the level now routes around that member. Safe for parity writes too: a
+		 * member whose write failed is not written again, and members already written
+		 * hold the same new bytes.
+		 */
+		r->retries++;
+		r->error = 0;
+		raid_request_start(q, r);
+		return;
+	}
 	if (r->rec_admitted)
 		raid_rec_release(q, r);
 	r->inflight = false;
@@ -174,12 +186,6 @@ void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res)
 	} else if (q->a->ops->advance) {
 		if (!q->a->ops->advance(q, r))
 			return;
-	} else if (r->error && r->retries < 8 && raid_rec_can_retry(q->a)) {
-		/* a member failed under it: the planner now routes around that member */
-		r->retries++;
-		r->error = 0;
-		raid_request_start(q, r);
-		return;
 	}
 	raid_request_finish(q, r);
 }

@@ -3,6 +3,7 @@
  * 3 or more members, in md's four layouts. The work is raid56.c's.
  */
 #include "raid56.h"
+#include "rebuild56.h"
 
 const struct raid_level_ops raid5_ops = {
     .level = 5,
@@ -18,4 +19,7 @@ const struct raid_level_ops raid5_ops = {
     .array_init = raid56_array_init,
     .array_exit = raid56_array_exit,
     .queue_exit = raid56_queue_exit,
+    .span = raid56_rec_span,
+    .rows_recover = raid56_rec_rows_recover,
+    .rows_check = raid56_rec_rows_check,
 };

@@ -88,6 +88,53 @@ void rec_window_unlock(struct raid_recovery *rec)
 	}
 }
 
+/* Under rec->mu: the stripe rows a write touches below the rebuild front. */
+static void note_dirty(struct raid_recovery *rec, uint64_t off, uint64_t len)
+{
+	struct raid_array *a = rec->a;
+	struct raid_loc loc;
+	uint64_t seg, lo, hi;
+
+	a->ops->map(&a->geom, off, &loc, &seg);
+	lo = loc.offset / a->geom.chunk * a->geom.chunk;
+	a->ops->map(&a->geom, off + len - 1, &loc, &seg);
+	hi = loc.offset / a->geom.chunk * a->geom.chunk + a->geom.chunk;
+	if (lo >= rec->rows_front)
+		return;
+	if (hi > rec->rows_front)
+		hi = rec->rows_front;
+	if (rec->ndirty && rec->dirty[rec->ndirty - 1].hi >= lo &&
+	    rec->dirty[rec->ndirty - 1].lo <= hi) {
+		struct rec_range *d = &rec->dirty[rec->ndirty - 1];
+
+		d->lo = lo < d->lo ? lo : d->lo;
+		d->hi = hi > d->hi ? hi : d->hi;
+		return;
+	}
+	if (rec->ndirty == rec->capdirty) {
+		size_t cap = rec->capdirty ? rec->capdirty * 2 : 256;
+		struct rec_range *p = cap <= 65536 ? realloc(rec->dirty, cap * sizeof(*p)) : NULL;
+
+		if (!p) { /* too many: one range covering them all */
+			for (size_t i = 1; i < rec->ndirty; i++) {
+				rec->dirty[0].lo = rec->dirty[i].lo < rec->dirty[0].lo
+						       ? rec->dirty[i].lo
+						       : rec->dirty[0].lo;
+				rec->dirty[0].hi = rec->dirty[i].hi > rec->dirty[0].hi
+						       ? rec->dirty[i].hi
+						       : rec->dirty[0].hi;
+			}
+			rec->ndirty = 1;
+			rec->dirty[0].lo = lo < rec->dirty[0].lo ? lo : rec->dirty[0].lo;
+			rec->dirty[0].hi = hi > rec->dirty[0].hi ? hi : rec->dirty[0].hi;
+			return;
+		}
+		rec->dirty = p;
+		rec->capdirty = cap;
+	}
+	rec->dirty[rec->ndirty++] = (struct rec_range){lo, hi};
+}
+
 static void resume_parked(struct raid_queue *q, struct raid_post *post)
 {
 	struct rec_park *p = (struct rec_park *)post;
@@ -130,6 +177,8 @@ bool raid_rec_admit(struct raid_queue *q, struct raid_request *r)
 			pthread_mutex_lock(&rec->mu);
 		}
 	}
+	if (rec->rb_active && q->a->ops->rows_recover)
+		note_dirty(rec, r->offset, r->length);
 	r->rec_epoch = rec->epoch;
 	rec->cnt[rec->epoch & 1]++;
 	r->rec_admitted = true;
@@ -358,7 +407,7 @@ static int mirror_read(struct raid_recovery *rec, int t, uint64_t front, uint64_
 }
 
 static int recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t front, uint64_t len,
-			  void **bufs)
+			  void **bufs, bool again)
 {
 	struct raid_array *a = rec->a;
 	struct rec_batch b;
@@ -389,7 +438,8 @@ static int recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t 
 	}
 	rec_batch_init(&b);
 	for (int t = 0; t < a->geom.n; t++)
-		if (targets >> t & 1 && atomic_load(&a->m[t].recovery_offset) < front + len)
+		if (targets >> t & 1 &&
+		    (again || atomic_load(&a->m[t].recovery_offset) < front + len))
 			rec_io(rec, &b, RAID_OP_WRITE, t, bufs[t], front, len);
 	return rec_wait(rec, &b) ? -EIO : 0;
 }
@@ -397,6 +447,11 @@ static int recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t 
 static void checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front)
 {
 	struct raid_array *a = rec->a;
+
+	pthread_mutex_lock(&rec->mu);
+	for (size_t i = 0; i < rec->ndirty; i++)
+		front = rec->dirty[i].lo < front ? rec->dirty[i].lo : front;
+	pthread_mutex_unlock(&rec->mu);
 
 	for (int t = 0; t < a->geom.n; t++) {
 		if (!(targets >> t & 1))
@@ -408,6 +463,55 @@ static void checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t fro
 		rec->durable_off[t] = front;
 	}
 	raid_rec_state_save(a);
+}
+
+/*
+ * Parity levels: rebuild again the rows written below the front during the pass; the last
+ * round runs under a window over the whole volume, which stays locked for the caller to
+ * bring the members back before any other write.
+ */
+static int redo_dirty(struct raid_recovery *rec, uint64_t targets, void **bufs, uint64_t unit)
+{
+	struct raid_array *a = rec->a;
+	uint64_t step = unit * 64 > REGION_MAX ? REGION_MAX / unit * unit : unit * 64;
+
+	for (int last = 0; last < 2; last++) {
+		for (;;) {
+			struct rec_range d;
+			int ret;
+
+			if (last == 1 && !rec->win_on)
+				rec_window_lock(rec, 0, a->size);
+			pthread_mutex_lock(&rec->mu);
+			if (!rec->ndirty) {
+				pthread_mutex_unlock(&rec->mu);
+				break;
+			}
+			d = rec->dirty[--rec->ndirty];
+			pthread_mutex_unlock(&rec->mu);
+			for (uint64_t f = d.lo; f < d.hi; f += step) {
+				uint64_t len = d.hi - f < step ? d.hi - f : step, vlo, vlen;
+
+				if (!last) {
+					a->ops->span(&a->geom, f, len, &vlo, &vlen);
+					rec_window_lock(rec, vlo, vlo + vlen);
+				}
+				ret = recover_window(rec, targets, f, len, bufs, true);
+				if (!last)
+					rec_window_unlock(rec);
+				if (ret == -EAGAIN) {
+					f -= step;
+					continue;
+				}
+				if (ret) {
+					if (last)
+						rec_window_unlock(rec);
+					return ret;
+				}
+			}
+		}
+	}
+	return 0;
 }
 
 static const char *names(struct raid_array *a, uint64_t set, char *buf, size_t len)
@@ -460,6 +564,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	if (!rec->rebuilt && !rec->rb_active)
 		rec->rb_start = t_start;
 	rec->rb_active = true;
+	rec->rows_front = front;
 	pthread_mutex_unlock(&rec->mu);
 	for (int t = 0; t < a->geom.n; t++)
 		if (targets >> t & 1 && rec->rb_n < RAID_MAX_MEMBERS) {
@@ -487,12 +592,16 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 		len = msize - front < region ? msize - front : region;
 		a->ops->span(&a->geom, front, len, &vlo, &vlen);
 		rec_window_lock(rec, vlo, vlo + vlen);
-		ret = recover_window(rec, targets, front, len, bufs);
-		if (!ret)
+		ret = recover_window(rec, targets, front, len, bufs, false);
+		if (!ret) {
 			for (int t = 0; t < a->geom.n; t++)
 				if (targets >> t & 1 &&
 				    atomic_load(&a->m[t].recovery_offset) < front + len)
 					atomic_store(&a->m[t].recovery_offset, front + len);
+			pthread_mutex_lock(&rec->mu);
+			rec->rows_front = front + len;
+			pthread_mutex_unlock(&rec->mu);
+		}
 		rec_window_unlock(rec);
 		if (ret == -EAGAIN) { /* a source failed under us: the next try avoids it */
 			ret = 0;
@@ -528,6 +637,8 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			usleep((useconds_t)((left < 0.05 ? left : 0.05) * 1e6));
 		}
 	}
+	if (!ret && front >= msize && a->ops->rows_recover)
+		ret = redo_dirty(rec, targets, bufs, unit);
 	if (!ret && front >= msize) {
 		double end = rec_elapsed(rec), secs = end - t_start;
 
@@ -540,6 +651,12 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 				rec->durable_off[t] = msize;
 				atomic_store(&a->m[t].failed, false); /* reads may use it now */
 			}
+		if (a->ops->rows_recover) {
+			pthread_mutex_lock(&rec->mu);
+			rec->rb_active = false;
+			pthread_mutex_unlock(&rec->mu);
+			rec_window_unlock(rec); /* taken by redo_dirty over the whole volume */
+		}
 		raid_log("raid: rebuild of member %s done at %.1f s: %" PRIu64
 			 " MiB in %.1f s (%.0f MB/s)",
 			 who, end, (msize - start_front) / MIB, secs,
@@ -805,6 +922,7 @@ void raid_rec_array_free(struct raid_array *a)
 	pthread_cond_destroy(&rec->cv);
 	pthread_cond_destroy(&rec->drain_cv);
 	free(rec->samples);
+	free(rec->dirty);
 	free(rec);
 	a->rec = NULL;
 }

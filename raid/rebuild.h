@@ -64,6 +64,15 @@ struct raid_recovery {
 	double rb_start, rb_end, rb_wait;
 	uint64_t rb_bytes; /* per rebuilt member */
 	bool rb_active;	   /* a pass is running: samples are "during" */
+	/*
+	 * Parity levels write no spare below the front (their planner skips failed slots):
+	 * writes there leave dirty rows that the pass rebuilds again before it ends.
+	 */
+	uint64_t rows_front;
+	struct rec_range {
+		uint64_t lo, hi;
+	} * dirty;
+	size_t ndirty, capdirty;
 	bool scrubbed, resynced;
 	uint64_t sc_stripes, sc_mismatches, sc_repaired;
 	double rs_seconds;

@@ -1,0 +1,131 @@
+/*
+ * rebuild56.c - the recovery hooks of RAID5 and RAID6 (level.h: span, rows_recover,
+ * rows_check), on md's stripe geometry (layout.c, raid56_stripe_map) and the parity
+ * library (pq.h): rebuild one or two lost members of a window of stripe rows, and check
+ * or rewrite P and Q for scrub and resync.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/pq.h"
+#include "rebuild.h"
+#include "rebuild56.h"
+
+static int npar(const struct raid_geom *g)
+{
+	return g->level == 6 ? 2 : 1;
+}
+
+/* Stripe rows [moff, moff + len) hold whole stripes: k data chunks each. */
+void raid56_rec_span(const struct raid_geom *g, uint64_t moff, uint64_t len, uint64_t *voff,
+		     uint64_t *vlen)
+{
+	uint64_t k = (uint64_t)(g->n - npar(g)), c = g->chunk;
+	uint64_t r0 = moff / c, r1 = (moff + len + c - 1) / c;
+
+	*voff = r0 * k * c;
+	*vlen = (r1 - r0) * k * c;
+}
+
+/* The data and parity pointers of one stripe row, in pq.h's order. */
+static void row_ptrs(const struct raid_geom *g, uint64_t row, uint64_t at, void **bufs, void **ptrs,
+		     struct raid56_stripe *s)
+{
+	raid56_stripe_map(g, row, s);
+	for (int i = 0; i < s->k; i++)
+		ptrs[s->slot[i]] = (char *)bufs[s->data[i]] + at;
+	ptrs[s->k] = (char *)bufs[s->pd] + at;
+	if (s->qd >= 0)
+		ptrs[s->k + 1] = (char *)bufs[s->qd] + at;
+}
+
+/* D_fa = P ^ every other data block, through gen_p over a shuffled pointer list. */
+static void recov_d_from_p(const struct pq_calls *pq, int k, int fa, size_t len, void **ptrs)
+{
+	void *v[PQ_MAX_DATA + 2];
+	int j = 0;
+
+	for (int i = 0; i < k; i++)
+		if (i != fa)
+			v[j++] = ptrs[i];
+	v[j++] = ptrs[k];
+	v[j] = ptrs[fa];
+	pq->gen_p(k, len, v);
+}
+
+void raid56_rec_rows_recover(struct raid_array *a, uint64_t moff, uint64_t len, uint64_t lost,
+			     void **bufs)
+{
+	const struct raid_geom *g = &a->geom;
+	const struct pq_calls *pq = pq_best();
+	size_t c = g->chunk;
+
+	for (uint64_t at = 0; at < len; at += c) {
+		void *ptrs[PQ_MAX_DATA + 2];
+		struct raid56_stripe s;
+		int d[2], nd = 0;
+		bool p, q;
+
+		row_ptrs(g, (moff + at) / c, at, bufs, ptrs, &s);
+		p = lost >> s.pd & 1;
+		q = s.qd >= 0 && (lost >> s.qd & 1);
+		for (int i = 0; i < s.k; i++)
+			if (lost >> s.data[i] & 1 && nd < 2)
+				d[nd++] = s.slot[i];
+		if (nd == 2) {
+			pq->recov_2d(s.k, d[0] < d[1] ? d[0] : d[1], d[0] < d[1] ? d[1] : d[0], c,
+				     ptrs);
+		} else if (nd == 1 && p && s.qd >= 0) {
+			pq->recov_dp(s.k, d[0], c, ptrs);
+		} else {
+			if (nd == 1)
+				recov_d_from_p(pq, s.k, d[0], c, ptrs);
+			if (q)
+				pq->gen_pq(s.k, c, ptrs);
+			else if (p)
+				pq->gen_p(s.k, c, ptrs);
+		}
+	}
+}
+
+uint64_t raid56_rec_rows_check(struct raid_array *a, uint64_t moff, uint64_t len, void **bufs,
+			       bool fix, uint64_t *rewrite)
+{
+	const struct raid_geom *g = &a->geom;
+	const struct pq_calls *pq = pq_best();
+	size_t c = g->chunk;
+	uint64_t bad = 0;
+	char *scratch = rec_alloc(2 * c);
+
+	if (!scratch)
+		return 0;
+	for (uint64_t at = 0; at < len; at += c) {
+		void *ptrs[PQ_MAX_DATA + 2];
+		struct raid56_stripe s;
+		bool wrong;
+
+		row_ptrs(g, (moff + at) / c, at, bufs, ptrs, &s);
+		ptrs[s.k] = scratch;
+		if (s.qd >= 0) {
+			ptrs[s.k + 1] = scratch + c;
+			pq->gen_pq(s.k, c, ptrs);
+		} else {
+			pq->gen_p(s.k, c, ptrs);
+		}
+		wrong = memcmp(scratch, (char *)bufs[s.pd] + at, c) ||
+			(s.qd >= 0 && memcmp(scratch + c, (char *)bufs[s.qd] + at, c));
+		if (!wrong)
+			continue;
+		bad++;
+		if (fix) {
+			memcpy((char *)bufs[s.pd] + at, scratch, c);
+			*rewrite |= 1ULL << s.pd;
+			if (s.qd >= 0) {
+				memcpy((char *)bufs[s.qd] + at, scratch + c, c);
+				*rewrite |= 1ULL << s.qd;
+			}
+		}
+	}
+	free(scratch);
+	return bad;
+}
