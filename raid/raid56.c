@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "raid56.h"
+#include "rebuild.h"
 #include "stripe.h"
 
 #define SECTOR 512
@@ -58,6 +59,7 @@ struct sop {
 	uint64_t stripe;
 	uint64_t lo, hi; /* the columns (offsets in the chunk) this op covers */
 	uint64_t failed; /* members of the array failed when the op started */
+	uint64_t spare;	 /* of those, the ones being rebuilt past this row: they take writes */
 	struct raid56_stripe map;
 	/* data chunk i (volume order): its written (or, for reads, wanted) columns */
 	uint64_t wa[RAID56_MAX_MEMBERS], wb[RAID56_MAX_MEMBERS];
@@ -172,6 +174,12 @@ static inline uint8_t *ubuf(const struct sop *s, int i, uint64_t c)
 	return (uint8_t *)s->parent->buf + (v - s->parent->offset);
 }
 
+/* Writes go to surviving members, and to a failed one whose spare is rebuilt past this row. */
+static inline bool mwrite(const struct sop *s, int m)
+{
+	return m >= 0 && (!(s->failed >> m & 1) || (s->spare >> m & 1));
+}
+
 static inline bool written(const struct sop *s, int i)
 {
 	return s->wb[i] > s->wa[i];
@@ -219,6 +227,21 @@ static uint64_t failed_now(const struct raid_array *a)
 
 /* ---- the state machine ---- */
 
+/*
+ * The user's request is over. A member I/O error fails that member (md's behaviour, see
+ * fault.c), so a failed request is run again: it then works around the member, degraded.
+ */
+static void parent_done(struct raid_queue *q, struct raid_request *r)
+{
+	if (r->error == -EIO && r->retries < 8 && raid_rec_can_retry(q->a)) {
+		r->retries++;
+		r->error = 0;
+		raid_request_start(q, r);
+		return;
+	}
+	raid_request_finish(q, r);
+}
+
 static void sop_finish(struct sop *s)
 {
 	struct raid_queue *q = s->q;
@@ -232,7 +255,7 @@ static void sop_finish(struct sop *s)
 	q->c.parity_bytes += s->pbytes;
 	sop_put(q, s);
 	if (!--p->pending)
-		raid_request_finish(q, p);
+		parent_done(q, p);
 }
 
 /* Pointers in pq.h order: data by syndrome slot, then P, then Q. */
@@ -441,8 +464,11 @@ static enum sop_mode choose(struct sop *s, struct raid_queue *q)
 
 	alive_par += !mfailed(s, s->map.pd);
 	alive_par += s->map.qd >= 0 && !mfailed(s, s->map.qd);
-	if (!alive_par)
+	if (!mwrite(s, s->map.pd) && !mwrite(s, s->map.qd))
 		return M_NOPARITY; /* nothing to keep consistent: md writes the data alone */
+	/* a parity being rebuilt cannot be read for RMW, yet must be written whole */
+	if ((s->spare >> s->map.pd & 1) || (s->map.qd >= 0 && (s->spare >> s->map.qd & 1)))
+		rmw_ok = false;
 	for (int i = 0; i < k; i++) {
 		bool dead = mfailed(s, s->map.data[i]);
 
@@ -475,6 +501,11 @@ static void sop_read(struct sop *s)
 	int k = s->map.k;
 
 	s->failed = failed_now(q->a);
+	s->spare = 0;
+	for (int m = 0; m < g->n; m++)
+		if ((s->failed >> m & 1) &&
+		    raid_member_takes_write(q->a, m, s->stripe * g->chunk + s->hi - 1))
+			s->spare |= 1ULL << m;
 	if (__builtin_popcountll(s->failed) > R(q->a)->par) {
 		say_lost(q->a, s->stripe, s->failed);
 		s->sub.error = -EIO;
@@ -570,8 +601,11 @@ int raid56_advance(struct raid_queue *q, struct raid_request *r)
 {
 	struct sop *s = r->level_priv;
 
-	if (!s)
-		return 1; /* the user's request: its direct reads are done, and no stripe op left */
+	if (!s) {
+		/* the user's request: its direct reads are done, and no stripe op is left */
+		parent_done(q, r);
+		return 0;
+	}
 	if (s->stage == S_READ)
 		sop_compute(s);
 	else
@@ -672,7 +706,7 @@ int raid56_start(struct raid_queue *q, struct raid_request *r)
 	if (ret && !r->error)
 		r->error = ret;
 	if (!--r->pending)
-		raid_request_finish(q, r);
+		parent_done(q, r);
 	return 0;
 }
 

@@ -120,6 +120,15 @@ t_case "raid_rmw=auto picks rmw for 4k on 6 members" rmw_counts auto
 t_case "raid_rmw=rmw" rmw_counts rmw
 t_case "raid_rmw=rcw" rmw_counts rcw
 
+# A member I/O error fails the member (md's behaviour): the request is run again degraded.
+member_error() { # KIND: read or write
+	local f=$S/me-$1.json
+	shared me$1 6 5 --raid_chunk=8k --raid_inject=2:$1:2 --raid_stats="$f" &&
+		[[ $(jget "$f" state) == degraded ]] && [[ $(jget "$f" failed) == *2* ]]
+}
+t_case "raid6 member write error mid-run" member_error write
+t_case "raid6 member read error mid-run" member_error read
+
 t_case_fail "raid_parity=cuda answers" fio_raid --name=x --filename=vol --raid_level=5 \
 	--raid_members="$(members 3 cu-)" --raid_member_size=1m --raid_parity=cuda --rw=write \
 	--bs=4k --size=64k
