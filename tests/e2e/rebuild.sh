@@ -47,6 +47,20 @@ rebuild_exact() { # LEVEL N FAIL
 }
 t_case "raid1 rebuild: spare identical, verify during and after" rebuild_exact 1 2 1
 t_case "raid10 rebuild: spare identical, verify during and after" rebuild_exact 10 4 2
+t_case "raid5 rebuild: spare identical, verify during and after" rebuild_exact 5 4 1
+t_case "raid6 rebuild: spare identical, verify during and after" rebuild_exact 6 5 2
+
+# RAID6 loses two members: both rebuilt at once, each spare identical.
+rebuild_two() {
+	local p=two-
+	fill 6 6 $p || return 1
+	cp "$S/${p}1" "$S/lost1" && cp "$S/${p}4" "$S/lost4" || return 1
+	check 6 6 $p --raid_failed=1,4 --raid_spares="$S/${p}s0:$S/${p}s1" --raid_rebuild=1 \
+		--raid_state="$S/$p.state" || return 1
+	cmp "$S/lost1" "$S/${p}s0" && cmp "$S/lost4" "$S/${p}s1" || return 1
+	check 6 6 $p --raid_state="$S/$p.state" --raid_failed=0,2
+}
+t_case "raid6 two members rebuilt at once: spares identical" rebuild_two
 
 # A member failed mid-run under random writes (depth 32, 4 jobs): verify passes degraded,
 # then during the rebuild onto a spare, then from the spare alone.
@@ -64,6 +78,8 @@ fail_midrun() { # LEVEL N
 }
 t_case "raid1 member failed mid-run (qd32, 4 jobs): degraded, rebuild, after" fail_midrun 1 2
 t_case "raid10 member failed mid-run (qd32, 4 jobs): degraded, rebuild, after" fail_midrun 10 4
+t_case "raid5 member failed mid-run (qd32, 4 jobs): degraded, rebuild, after" fail_midrun 5 4
+t_case "raid6 member failed mid-run (qd32, 4 jobs): degraded, rebuild, after" fail_midrun 6 5
 
 # Writes during the rebuild: the spare gets every write below the front, so it ends equal
 # to its surviving mirror.
@@ -76,6 +92,24 @@ writes_during() {
 	cmp "$S/${p}0" "$S/${p}s"
 }
 t_case "raid1 writes during the rebuild reach the spare" writes_during
+
+# Parity levels: writes during the rebuild (rows below the front are rebuilt again), then
+# no parity mismatch, and reads that need the spare return what was written.
+writes_during56() { # LEVEL N
+	local p=wd$1- l=$1 n=$2
+	job fill "$l" "$n" $p --rw=write --do_verify=0 --raid_init=resync >/dev/null || return 1
+	job wd "$l" "$n" $p --rw=randwrite --iodepth=16 --numjobs=2 --size=50% \
+		--offset_increment=50% --raid_failed=1 --raid_spares="$S/${p}s" --raid_rebuild=1 \
+		--raid_rebuild_min=10 --raid_rebuild_max=20 --raid_state="$S/$p.state" \
+		--do_verify=1 || return 1
+	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_scrub=check --raid_stats="$S/$p.json" \
+		--size=50% --numjobs=2 --offset_increment=50% || return 1
+	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
+	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_failed=0 --size=50% --numjobs=2 \
+		--offset_increment=50%
+}
+t_case "raid5 writes during the rebuild: parity clean, spare right" writes_during56 5 4
+t_case "raid6 writes during the rebuild: parity clean, spare right" writes_during56 6 5
 
 # Injected errors: the member leaves the array, the request is retried from the other copy,
 # fio never sees an error nor wrong data.
@@ -94,6 +128,8 @@ inject_write() {
 }
 t_case "raid1 read errors injected: retried, verify passes" inject 1 2 read
 t_case "raid10 read errors injected: retried, verify passes" inject 10 4 read
+t_case "raid5 read errors injected: retried, verify passes" inject 5 4 read
+t_case "raid6 read errors injected: retried, verify passes" inject 6 5 read
 t_case "raid10 write errors injected: verify passes" inject_write
 
 # Beyond tolerance: reads fail with EIO and one message; nothing written is harmed.
@@ -151,6 +187,26 @@ scrub() { # LEVEL N
 t_case "raid1 scrub finds and repairs corrupted copies" scrub 1 2
 t_case "raid10 scrub finds and repairs corrupted copies" scrub 10 4
 
+# Parity scrub: P blocks corrupted on purpose (md's left-symmetric: P of row r on member
+# n-1-r%n) are all found, repair rewrites them, data reads stay right.
+scrub56() { # LEVEL N
+	local p=sp$1- c=$((16 * 1024)) n=$2 r
+	job fill "$1" "$n" $p --rw=write --do_verify=0 --raid_init=resync >/dev/null || return 1
+	for r in 3 17 40 41; do
+		printf 'garbage' | dd of="$S/$p$((n - 1 - r % n))" bs=1 seek=$((r * c + 100)) \
+			conv=notrunc status=none
+	done
+	check "$1" "$n" $p --raid_scrub=check --raid_stats="$S/$p.json" || return 1
+	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 4 ]] || return 1
+	check "$1" "$n" $p --raid_scrub=repair --raid_stats="$S/$p.json" || return 1
+	[[ $(statkey "$S/$p.json" "['scrub']['repaired']") == 4 ]] || return 1
+	check "$1" "$n" $p --raid_scrub=check --raid_stats="$S/$p.json" || return 1
+	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
+	check "$1" "$n" $p --raid_failed=0
+}
+t_case "raid5 scrub finds and repairs corrupted parity" scrub56 5 4
+t_case "raid6 scrub finds and repairs corrupted parity" scrub56 6 5
+
 # Initial resync over members full of random bytes: no mismatch after, degraded reads right.
 resync() { # LEVEL N
 	local p=r$1- i
@@ -163,5 +219,7 @@ resync() { # LEVEL N
 }
 t_case "raid1 resync over random members: clean, degraded reads right" resync 1 2
 t_case "raid10 resync over random members: clean, degraded reads right" resync 10 4
+t_case "raid5 resync over random members: clean, degraded reads right" resync 5 4
+t_case "raid6 resync over random members: clean, degraded reads right" resync 6 5
 
 t_done
