@@ -20,3 +20,4 @@ $(foreach t,$(RAID_CTESTS),$(eval $(call raid_ctest,$(t))))
 LIBRAID_SRCS += raid/rebuild.c raid/rebuild_config.c raid/scrub.c raid/state.c raid/fault.c \
 	raid/rebuild56.c
 TESTS += tests/e2e/rebuild.sh
+BENCHES += tests/bench/rebuild_bench.sh

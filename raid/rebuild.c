@@ -899,9 +899,8 @@ void raid_rec_array_stop(struct raid_array *a)
 {
 	if (!a->rec)
 		return;
-	if (a->cfg.rec.rebuild || a->cfg.rec.scrub)
-		raid_log("raid: the job's I/O is done; waiting for %s to finish",
-			 a->cfg.rec.scrub ? "rebuild and scrub" : "the rebuild");
+	if (a->rec->rb_active)
+		raid_log("raid: the job's I/O is done; waiting for the rebuild to finish");
 	stop_thread(a->rec, a->cfg.rec.rebuild || a->cfg.rec.scrub);
 }
 

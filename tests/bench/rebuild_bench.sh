@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# rebuild_bench.sh - one measured rebuild per level (figures, not a test; `make bench`):
+# RAID10 and RAID5 over 8 file members in /dev/shm. Two runs per level:
+#   idle:   a member missing, the job does no I/O, the rebuild runs at raid_rebuild_max:
+#           the rebuild rate this machine reaches, and md-style minutes per TB;
+#   loaded: 4 KiB random reads at depth 32; member 1 fails after BENCH_FAIL_AT s and is
+#           rebuilt onto a spare while the reads go on, at raid_rebuild_min (md's rule for a
+#           busy array): foreground IOPS before, during and after the rebuild, from the
+#           engine's per-second samples (stats "rebuild" object) of that same run.
+# Env: BENCH_SIZE (per member, 256m), BENCH_MIN/BENCH_MAX (MB/s, 200/100000),
+#      BENCH_RUNTIME (loaded run, 10 s), BENCH_FAIL_AT (3 s).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+FIO=$ROOT/build/bin/fio
+ENGINE=$ROOT/build/engines/raid.so
+SIZE=${BENCH_SIZE:-256m}
+MIN=${BENCH_MIN:-200}
+MAX=${BENCH_MAX:-100000}
+RUNTIME=${BENCH_RUNTIME:-10}
+FAIL_AT=${BENCH_FAIL_AT:-3}
+DIR=$(mktemp -d /dev/shm/fio-raid-rbench.XXXXXX)
+trap 'rm -rf "$DIR"' EXIT
+
+members() { local i out=; for ((i = 0; i < 8; i++)); do out+=${out:+:}$DIR/m$i; done; echo "$out"; }
+
+raid() { # ARGS...: one fio job over the 8 members
+	"$FIO" --name=rb --thread=1 --ioengine="external:$ENGINE" --filename=vol \
+		--raid_members="$(members)" --raid_chunk=64k --output-format=terse "$@" >/dev/null
+}
+
+summary() { # STATS-FILE LEVEL: one table row from the two runs' stats
+	python3 - "$@" <<'PY'
+import json, sys
+idle = json.load(open(sys.argv[1]))["rebuild"]
+load = json.load(open(sys.argv[2]))["rebuild"]
+def mean(phase, key):
+    v = [s[key] for s in load["samples"] if s["phase"] == phase]
+    return sum(v) / len(v) if v else float("nan")
+b, d, a = (mean(p, "iops") for p in ("before", "during", "after"))
+p99 = [mean(p, "lat_p99_us") for p in ("before", "during", "after")]
+print(f"raid{sys.argv[3]:<3} {idle['mbps']:9.0f} {idle['min_per_tb']:8.1f} {load['mbps']:9.0f} "
+      f"{b/1e3:9.1f} {d/1e3:9.1f} {a/1e3:9.1f} {d/b if b else float('nan'):7.2f} "
+      f"{p99[0]:7.0f} {p99[1]:7.0f} {p99[2]:7.0f}")
+PY
+}
+
+echo "rebuild onto a spare, 8 members of $SIZE in /dev/shm, chunk 64k, io_uring backend;"
+echo "idle: no foreground I/O (raid_rebuild_max=$MAX MB/s); loaded: 4k randread qd32,"
+echo "member 1 failed at ${FAIL_AT}s, rebuild at raid_rebuild_min=$MIN MB/s; kIOPS per phase"
+printf '%-6s %9s %8s %9s %9s %9s %9s %7s %7s %7s %7s\n' level idle_MB/s min/TB load_MB/s \
+	before during after ratio p99b_us p99d_us p99a_us
+for level in 10 5; do
+	rm -f "$DIR"/m* "$DIR"/s*
+	for ((i = 0; i < 8; i++)); do fallocate -l "$SIZE" "$DIR/m$i"; done
+	raid --raid_level=$level --rw=write --bs=1m --size=100% --raid_init=resync 2>/dev/null
+	raid --raid_level=$level --rw=read --bs=4k --io_size=4k --raid_failed=1 \
+		--raid_spares="$DIR/s0" --raid_rebuild=1 --raid_rebuild_max="$MAX" \
+		--raid_stats="$DIR/idle.json" 2>/dev/null
+	raid --raid_level=$level --rw=randread --bs=4k --iodepth=32 --time_based \
+		--runtime="$RUNTIME" --norandommap --raid_fail=1@"$FAIL_AT" \
+		--raid_spares="$DIR/s1" --raid_rebuild=1 --raid_rebuild_min="$MIN" \
+		--raid_rebuild_max="$MAX" --raid_stats="$DIR/load.json" 2>/dev/null
+	summary "$DIR/idle.json" "$DIR/load.json" $level
+done
