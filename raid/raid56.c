@@ -32,6 +32,7 @@
 
 #define SECTOR 512
 #define SCRATCH_KEEP (4u << 20) /* larger scratch buffers go back to the system */
+#define SLICE (64ULL << 10)	/* most columns one stripe operation covers */
 
 enum sop_mode { M_DREAD, M_FULL, M_RCW, M_RMW, M_RECON, M_NOPARITY };
 enum sop_stage { S_LOCK, S_READ, S_PARITY, S_WRITE };
@@ -622,7 +623,6 @@ static int piece(struct raid_queue *q, struct raid_request *r, uint64_t stripe, 
 	uint64_t base = stripe * stripe_width(g, R(a)->par), lo = UINT64_MAX, hi = 0;
 	struct raid56_stripe map;
 	bool need_sop = r->op == RAID_OP_WRITE;
-	struct sop *s;
 
 	raid56_stripe_map(g, stripe, &map);
 	uint64_t wa[RAID56_MAX_MEMBERS], wb[RAID56_MAX_MEMBERS];
@@ -655,20 +655,44 @@ static int piece(struct raid_queue *q, struct raid_request *r, uint64_t stripe, 
 		return 0;
 	if (r->op == RAID_OP_READ)
 		*degraded = true;
-	s = sop_get(q);
-	if (!s)
-		return -ENOMEM;
-	s->parent = r;
-	s->op = r->op;
-	s->mode = M_DREAD;
-	s->stripe = stripe;
-	s->map = map;
-	s->lo = lo;
-	s->hi = hi;
-	memcpy(s->wa, wa, sizeof(wa[0]) * (size_t)map.k);
-	memcpy(s->wb, wb, sizeof(wb[0]) * (size_t)map.k);
-	r->pending++;
-	sop_start(s);
+	/*
+	 * Parity is column-wise, so wide column ranges are cut into slices, each its own
+	 * operation: scratch stays bounded (n x SLICE) and each slice picks its own strategy.
+	 */
+	for (uint64_t c = lo & ~(SLICE - 1); c < hi; c += SLICE) {
+		uint64_t slo = c > lo ? c : lo, shi = c + SLICE < hi ? c + SLICE : hi;
+		uint64_t first = UINT64_MAX, last = 0;
+		struct sop *s;
+
+		for (int i = 0; i < map.k; i++) {
+			uint64_t x = wa[i] > slo ? wa[i] : slo, y = wb[i] < shi ? wb[i] : shi;
+
+			if (x < y) {
+				first = x < first ? x : first;
+				last = y > last ? y : last;
+			}
+		}
+		if (first >= last)
+			continue; /* a gap between the two ends of a wrapping piece */
+		s = sop_get(q);
+		if (!s)
+			return -ENOMEM;
+		s->parent = r;
+		s->op = r->op;
+		s->mode = M_DREAD;
+		s->stripe = stripe;
+		s->map = map;
+		s->lo = first;
+		s->hi = last;
+		for (int i = 0; i < map.k; i++) {
+			uint64_t x = wa[i] > first ? wa[i] : first, y = wb[i] < last ? wb[i] : last;
+
+			s->wa[i] = x < y ? x : 0;
+			s->wb[i] = x < y ? y : 0;
+		}
+		r->pending++;
+		sop_start(s);
+	}
 	return 0;
 }
 

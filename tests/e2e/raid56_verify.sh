@@ -62,6 +62,8 @@ t_case "raid5 mixed sizes, libaio, direct=1" single r5a 5 4 --raid_backend=libai
 t_case "raid6 psync, two failed, mixed sizes" single r6p 6 8 --raid_backend=psync \
 	--raid_failed=1,6 --raid_chunk=8k
 t_case "raid5 ram backend" single r5r 5 6 --raid_backend=ram --raid_chunk=4k
+t_case "raid6 1m chunks, writes up to 1m" single r6b 6 5 --raid_chunk=1m --bsrange=4k-1m \
+	--raid_failed=3
 t_case "raid6 forced rmw, 2 workers" shared r6w 6 6 --raid_rmw=rmw --raid_workers=2
 t_case "raid6 forced rcw, isal, 1 worker" shared r6i 6 6 --raid_rmw=rcw --raid_parity=isal \
 	--raid_workers=1
