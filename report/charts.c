@@ -208,8 +208,9 @@ static void bar_chart(const char *dir, struct rr_charts *c, const char *name, co
 	fprintf(gp, "  '' using 3:1:($3 >= 100 ? sprintf(' %%.0f', $3) : sprintf(' %%.3g', $3)) "
 		    "with labels left font ',8' notitle");
 	for (int s = 0; s < nseries; s++)
-		fprintf(gp, ", \\\n  NaN with boxes fs solid lc rgb '%s' title \"%s\"",
-			series_colors[s % NCOLORS], series[s]);
+		if (*series[s]) /* an empty name leaves a colour unused (orange: published) */
+			fprintf(gp, ", \\\n  NaN with boxes fs solid lc rgb '%s' title \"%s\"",
+				series_colors[s % NCOLORS], series[s]);
 	fprintf(gp, "\n");
 	gp_tail(gp, name, w, h);
 	fclose(gp);
@@ -323,8 +324,9 @@ static void line_chart(const char *dir, struct rr_charts *c, const char *name, c
 		fprintf(dat, "\n\n");
 	}
 	fclose(dat);
-	int w = 1000, h = 560 + 16 * (int)(ls->n / 2);
+	int w = 1000, h = 560 + 16 * (int)((ls->n + 1) / 2);
 	gp_head(gp, name, title, w, h);
+	fprintf(gp, "set key below left vertical maxrows %zu noautotitle\n", (ls->n + 1) / 2);
 	fprintf(gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n%s\n", xlabel, ylabel, extra);
 	fprintf(gp, "plot ");
 	for (size_t i = 0; i < ls->n; i++)
@@ -389,12 +391,15 @@ static void chart_seq(const struct rr_run *run, const struct rr_pubset *pub, con
 		if (t->bs < 1048576 || strcmp(t->rw, rw) || strcmp(t->state, "optimal"))
 			continue;
 		group_label(t, g, sizeof(g));
-		bar_add(&bs, 0, t->mbps, "%s %s QD%d T%d", g, t->workload, t->iodepth, t->numjobs);
+		bar_add(&bs, 0, t->mbps, "%s Q%dT%d", g, t->iodepth, t->numjobs);
 	}
 	size_t measured = bs.n;
 	add_pub_seq(&bs, pub, rw);
 	snprintf(name, sizeof(name), "seq1m_%s", rw);
-	snprintf(title, sizeof(title), "Sequential 1M %s, MB/s, by level x members x parity", rw);
+	snprintf(title, sizeof(title),
+		 "Sequential 1M %s, MB/s (this run: level x members [parity] chunk, depth x jobs "
+		 "as run)",
+		 rw);
 	snprintf(series0, sizeof(series0), "this run (%s)", *run->host ? run->host : run->id);
 	const char *series[] = {series0, "published (hardware in label)"};
 	if (!measured)
@@ -415,11 +420,10 @@ static void chart_rnd4k_write(const struct rr_run *run, const struct rr_pubset *
 			continue;
 		group_label(t, g, sizeof(g));
 		if (t->iodepth > 1)
-			bar_add(&iops, 0, t->iops, "%s %s QD%d T%d", g, t->workload, t->iodepth,
-				t->numjobs);
-		bar_add(&lat, 0, t->lat_mean_us, "%s QD%d T%d mean", g, t->iodepth, t->numjobs);
-		bar_add(&lat, 1, t->lat_p99_us, "%s QD%d T%d p99", g, t->iodepth, t->numjobs);
-		bar_add(&lat, 2, t->lat_p999_us, "%s QD%d T%d p99.9", g, t->iodepth, t->numjobs);
+			bar_add(&iops, 0, t->iops, "%s Q%dT%d", g, t->iodepth, t->numjobs);
+		bar_add(&lat, 0, t->lat_mean_us, "%s Q%dT%d mean", g, t->iodepth, t->numjobs);
+		bar_add(&lat, 2, t->lat_p99_us, "%s Q%dT%d p99", g, t->iodepth, t->numjobs);
+		bar_add(&lat, 3, t->lat_p999_us, "%s Q%dT%d p99.9", g, t->iodepth, t->numjobs);
 	}
 	size_t measured = iops.n;
 	for (size_t i = 0; measured && i < pub->n; i++) {
@@ -433,13 +437,15 @@ static void chart_rnd4k_write(const struct rr_run *run, const struct rr_pubset *
 	}
 	snprintf(series0, sizeof(series0), "this run (%s)", *run->host ? run->host : run->id);
 	const char *s1[] = {series0, "published (hardware in label)"};
-	bar_chart(dir, c, "rnd4k_write_iops", "Random 4K write IOPS, by level x members x parity",
+	bar_chart(dir, c, "rnd4k_write_iops",
+		  "Random 4K write IOPS (this run: level x members [parity] chunk, depth x jobs as "
+		  "run)",
 		  "IOPS", &iops, s1, 2, "no optimal-state 4K random write test with QD > 1");
-	const char *s2[] = {"mean", "p99", "p99.9"};
+	const char *s2[] = {"mean", "", "p99", "p99.9"};
 	bar_chart(dir, c, "rnd4k_write_lat",
-		  "Random 4K write latency (fio clat, us); the published reviews give no "
-		  "comparable percentiles",
-		  "latency (us)", &lat, s2, 3, "no optimal-state 4K random write test");
+		  "Random 4K write completion latency, us (the published reviews give no "
+		  "comparable percentiles)",
+		  "latency (us)", &lat, s2, 4, "no optimal-state 4K random write test");
 	free(iops.b);
 	free(lat.b);
 }
@@ -454,8 +460,8 @@ static void chart_q1_read(const struct rr_run *run, const char *dir, struct rr_c
 		    strcmp(t->state, "optimal"))
 			continue;
 		group_label(t, g, sizeof(g));
-		bar_add(&bs, 0, t->mbps, "%s T%d (%.0f IOPS, mean %.1f us)", g, t->numjobs, t->iops,
-			t->lat_mean_us);
+		bar_add(&bs, 0, t->mbps, "%s Q1T%d (%.0f IOPS, mean %.1f us)", g, t->numjobs,
+			t->iops, t->lat_mean_us);
 	}
 	const char *s[] = {"this run"};
 	bar_chart(dir, c, "rnd4k_q1_read", "Random 4K read at queue depth 1, MB/s", "MB/s", &bs, s,
@@ -551,7 +557,7 @@ static void chart_percentiles(const struct rr_run *run, const char *dir, struct 
 		   small ? "Completion latency percentiles (fio clat bins), bs < 64k tests"
 			 : "Completion latency percentiles (fio clat bins)",
 		   "percentile", "latency (us)",
-		   "set logscale y\nset xrange [0:5]\nset key outside right vertical\n"
+		   "set logscale y\nset xrange [0:5]\n"
 		   "set xtics ('0' 0, '90' 1, '99' 2, '99.9' 3, '99.99' 4, '99.999' 5)",
 		   &ls, "no test has fio json+ clat bins");
 	lines_free(&ls);
@@ -647,6 +653,35 @@ static void chart_rebuild(const struct rr_run *run, const struct rr_pubset *pub,
 	lines_free(&ls);
 }
 
+/* What each test costs: fio's CPU time per I/O, and member I/Os per volume I/O (stats). */
+static void chart_costs(const struct rr_run *run, const char *dir, struct rr_charts *c)
+{
+	struct bars cpu = {0}, mio = {0};
+	char g[96];
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *t = &run->tests[i];
+		group_label(t, g, sizeof(g));
+		int s = rr_is_read(t) ? 0 : 2;
+		bar_add(&cpu, s, t->cpu_us_per_io, "%s %s %s Q%dT%d%s%s", g, t->rw,
+			rr_is_large(t) ? "1M" : "4K", t->iodepth, t->numjobs,
+			strcmp(t->state, "optimal") ? " " : "",
+			strcmp(t->state, "optimal") ? t->state : "");
+		bar_add(&mio, s, t->member_ios_per_io, "%s %s %s%s%s", g, t->rw,
+			rr_is_large(t) ? "1M" : "4K", strcmp(t->state, "optimal") ? " " : "",
+			strcmp(t->state, "optimal") ? t->state : "");
+	}
+	const char *s[] = {"read", "", "write"};
+	bar_chart(dir, c, "cpu_per_io",
+		  "CPU time per I/O, us (fio's usr+sys of the job threads; lower is better)",
+		  "CPU us per I/O", &cpu, s, 3, "no test recorded fio CPU figures");
+	bar_chart(
+	    dir, c, "member_io",
+	    "Member I/Os per volume I/O (engine stats: the I/O a level adds; lower is better)",
+	    "member I/Os per volume I/O", &mio, s, 3, "no test has engine stats");
+	free(cpu.b);
+	free(mio.b);
+}
+
 int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struct rr_charts *out)
 {
 	char dir[4096];
@@ -659,6 +694,7 @@ int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struc
 	chart_seq(run, pub, dir, out, "write");
 	chart_rnd4k_write(run, pub, dir, out);
 	chart_q1_read(run, dir, out);
+	chart_costs(run, dir, out);
 	chart_scaling(run, dir, out);
 	chart_chunks(run, pub, dir, out);
 	chart_percentiles(run, dir, out);

@@ -80,35 +80,126 @@ void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
 				fig_add(out, "ratio", "higher", "x", primary(t) / primary(o),
 					"%s / %s", t->test, o->test);
 			else if (t->level != 0 && o->level == 0 && o->chunk == t->chunk &&
-				 !strcmp(o->state, t->state))
+				 !strcmp(o->state, t->state)) {
 				fig_add(out, "ratio", "higher", "x", primary(t) / primary(o),
 					"%s / %s", t->test, o->test);
+				/* CPU per I/O moves far less with a busy machine than throughput */
+				fig_add(out, "ratio", "lower", "x",
+					t->cpu_us_per_io / o->cpu_us_per_io, "%s cpu_per_io / %s",
+					t->test, o->test);
+			}
 		}
 	}
 }
 
-json_object *rr_baseline_json(const struct rr_run *run)
+/* What absolute figures depend on besides the host: the machine behind the host name and
+ * the run's settings. Absolute figures are gated only when all of it is the same. */
+static json_object *conditions(const struct rr_run *run)
 {
-	struct rr_figures fs;
-	rr_figures_of_run(run, &fs);
+	static const char *const keys[][2] = {
+	    {"host", "cpu_model"}, {"host", "cores"},	  {"host", "memory_bytes"}, {"scale", NULL},
+	    {"runtime_s", NULL},   {"member_size", NULL}, {"options", "drives"}};
+	json_object *c = json_object_new_object();
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_object *v = NULL;
+		if (!run->run_json || !json_object_object_get_ex(run->run_json, keys[i][0], &v))
+			continue;
+		if (keys[i][1] && !json_object_object_get_ex(v, keys[i][1], &v))
+			continue;
+		char k[64];
+		snprintf(k, sizeof(k), "%s%s%s", keys[i][0], keys[i][1] ? "." : "",
+			 keys[i][1] ? keys[i][1] : "");
+		json_object_object_add(c, k, json_object_new_string(json_object_get_string(v)));
+	}
+	return c;
+}
+
+/* The keys of a (in the baseline) that differ in b (this run), comma-separated; "" when none */
+static void conditions_diff(json_object *a, json_object *b, char *out, size_t len)
+{
+	out[0] = '\0';
+	if (!a)
+		return;
+	json_object_object_foreach(a, k, v)
+	{
+		json_object *w = NULL;
+		if (json_object_object_get_ex(b, k, &w) &&
+		    !strcmp(json_object_get_string(v), json_object_get_string(w)))
+			continue;
+		size_t n = strlen(out);
+		snprintf(out + n, len - n, "%s%s", n ? ", " : "", k);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A baseline of one or more runs of the same preset: each figure's median over the runs
+ * that have it, and its spread: how far the worst run fell from the median (lower for
+ * "higher is better", above for "lower is better"), as a fraction of the median. A figure
+ * that spread more than max_spread is recorded with "gate": false: the machine that made
+ * the baseline could not repeat it, so the gate reports it without judging it. */
+json_object *rr_baseline_json(const struct rr_run *runs, size_t nruns, double max_spread)
+{
+	struct rr_figures *fs = calloc(nruns, sizeof(*fs));
+	double *vals = calloc(nruns, sizeof(*vals));
+	if (!fs || !vals)
+		abort();
+	for (size_t r = 0; r < nruns; r++)
+		rr_figures_of_run(&runs[r], &fs[r]);
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	json_object *ids = json_object_new_array();
 	json_object_object_add(o, "format", json_object_new_int(BASELINE_FORMAT));
-	json_object_object_add(o, "preset", json_object_new_string(run->preset));
-	json_object_object_add(o, "host", json_object_new_string(run->host));
-	json_object_object_add(o, "run", json_object_new_string(run->id));
-	for (size_t i = 0; i < fs.n; i++) {
+	json_object_object_add(o, "preset", json_object_new_string(runs[0].preset));
+	json_object_object_add(o, "host", json_object_new_string(runs[0].host));
+	json_object_object_add(o, "run", json_object_new_string(runs[0].id));
+	for (size_t r = 0; r < nruns; r++)
+		json_object_array_add(ids, json_object_new_string(runs[r].id));
+	json_object_object_add(o, "runs", ids);
+	json_object_object_add(o, "max_spread_pct", json_object_new_double(100 * max_spread));
+	json_object_object_add(o, "conditions", conditions(&runs[0]));
+	for (size_t i = 0; i < fs[0].n; i++) {
+		const struct rr_figure *f0 = &fs[0].f[i];
+		size_t n = 0;
+		for (size_t r = 0; r < nruns; r++)
+			for (size_t k = 0; k < fs[r].n; k++)
+				if (!strcmp(fs[r].f[k].id, f0->id)) {
+					vals[n++] = fs[r].f[k].value;
+					break;
+				}
+		if (n < nruns)
+			continue; /* not in every run: no baseline for it */
+		qsort(vals, n, sizeof(*vals), cmp_double);
+		double med = n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
+		/* how far the worst of the runs fell from the median, in the figure's bad direction
+		 */
+		double spread = !strcmp(f0->better, "higher") ? (med - vals[0]) / med
+							      : (vals[n - 1] - med) / med;
 		json_object *f = json_object_new_object();
 		char b[64];
-		snprintf(b, sizeof(b), "%.6g", fs.f[i].value);
-		json_object_object_add(f, "id", json_object_new_string(fs.f[i].id));
-		json_object_object_add(f, "kind", json_object_new_string(fs.f[i].kind));
-		json_object_object_add(f, "better", json_object_new_string(fs.f[i].better));
-		json_object_object_add(f, "unit", json_object_new_string(fs.f[i].unit));
-		json_object_object_add(f, "value", json_object_new_double_s(fs.f[i].value, b));
+		snprintf(b, sizeof(b), "%.6g", med);
+		json_object_object_add(f, "id", json_object_new_string(f0->id));
+		json_object_object_add(f, "kind", json_object_new_string(f0->kind));
+		json_object_object_add(f, "better", json_object_new_string(f0->better));
+		json_object_object_add(f, "unit", json_object_new_string(f0->unit));
+		json_object_object_add(f, "value", json_object_new_double_s(med, b));
+		if (nruns > 1) {
+			snprintf(b, sizeof(b), "%.1f", 100 * spread);
+			json_object_object_add(f, "spread_pct",
+					       json_object_new_double_s(100 * spread, b));
+			json_object_object_add(f, "gate",
+					       json_object_new_boolean(spread <= max_spread));
+		}
 		json_object_array_add(arr, f);
 	}
 	json_object_object_add(o, "figures", arr);
-	rr_figures_free(&fs);
+	for (size_t r = 0; r < nruns; r++)
+		rr_figures_free(&fs[r]);
+	free(fs);
+	free(vals);
 	return o;
 }
 
@@ -136,8 +227,9 @@ static void xml_esc(FILE *f, const char *s)
 	}
 }
 
-enum verdict { V_OK, V_REGRESSED, V_MISSING, V_NOT_GATED, V_NEW };
-static const char *const verdict_names[] = {"ok", "REGRESSED", "MISSING", "not gated", "new"};
+enum verdict { V_OK, V_REGRESSED, V_MISSING, V_NOT_GATED, V_NEW, V_NOISY };
+static const char *const verdict_names[] = {"ok",	 "REGRESSED", "MISSING",
+					    "not gated", "new",	      "noisy, not gated"};
 
 struct row {
 	const char *id, *kind, *unit;
@@ -150,7 +242,7 @@ static void junit(FILE *f, const struct row *rows, size_t n, double tol)
 	size_t fail = 0, skip = 0;
 	for (size_t i = 0; i < n; i++) {
 		fail += rows[i].v == V_REGRESSED || rows[i].v == V_MISSING;
-		skip += rows[i].v == V_NOT_GATED || rows[i].v == V_NEW;
+		skip += rows[i].v == V_NOT_GATED || rows[i].v == V_NEW || rows[i].v == V_NOISY;
 	}
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f,
@@ -174,6 +266,9 @@ static void junit(FILE *f, const struct row *rows, size_t n, double tol)
 				   "host\"/>");
 		else if (r->v == V_NEW)
 			fprintf(f, "<skipped message=\"not in the baseline\"/>");
+		else if (r->v == V_NOISY)
+			fprintf(f, "<skipped message=\"spread beyond the baseline's limit between "
+				   "the runs that made it\"/>");
 		fprintf(f, "</testcase>\n");
 	}
 	fprintf(f, "</testsuite>\n</testsuites>\n");
@@ -191,7 +286,12 @@ int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gat
 		return -EINVAL;
 	}
 	const char *bhost = jstr(baseline, "host");
-	int same_host = bhost && *bhost && !strcmp(bhost, run->host);
+	json_object *bcond = NULL, *rcond = conditions(run);
+	char differ[512];
+	json_object_object_get_ex(baseline, "conditions", &bcond);
+	conditions_diff(bcond, rcond, differ, sizeof(differ));
+	json_object_put(rcond);
+	int same_host = bhost && *bhost && !strcmp(bhost, run->host) && !*differ;
 	double tol = o->tolerance_pct / 100;
 
 	struct rr_figures cur;
@@ -228,8 +328,12 @@ int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gat
 			int higher = !strcmp(better, "higher");
 			int worse =
 			    higher ? r->cur < r->base * (1 - tol) : r->cur > r->base * (1 + tol);
+			json_object *g = NULL;
 			if (!strcmp(kind, "absolute") && !same_host)
 				r->v = V_NOT_GATED;
+			else if (json_object_object_get_ex(f, "gate", &g) &&
+				 !json_object_get_boolean(g))
+				r->v = V_NOISY;
 			else
 				r->v = worse ? V_REGRESSED : V_OK;
 		}
@@ -248,12 +352,13 @@ int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gat
 
 	size_t bad = 0;
 	if (rc == 0) {
-		fprintf(out, "gate: %s against baseline %s (host %s%s), tolerance %.1f%%\n",
+		fprintf(out, "gate: %s against baseline %s (host %s), tolerance %.1f%%: %s%s\n",
 			run->id, jstr(baseline, "run") ? jstr(baseline, "run") : "?",
-			bhost ? bhost : "?",
-			same_host ? ", same host: absolute figures gated"
-				  : ", another host: absolute figures reported only",
-			o->tolerance_pct);
+			bhost ? bhost : "?", o->tolerance_pct,
+			same_host ? "same host and settings, absolute figures gated"
+			: *differ ? "absolute figures reported only, these differ: "
+				  : "another host, absolute figures reported only",
+			same_host ? "" : differ);
 		fprintf(out, "%-72s %-8s %12s %12s %8s  %s\n", "figure", "kind", "baseline",
 			"this run", "change", "verdict");
 		for (size_t i = 0; i < n; i++) {

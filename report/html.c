@@ -4,6 +4,7 @@
 #include "report/report.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,71 +64,150 @@ static const char css[] =
     "figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #eee}"
     "figcaption{font-size:13px;color:#555}.skip{color:#777;font-style:italic}"
     ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em 1em}"
-    ".wide{overflow-x:auto}td:first-child{white-space:nowrap}";
+    ".wide{overflow-x:auto}td:first-child{white-space:nowrap}"
+    "table.facts th{text-align:left}td.raw{font-family:monospace;font-size:11px;"
+    "word-break:break-all}details{margin:1em 0}";
 
-/* run.json as key/value rows, nested objects flattened one level ("host.cores") */
+static json_object *jget(json_object *o, const char *path)
+{
+	char key[128];
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		json_object *v = NULL;
+		if (!json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, key, &v))
+			return NULL;
+		o = v;
+		path += n + (path[n] == '.');
+	}
+	return o;
+}
+
+static const char *jtext(json_object *v)
+{
+	if (!v)
+		return "";
+	return json_object_is_type(v, json_type_string)
+		   ? json_object_get_string(v)
+		   : json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+static void fact(FILE *f, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fact(FILE *f, const char *name, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fputs("<tr><th>", f);
+	esc(f, name);
+	fputs("</th><td>", f);
+	esc(f, buf);
+	fputs("</td></tr>\n", f);
+}
+
+/* The facts a reader needs first, then every key of run.json (nested objects flattened one
+ * level, "host.cores") folded away. */
 static void facts(FILE *f, const struct rr_run *run)
 {
-	fputs("<h2 id=facts>Run</h2>\n<table>\n", f);
-	fputs("<tr><th>run</th><td>", f);
-	esc(f, run->id);
-	fputs("</td></tr>\n<tr><th>directory</th><td>", f);
-	esc(f, run->dir);
-	fprintf(f, "</td></tr>\n<tr><th>tests</th><td>%zu</td></tr>\n", run->ntests);
-	if (!run->run_json) {
-		fputs("<tr><th>run.json</th><td class=skip>absent</td></tr>\n", f);
-	} else {
-		json_object_object_foreach(run->run_json, key, val)
-		{
-			if (val && json_object_is_type(val, json_type_object)) {
-				json_object_object_foreach(val, k2, v2)
-				{
-					fputs("<tr><th>", f);
-					esc(f, key);
-					fputc('.', f);
-					esc(f, k2);
-					fputs("</th><td>", f);
-					esc(f, v2 && json_object_is_type(v2, json_type_string)
-						   ? json_object_get_string(v2)
-					       : v2 ? json_object_to_json_string_ext(
-							  v2, JSON_C_TO_STRING_PLAIN |
-								  JSON_C_TO_STRING_NOSLASHESCAPE)
-						    : "null");
-					fputs("</td></tr>\n", f);
-				}
-				continue;
-			}
-			fputs("<tr><th>", f);
-			esc(f, key);
-			fputs("</th><td>", f);
-			esc(f, val ? (json_object_is_type(val, json_type_string)
-					  ? json_object_get_string(val)
-					  : json_object_to_json_string_ext(
-						val, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE))
-				   : "null");
-			fputs("</td></tr>\n", f);
-		}
+	json_object *rj = run->run_json;
+	fputs("<h2 id=facts>Run</h2>\n<table class=facts>\n", f);
+	fact(f, "run", "%s (%s)", run->id, run->dir);
+	if (rj) {
+		double mem = json_object_get_double(jget(rj, "host.memory_bytes"));
+		fact(f, "host", "%s: %s, %s socket(s), %s cores, %.1f GiB memory, kernel %s",
+		     jtext(jget(rj, "host.hostname")), jtext(jget(rj, "host.cpu_model")),
+		     jtext(jget(rj, "host.sockets")), jtext(jget(rj, "host.cores")),
+		     mem / (1 << 30), jtext(jget(rj, "kernel")));
+		if (!isnan(run->mem_bw_gbps))
+			fact(f, "memory bandwidth", "%.1f GB/s on one core (%s)", run->mem_bw_gbps,
+			     jtext(jget(rj, "host.mem_bw_method")));
+		else
+			fact(f, "memory bandwidth", "not measured (no host.mem_bw_gbps)");
+		fact(f, "software", "%s, engine %s (git %s)", jtext(jget(rj, "fio_version")),
+		     jtext(jget(rj, "engine.built"))[0] == 't' ? "built" : "not built",
+		     jtext(jget(rj, "engine.git")));
+		const char *drives = jtext(jget(rj, "options.drives"));
+		double msz = json_object_get_double(jget(rj, "member_size"));
+		if (*drives)
+			fact(f, "members", "drives %s (%.0f MiB of each used)", drives,
+			     msz / (1 << 20));
+		else
+			fact(f, "members",
+			     "files of %.0f MiB in %s: figures measure this host's file I/O path, "
+			     "not drives",
+			     msz / (1 << 20), jtext(jget(rj, "options.scratch")));
+		fact(f, "preset", "%s: %s", run->preset, jtext(jget(rj, "preset_doc")));
+		fact(f, "scale", "%s of the published threads and queue depth; %s s per test",
+		     jtext(jget(rj, "scale")), jtext(jget(rj, "runtime_s")));
+		fact(f, "profile", "%s", jtext(jget(rj, "profile.name")));
+		if (jget(rj, "counts"))
+			fact(f, "tests", "%s ok, %s skipped, %s failed; started %s, finished %s",
+			     jtext(jget(rj, "counts.ok")), jtext(jget(rj, "counts.skipped")),
+			     jtext(jget(rj, "counts.failed")), jtext(jget(rj, "started")),
+			     jtext(jget(rj, "finished")));
 	}
+	fact(f, "reported", "%zu tests with fio output, %zu without", run->ntests, run->nleft_out);
 	fputs("</table>\n", f);
+	if (run->nleft_out) {
+		fputs(
+		    "<p>Tests the run recorded without fio output (not in the charts or "
+		    "tables):</p>\n<table>\n<tr><th>test</th><th>status</th><th>reason</th></tr>\n",
+		    f);
+		for (size_t i = 0; i < run->nleft_out; i++) {
+			fputs("<tr>", f);
+			td_str(f, run->left_out[i].test);
+			td_str(f, run->left_out[i].status);
+			td_str(f, run->left_out[i].reason);
+			fputs("</tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+	if (!rj) {
+		fputs("<p class=skip>run.json is absent: no host facts.</p>\n", f);
+		return;
+	}
+	fputs("<details><summary>Everything in run.json</summary>\n<table>\n", f);
+	json_object_object_foreach(rj, key, val)
+	{
+		if (val && json_object_is_type(val, json_type_object)) {
+			json_object_object_foreach(val, k2, v2)
+			{
+				fputs("<tr><th>", f);
+				esc(f, key);
+				fputc('.', f);
+				esc(f, k2);
+				fputs("</th><td class=raw>", f);
+				esc(f, v2 ? jtext(v2) : "null");
+				fputs("</td></tr>\n", f);
+			}
+			continue;
+		}
+		fputs("<tr><th>", f);
+		esc(f, key);
+		fputs("</th><td class=raw>", f);
+		esc(f, val ? jtext(val) : "null");
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table></details>\n", f);
 }
 
 static void charts(FILE *f, const struct rr_charts *c)
 {
 	fputs("<h2 id=charts>Charts</h2>\n", f);
 	fputs("<p>Orange bars and dashed lines are published figures from other hardware, named in "
-	      "each label; blue is this run. Click a chart for its SVG.</p>\n",
+	      "each label; the other colours are this run. Labels read level x members [parity "
+	      "path] chunk, then queue depth and jobs as this run ran them (QnTm). Click a chart "
+	      "for its SVG.</p>\n",
 	      f);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct rr_chart *ch = &c->list[i];
-		if (!ch->drawn) {
-			fputs("<p class=skip>", f);
-			esc(f, ch->title);
-			fputs(": not drawn, ", f);
-			esc(f, ch->why);
-			fputs(".</p>\n", f);
+		if (!ch->drawn)
 			continue;
-		}
 		fprintf(f,
 			"<figure id=\"%s\"><a href=\"charts/%s.svg\"><img src=\"charts/%s.png\" "
 			"alt=\"",
@@ -137,49 +217,183 @@ static void charts(FILE *f, const struct rr_charts *c)
 		esc(f, ch->title);
 		fputs("</figcaption></figure>\n", f);
 	}
+	size_t skipped = 0;
+	for (size_t i = 0; i < c->n; i++)
+		skipped += !c->list[i].drawn;
+	if (!skipped)
+		return;
+	fputs("<p>Not drawn: this run has no data for them (no chart is drawn empty).</p>\n<ul>\n",
+	      f);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct rr_chart *ch = &c->list[i];
+		if (ch->drawn)
+			continue;
+		fputs("<li class=skip>", f);
+		esc(f, ch->title);
+		fputs(": not drawn, ", f);
+		esc(f, ch->why);
+		fputs(".</li>\n", f);
+	}
+	fputs("</ul>\n", f);
+}
+
+static void size_str(long v, char *buf, size_t len)
+{
+	if (v <= 0)
+		buf[0] = '\0';
+	else if (v % 1048576 == 0)
+		snprintf(buf, len, "%ldM", v / 1048576);
+	else if (v % 1024 == 0)
+		snprintf(buf, len, "%ldk", v / 1024);
+	else
+		snprintf(buf, len, "%ld", v);
+}
+
+/* The figures of the summary table; a column no test has is left out of the page. */
+#define NFIG 15
+static void figures(const struct rr_test *t, double v[NFIG])
+{
+	double x[NFIG] = {t->iops,	 t->mbps,	   t->lat_mean_us,	 t->lat_p50_us,
+			  t->lat_p99_us, t->lat_p999_us,   t->lat_p9999_us,	 t->cpu_usr,
+			  t->cpu_sys,	 t->cpu_us_per_io, t->member_ios_per_io, t->parity_gbps,
+			  t->rebuild_s,	 t->rebuild_mbps,  t->rebuild_min_per_tb};
+	memcpy(v, x, sizeof(x));
 }
 
 static void summary(FILE *f, const struct rr_run *run)
 {
-	static const char *const head[] = {
-	    "test",	   "level",	"members",     "chunk",	    "parity",
-	    "state",	   "rw",	"bs",	       "QD",	    "jobs",
-	    "IOPS",	   "MB/s",	"lat mean us", "p50",	    "p99",
-	    "p99.9",	   "p99.99",	"CPU usr %",   "CPU sys %", "member I/Os per I/O",
-	    "parity GB/s", "rebuild s", "rebuild MB/s"};
+	static const char *const head[] = {"test",  "level", "members", "chunk", "parity",
+					   "state", "rw",    "bs",	"QD",	 "jobs"};
+	static const char *const fhead[NFIG] = {
+	    "IOPS",	 "MB/s",	   "lat mean us",	  "p50 us",
+	    "p99 us",	 "p99.9 us",	   "p99.99 us",		  "CPU usr %",
+	    "CPU sys %", "CPU us per I/O", "member I/Os per I/O", "parity GB/s",
+	    "rebuild s", "rebuild MB/s",   "rebuild min/TB"};
+	int used[NFIG] = {0};
+	double v[NFIG];
+	for (size_t i = 0; i < run->ntests; i++) {
+		figures(&run->tests[i], v);
+		for (int k = 0; k < NFIG; k++)
+			used[k] |= !isnan(v[k]);
+	}
 	fputs("<h2 id=summary>Summary</h2>\n<p>Also as <a href=\"summary.csv\">summary.csv</a> and "
-	      "<a href=\"summary.json\">summary.json</a>. Latency is fio's completion latency "
-	      "(clat) over all jobs; CPU % is fio's, summed over jobs (100 = one core).</p>\n"
+	      "<a href=\"summary.json\">summary.json</a>. MB/s is 10<sup>6</sup> bytes/s. Latency "
+	      "is fio's completion latency (clat) over all jobs. CPU % is the whole test's "
+	      "usr/sys time in % of one core (fio's figure for the job threads: the kernel's "
+	      "io_uring workers and engine worker threads are not in it); CPU us per I/O is that "
+	      "time over the I/Os. Member I/Os per I/O and parity GB/s (parity bytes over the "
+	      "CPU time spent on parity) come from the engine's stats; JBOD tests have none.</p>\n"
 	      "<div class=wide><table>\n<tr>",
 	      f);
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		fprintf(f, "<th>%s</th>", head[i]);
+	for (int k = 0; k < NFIG; k++)
+		if (used[k])
+			fprintf(f, "<th>%s</th>", fhead[k]);
 	fputs("</tr>\n", f);
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *t = &run->tests[i];
+		char b[32];
 		fputs("<tr>", f);
 		td_str(f, t->test);
 		td_str(f, rr_level_name(t));
 		td_int(f, t->members, t->members > 0);
-		td_int(f, t->chunk / 1024, t->chunk > 0);
+		size_str(t->chunk, b, sizeof(b));
+		td_str(f, b);
 		td_str(f, t->parity);
 		td_str(f, t->state);
 		td_str(f, t->rw);
-		td_int(f, t->bs, t->bs > 0);
+		size_str(t->bs, b, sizeof(b));
+		td_str(f, b);
 		td_int(f, t->iodepth, t->iodepth > 0);
 		td_int(f, t->numjobs, t->numjobs > 0);
-		double v[] = {t->iops,	       t->mbps,
-			      t->lat_mean_us,  t->lat_p50_us,
-			      t->lat_p99_us,   t->lat_p999_us,
-			      t->lat_p9999_us, t->cpu_usr,
-			      t->cpu_sys,      t->member_ios_per_io,
-			      t->parity_gbps,  t->rebuild_s,
-			      t->rebuild_mbps};
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
-			td_num(f, v[k]);
+		figures(t, v);
+		for (int k = 0; k < NFIG; k++)
+			if (used[k])
+				td_num(f, v[k]);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table></div>\n<p>chunk in KiB; bs in bytes.</p>\n", f);
+	fputs("</table></div>\n", f);
+}
+
+/* The published reference of a level's row: RAID0 (or JBOD) of the same review, host,
+ * drives, engine, workload, direction, state and metric. */
+static const struct rr_pub *pub_reference(const struct rr_pubset *pub, const struct rr_pub *r)
+{
+	if (!strcmp(r->array, "raid0") || !strcmp(r->array, "jbod") ||
+	    (strcmp(r->metric, "bw") && strcmp(r->metric, "iops")))
+		return NULL;
+	for (const char *ref = "raid0"; ref; ref = strcmp(ref, "raid0") ? NULL : "jbod")
+		for (size_t k = 0; k < pub->n; k++) {
+			const struct rr_pub *o = &pub->rows[k];
+			if (!strcmp(o->array, ref) && !strcmp(o->source, r->source) &&
+			    !strcmp(o->host, r->host) && o->drives == r->drives &&
+			    !strcmp(o->engine, r->engine) && !strcmp(o->workload, r->workload) &&
+			    !strcmp(o->rw, r->rw) && !strcmp(o->state, r->state) &&
+			    !strcmp(o->metric, r->metric) && o->value > 0)
+				return o;
+		}
+	return NULL;
+}
+
+/* This run's test of the reference level on the same members and chunk as t. */
+static const struct rr_test *run_reference(const struct rr_run *run, const struct rr_pub *ref,
+					   const struct rr_test *t)
+{
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *o = &run->tests[i];
+		if (rr_pub_matches(ref, o) && o->members == t->members &&
+		    (!strcmp(ref->array, "jbod") || o->chunk == t->chunk) && o->bs == t->bs &&
+		    o->iodepth == t->iodepth && o->numjobs == t->numjobs)
+			return o;
+	}
+	return NULL;
+}
+
+/* Ratios within one host carry across hardware: a level against RAID0 (or JBOD) measured
+ * here, beside the same ratio in the review. */
+static void published_ratios(FILE *f, const struct rr_run *run, const struct rr_pubset *pub)
+{
+	size_t rows = 0;
+	for (size_t p = 0; p < pub->n; p++) {
+		const struct rr_pub *r = &pub->rows[p], *ref = pub_reference(pub, r);
+		if (!ref)
+			continue;
+		for (size_t i = 0; i < run->ntests; i++) {
+			const struct rr_test *t = &run->tests[i], *o;
+			if (!rr_pub_matches(r, t) || !(o = run_reference(run, ref, t)))
+				continue;
+			double mv = rr_pub_measured(r, t) / rr_pub_measured(ref, o);
+			if (!rows++)
+				fputs(
+				    "<h3>Level against RAID0 / JBOD: ratios on the same "
+				    "hardware</h3>\n"
+				    "<p>Each ratio divides a level's figure by RAID0's (or JBOD's) "
+				    "on the same host and drives, measured here and in the review: "
+				    "this compares what the level costs, which carries across "
+				    "hardware better than absolute figures.</p>\n"
+				    "<div class=wide><table>\n<tr><th>this run</th><th>against</th>"
+				    "<th>measured ratio</th><th>published ratio</th><th>published "
+				    "figures</th><th>published on</th><th>source</th></tr>\n",
+				    f);
+			char pubfig[160], on[256];
+			snprintf(pubfig, sizeof(pubfig), "%s %s: %g / %g %s", r->array, ref->array,
+				 r->value, ref->value, r->unit);
+			snprintf(on, sizeof(on), "%s, %dx %s, %s", r->host, r->drives,
+				 r->drive_model, r->engine);
+			fputs("<tr>", f);
+			td_str(f, t->test);
+			td_str(f, o->test);
+			td_num(f, mv);
+			td_num(f, r->value / ref->value);
+			td_str(f, pubfig);
+			td_str(f, on);
+			td_str(f, r->source);
+			fputs("</tr>\n", f);
+		}
+	}
+	if (rows)
+		fputs("</table></div>\n", f);
 }
 
 static void published(FILE *f, const struct rr_run *run, const struct rr_pubset *pub)
@@ -208,16 +422,19 @@ static void published(FILE *f, const struct rr_run *run, const struct rr_pubset 
 		    "ran on <b>",
 		    f);
 		esc(f, *run->host ? run->host : "an unrecorded host");
-		fputs(
-		    "</b>, the published figures come from the hosts and drives named in each row. "
-		    "Compare shapes and ratios between configurations, not absolute "
-		    "figures.</p>\n",
-		    f);
+		fputs("</b>, the published figures come from the hosts and drives named in each "
+		      "row, at the published depth and jobs (this run's are in the summary). "
+		      "Absolute figures are shown side by side, not divided; compare the ratios "
+		      "below.</p>\n",
+		      f);
 	}
-	fputs("<div class=wide><table>\n<tr><th>test</th><th>members</th><th>measured</th>"
-	      "<th>published</th><th>unit</th><th>measured / published</th><th>published "
-	      "host</th><th>published drives</th><th>published engine</th><th>source</th>"
-	      "<th>note</th></tr>\n",
+	fputs("<h3>Absolute figures</h3>\n<div class=wide><table>\n<tr><th>test</th>"
+	      "<th>this run: members, QnTm</th><th>measured</th><th>published</th><th>unit</th>",
+	      f);
+	if (!other_host)
+		fputs("<th>measured / published</th>", f);
+	fputs("<th>published on</th><th>published engine, QnTm</th><th>source</th><th>note</th>"
+	      "</tr>\n",
 	      f);
 	for (size_t p = 0; p < pub->n; p++) {
 		const struct rr_pub *r = &pub->rows[p];
@@ -227,25 +444,30 @@ static void published(FILE *f, const struct rr_run *run, const struct rr_pubset 
 				continue;
 			const char *unit;
 			double pv = rr_pub_value(r, &unit), mv = rr_pub_measured(r, t);
-			char drives[160];
-			snprintf(drives, sizeof(drives), "%dx %s", r->drives, r->drive_model);
+			char on[256], ours[64], eng[96];
+			snprintf(on, sizeof(on), "%s, %dx %s", r->host, r->drives, r->drive_model);
+			snprintf(ours, sizeof(ours), "%d, Q%dT%d", t->members, t->iodepth,
+				 t->numjobs);
+			snprintf(eng, sizeof(eng), "%s, Q%dT%d", r->engine, r->iodepth, r->numjobs);
 			fputs("<tr>", f);
 			td_str(f, t->test);
-			td_int(f, t->members, t->members > 0);
+			td_str(f, ours);
 			td_num(f, mv);
 			td_num(f, pv);
 			td_str(f, unit);
-			td_num(f, pv > 0 ? mv / pv : NAN);
-			td_str(f, r->host);
-			td_str(f, drives);
-			td_str(f, r->engine);
+			if (!other_host)
+				td_num(f, pv > 0 ? mv / pv : NAN);
+			td_str(f, on);
+			td_str(f, eng);
 			td_str(f, r->source);
 			td_str(f, r->note);
 			fputs("</tr>\n", f);
 		}
 	}
-	fputs("</table></div>\n<p>Sources: see results/reference/README.md. A rebuild time is "
-	      "compared per TB of the rebuilt drive.</p>\n",
+	fputs("</table></div>\n", f);
+	published_ratios(f, run, pub);
+	fputs("<p>Sources: results/reference/README.md. A rebuild time is compared per TB of the "
+	      "rebuilt drive.</p>\n",
 	      f);
 }
 

@@ -112,6 +112,11 @@ static char *str(json_object *v)
 	return xstrdup(json_object_get_string(v));
 }
 
+static const char *str_of(json_object *v)
+{
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
 /* fio's rule (stat.c, calc_clat_percentiles): the first bucket at which the running count
  * reaches pct percent of all samples. */
 double rr_percentile(const struct rr_bin *bins, size_t n, double pct)
@@ -176,13 +181,20 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 	if (!jobs || !json_object_is_type(jobs, json_type_array))
 		return -EINVAL;
 
-	double iops = 0, bw = 0, lat_sum = 0, n_sum = 0, usr = 0, sys = 0;
+	double iops = 0, bw = 0, lat_sum = 0, n_sum = 0, usr = 0, sys = 0, ios = 0;
 	double fallback[4] = {NAN, NAN, NAN, NAN}, fallback_n = -1;
 	size_t cap = 0;
 	for (size_t j = 0; j < json_object_array_length(jobs); j++) {
 		json_object *job = json_object_array_get_idx(jobs, j);
-		usr += fmax(0, num(get(job, "usr_cpu")));
-		sys += fmax(0, num(get(job, "sys_cpu")));
+		/* fio's usr_cpu/sys_cpu of a group_reporting entry are CPU time over the summed
+		 * runtime of its threads: the mean per thread. Weighting by summed runtime over
+		 * wall time gives the whole group's CPU in % of one core (1 for a single job). */
+		double wall = 0, summed = num(get(job, "job_runtime"));
+		for (size_t d = 0; d < 3; d++)
+			wall = fmax(wall, num(get_path(job, dirs[d], "runtime")));
+		double w = wall > 0 && summed > 0 ? summed / wall : 1;
+		usr += fmax(0, num(get(job, "usr_cpu"))) * w;
+		sys += fmax(0, num(get(job, "sys_cpu"))) * w;
 		for (size_t d = 0; d < 3; d++) {
 			json_object *dir = get(job, dirs[d]);
 			json_object *clat = get(dir, "clat_ns");
@@ -190,6 +202,7 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 			if (!dir || !(n > 0))
 				continue;
 			iops += fmax(0, num(get(dir, "iops")));
+			ios += fmax(0, num(get(dir, "total_ios")));
 			bw += fmax(0, num(get(dir, "bw_bytes")));
 			lat_sum += num(get(clat, "mean")) * n;
 			n_sum += n;
@@ -210,6 +223,8 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 	t->lat_mean_us = n_sum > 0 ? lat_sum / n_sum / 1e3 : NAN;
 	t->cpu_usr = usr;
 	t->cpu_sys = sys;
+	/* CPU microseconds per I/O: (cores busy) x (seconds) / I/Os, with seconds = I/Os / IOPS */
+	t->cpu_us_per_io = iops > 0 && ios > 0 ? (usr + sys) / 100 / iops * 1e6 : NAN;
 	double *out[4] = {&t->lat_p50_us, &t->lat_p99_us, &t->lat_p999_us, &t->lat_p9999_us};
 	static const double pcts[4] = {50, 99, 99.9, 99.99};
 	for (int p = 0; p < 4; p++)
@@ -239,6 +254,9 @@ static void parse_meta(json_object *m, struct rr_test *t)
 		free(t->state);
 		t->state = xstrdup("optimal");
 	}
+	/* older runs named a parity path for every level; only RAID 5/6 have one */
+	if (t->level != 5 && t->level != 6)
+		t->parity[0] = '\0';
 }
 
 static void parse_stats(json_object *s, struct rr_test *t)
@@ -246,7 +264,7 @@ static void parse_stats(json_object *s, struct rr_test *t)
 	t->has_stats = 1;
 	t->parity_impl = str(get(s, "parity_impl"));
 	json_object *pp = get(s, "parity_path");
-	if (*t->parity && pp && json_object_is_type(pp, json_type_string)) {
+	if ((t->level == 5 || t->level == 6) && pp && json_object_is_type(pp, json_type_string)) {
 		free(t->parity);
 		t->parity = str(pp);
 	}
@@ -298,6 +316,8 @@ static void test_free(struct rr_test *t)
 		free(*s[i]);
 	free(t->bins);
 	free(t->samples);
+	free(t->status);
+	free(t->reason);
 }
 
 /* One test: its meta file is required, its fio output too (a missing one is skipped with a
@@ -317,7 +337,16 @@ static int load_test(const char *tdir, const char *stem, struct rr_test *t, char
 		goto out;
 	parse_meta(meta, t);
 	if (stat(fp, &st) != 0) {
-		fprintf(stderr, "raid-report: warning: %s: no fio output, test skipped\n", fp);
+		/* run.sh records skipped and failed tests with their reason: list them, quietly */
+		const char *status = str_of(get(meta, "status")),
+			   *reason = str_of(get(meta, "reason"));
+		if (strcmp(status, "skipped") && strcmp(status, "failed")) {
+			fprintf(stderr, "raid-report: warning: %s: no fio output, test left out\n",
+				fp);
+			status = "no fio output";
+		}
+		t->status = xstrdup(status);
+		t->reason = xstrdup(reason);
 		rc = -ENOENT;
 		goto out;
 	}
@@ -340,7 +369,7 @@ out:
 	free(mp);
 	free(fp);
 	free(sp);
-	if (rc < 0)
+	if (rc < 0 && rc != -ENOENT)
 		test_free(t);
 	return rc;
 }
@@ -402,10 +431,21 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 		stem[strlen(stem) - strlen(META_SUFFIX)] = '\0';
 		if (rc == 0) {
 			int r = load_test(tdir, stem, &run->tests[run->ntests], err, errlen);
-			if (r == 0)
+			if (r == 0) {
 				run->ntests++;
-			else if (r != -ENOENT)
+			} else if (r == -ENOENT) {
+				struct rr_test *t = &run->tests[run->ntests];
+				run->left_out = realloc(run->left_out, (run->nleft_out + 1) *
+									   sizeof(*run->left_out));
+				if (!run->left_out)
+					abort();
+				run->left_out[run->nleft_out++] =
+				    (struct rr_left_out){xstrdup(t->test), t->status, t->reason};
+				t->status = t->reason = NULL;
+				test_free(t);
+			} else {
 				rc = r;
+			}
 		}
 		free(ents[i]);
 	}
@@ -429,6 +469,12 @@ void rr_run_free(struct rr_run *run)
 	for (size_t i = 0; i < run->ntests; i++)
 		test_free(&run->tests[i]);
 	free(run->tests);
+	for (size_t i = 0; i < run->nleft_out; i++) {
+		free(run->left_out[i].test);
+		free(run->left_out[i].status);
+		free(run->left_out[i].reason);
+	}
+	free(run->left_out);
 	free(run->dir);
 	free(run->id);
 	free(run->preset);

@@ -12,7 +12,9 @@ static const char usage[] =
     "usage: raid-report RESULTS_DIR                 summary, charts and index.html of a run\n"
     "       raid-report --compare RUN_A RUN_B [--out DIR]\n"
     "       raid-report gate --baseline FILE RESULTS_DIR [--tolerance PCT] [--junit FILE]\n"
-    "       raid-report baseline RESULTS_DIR > FILE\n"
+    "       raid-report baseline [--max-spread PCT] RESULTS_DIR [RESULTS_DIR...] > FILE\n"
+    "         (several runs: each figure's median; one whose worst run fell more than PCT\n"
+    "         (default 30) from it is recorded as not gated)\n"
     "RAID_REPORT_PUBLISHED=FILE overrides results/reference/published.csv.\n";
 
 static char err[4096];
@@ -143,17 +145,55 @@ static int cmd_gate(int argc, char **argv)
 
 static int cmd_baseline(int argc, char **argv)
 {
-	if (argc != 1 || argv[0][0] == '-')
-		return fail("%s", "baseline needs exactly one RESULTS_DIR");
-	struct rr_run run;
-	if (load(argv[0], &run))
-		return RR_BAD_INPUT;
-	json_object *o = rr_baseline_json(&run);
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
-	rr_run_free(&run);
-	return RR_OK;
+	double spread = 30;
+	const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
+	size_t nd = 0;
+	if (!dirs)
+		abort();
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--max-spread") && i + 1 < argc) {
+			char *end;
+			spread = strtod(argv[++i], &end);
+			if (*end || end == argv[i] || spread < 0) {
+				free(dirs);
+				return fail("baseline: --max-spread '%s': a percentage", argv[i]);
+			}
+		} else if (argv[i][0] == '-') {
+			free(dirs);
+			return fail("baseline: unknown option or missing value '%s'", argv[i]);
+		} else {
+			dirs[nd++] = argv[i];
+		}
+	}
+	if (!nd) {
+		free(dirs);
+		return fail("%s", "baseline needs at least one RESULTS_DIR");
+	}
+	struct rr_run *runs = calloc(nd, sizeof(*runs));
+	if (!runs)
+		abort();
+	size_t loaded = 0;
+	int rc = RR_OK;
+	for (; loaded < nd; loaded++)
+		if (load(dirs[loaded], &runs[loaded])) {
+			rc = RR_BAD_INPUT;
+			break;
+		}
+	for (size_t i = 1; rc == RR_OK && i < nd; i++)
+		if (strcmp(runs[i].preset, runs[0].preset))
+			rc = fail("baseline: %s is not a run of the same preset as the first",
+				  runs[i].dir);
+	if (rc == RR_OK) {
+		json_object *o = rr_baseline_json(runs, nd, spread / 100);
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							   JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	}
+	for (size_t i = 0; i < loaded; i++)
+		rr_run_free(&runs[i]);
+	free(runs);
+	free(dirs);
+	return rc;
 }
 
 int main(int argc, char **argv)

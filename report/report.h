@@ -32,8 +32,10 @@ struct rr_test {
 
 	/* tests/<test>.json (fio json+), every job and direction together */
 	double iops, mbps, lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_p9999_us;
-	double cpu_usr, cpu_sys;
-	struct rr_bin *bins; /* merged clat bins, ascending; NULL when fio gave none */
+	double cpu_usr, cpu_sys; /* % of one core, the whole test (all jobs) */
+	double cpu_us_per_io;	 /* fio's CPU time per I/O (the jobs' threads only) */
+	char *status, *reason;	 /* only while loading a test without fio output */
+	struct rr_bin *bins;	 /* merged clat bins, ascending; NULL when fio gave none */
 	size_t nbins;
 
 	/* tests/<test>.stats.json (absent for JBOD) */
@@ -45,12 +47,19 @@ struct rr_test {
 	size_t nsamples;
 };
 
+/* a test the run recorded but that has no fio output (skipped or failed, with run.sh's reason) */
+struct rr_left_out {
+	char *test, *status, *reason;
+};
+
 struct rr_run {
 	char *dir, *id, *preset, *host;
 	double mem_bw_gbps;    /* run.json host.mem_bw_gbps, NAN when not measured */
 	json_object *run_json; /* NULL when run.json is absent */
 	struct rr_test *tests;
 	size_t ntests;
+	struct rr_left_out *left_out;
+	size_t nleft_out;
 };
 
 /* load.c */
@@ -129,7 +138,7 @@ struct rr_figures {
 };
 void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out);
 void rr_figures_free(struct rr_figures *f);
-json_object *rr_baseline_json(const struct rr_run *run);
+json_object *rr_baseline_json(const struct rr_run *runs, size_t nruns, double max_spread);
 struct rr_gate_opts {
 	double tolerance_pct;
 	const char *junit_path; /* NULL: none */

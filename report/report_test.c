@@ -113,8 +113,10 @@ static void stats_figures(void **state)
 	snprintf(p, sizeof(p), FIXTURE "/tests/%s.stats.json", t->test);
 	json_object *s = rr_json_load(p, err, sizeof(err));
 	assert_non_null(s);
-	double vol = json_object_get_double(at(at(s, "volume"), "writes"));
-	double mem = json_object_get_double(at(at(s, "member_io"), "writes"));
+	double vol = json_object_get_double(at(at(s, "volume"), "writes")) +
+		     json_object_get_double(at(at(s, "volume"), "reads"));
+	double mem = json_object_get_double(at(at(s, "member_io"), "writes")) +
+		     json_object_get_double(at(at(s, "member_io"), "reads"));
 	double pb = json_object_get_double(at(at(s, "parity"), "bytes"));
 	double pns = json_object_get_double(at(at(s, "parity"), "cpu_ns"));
 	assert_close(t->member_ios_per_io, mem / vol, 1e-12);
@@ -123,9 +125,21 @@ static void stats_figures(void **state)
 	json_object_put(s);
 
 	t = rr_run_find(&run, "raid5-4-RND4K-READ-randread-rebuilding");
-	assert_close(t->rebuild_s, 8.0, 1e-12);
-	assert_int_equal(t->nsamples, 5);
-	assert_string_equal(t->samples[1].phase, "during");
+	snprintf(p, sizeof(p), FIXTURE "/tests/%s.stats.json", t->test);
+	s = rr_json_load(p, err, sizeof(err));
+	assert_non_null(s);
+	json_object *rb = at(s, "rebuild");
+	assert_close(t->rebuild_s,
+		     json_object_get_double(at(rb, "end_s")) -
+			 json_object_get_double(at(rb, "start_s")),
+		     1e-12);
+	assert_close(t->rebuild_min_per_tb, json_object_get_double(at(rb, "min_per_tb")), 1e-12);
+	assert_int_equal(t->nsamples, json_object_array_length(at(rb, "samples")));
+	assert_true(t->nsamples >= 2);
+	assert_string_equal(
+	    t->samples[0].phase,
+	    json_object_get_string(at(json_object_array_get_idx(at(rb, "samples"), 0), "phase")));
+	json_object_put(s);
 
 	t = rr_run_find(&run, "jbod-4-SEQ1M-Q8T64-read");
 	assert_false(t->has_stats);
@@ -236,18 +250,18 @@ static void gate_verdicts(void **state)
 	assert_true(ratios >= 10);
 	rr_figures_free(&fs);
 
-	json_object *b = rr_baseline_json(&run);
+	json_object *b = rr_baseline_json(&run, 1, 0.25);
 	assert_int_equal(gate(b, 10), RR_OK);
 	json_object_put(b);
 
-	b = rr_baseline_json(&run);
+	b = rr_baseline_json(&run, 1, 0.25);
 	improve(b, 1.2, NULL);
 	assert_int_equal(gate(b, 10), RR_REGRESSED);
 	assert_int_equal(gate(b, 25), RR_OK);
 	json_object_put(b);
 
 	/* another host: absolute figures are reported, not gated; ratios still are */
-	b = rr_baseline_json(&run);
+	b = rr_baseline_json(&run, 1, 0.25);
 	json_object_object_add(b, "host", json_object_new_string("another-host"));
 	improve(b, 1.2, "absolute");
 	assert_int_equal(gate(b, 10), RR_OK);
@@ -256,7 +270,7 @@ static void gate_verdicts(void **state)
 	json_object_put(b);
 
 	/* a figure the run no longer has is a failure */
-	b = rr_baseline_json(&run);
+	b = rr_baseline_json(&run, 1, 0.25);
 	json_object *f = json_object_new_object();
 	json_object_object_add(f, "id", json_object_new_string("gone-test MB/s"));
 	json_object_object_add(f, "kind", json_object_new_string("ratio"));
@@ -264,6 +278,36 @@ static void gate_verdicts(void **state)
 	json_object_object_add(f, "value", json_object_new_double(1));
 	json_object_array_add(at(b, "figures"), f);
 	assert_int_equal(gate(b, 10), RR_REGRESSED);
+	json_object_put(b);
+
+	/* the same host name with other settings (or another machine behind it): absolute
+	 * figures are reported only */
+	b = rr_baseline_json(&run, 1, 0.25);
+	json_object *cond = at(b, "conditions");
+	json_object_object_add(cond, "scale", json_object_new_string("0.5"));
+	improve(b, 1.2, "absolute");
+	assert_int_equal(gate(b, 10), RR_OK);
+	json_object_put(b);
+
+	/* a figure recorded as noisy ("gate": false) is reported, never judged */
+	b = rr_baseline_json(&run, 1, 0.25);
+	improve(b, 1.2, NULL);
+	json_object *figs = at(b, "figures");
+	for (size_t i = 0; i < json_object_array_length(figs); i++)
+		json_object_object_add(json_object_array_get_idx(figs, i), "gate",
+				       json_object_new_boolean(0));
+	assert_int_equal(gate(b, 10), RR_OK);
+	json_object_put(b);
+
+	/* a baseline of several runs: the median, its spread, and "gate" by the spread */
+	struct rr_run two[2] = {run, run};
+	b = rr_baseline_json(two, 2, 0.25);
+	figs = at(b, "figures");
+	assert_true(json_object_array_length(figs) >= 10);
+	json_object *f0 = json_object_array_get_idx(figs, 0);
+	assert_true(json_object_get_boolean(at(f0, "gate")));
+	assert_true(json_object_get_double(at(f0, "spread_pct")) == 0);
+	assert_int_equal(gate(b, 10), RR_OK);
 	json_object_put(b);
 
 	b = json_tokener_parse("{\"host\": \"x\"}");

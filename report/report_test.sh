@@ -22,7 +22,7 @@ charts_ok() { # every chart script produced a non-empty PNG and SVG; at least $1
 	echo "$n charts"
 	[[ $n -ge $1 ]]
 }
-t_case "all 11 charts drawn, PNG and SVG non-empty" charts_ok 11
+t_case "all 13 charts drawn, PNG and SVG non-empty" charts_ok 13
 
 page_refs_exist() { # DIR MIN: every src/href of index.html is a local file that exists
 	local dir=$1 min=$2 ref n=0
@@ -81,8 +81,16 @@ gate_fails() {
 }
 t_case "gate fails against a baseline 20% better" gate_fails
 t_case "JUnit XML of a failure parses" xmllint --noout "$T_SCRATCH/fail.xml"
-t_case "checked-in quick baseline passes on the fixture (wide tolerance)" \
-	"$RR" gate --baseline "$ROOT/results/baselines/quick.json" "$RUN" --tolerance 40
+# A baseline of several runs: medians, spreads, and a noisy figure not gated.
+several_runs() {
+	cp -r "$RUN" "$T_SCRATCH/run2"
+	"$RR" baseline "$RUN" "$T_SCRATCH/run2" >"$T_SCRATCH/two.json" || return 1
+	grep -q '"spread_pct":0' "$T_SCRATCH/two.json" && grep -q '"gate":true' "$T_SCRATCH/two.json" &&
+		"$RR" gate --baseline "$T_SCRATCH/two.json" "$RUN"
+}
+t_case "baseline of several runs: median, spread, gated" several_runs
+t_case "page lists the skipped test with its reason" grep -q "raid_parity=cuda: no GPU" "$RUN/index.html"
+t_case "summary.json lists the skipped test" grep -q '"status":"skipped"' "$RUN/summary.json"
 
 bad() { # EXPECTED-WORD ARGS...: exit 2 and exactly one line on stderr naming the problem
 	local word=$1

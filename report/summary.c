@@ -35,6 +35,7 @@ static const struct col cols_tail[] = {
     N("lat_p99.99_us", lat_p9999_us),
     N("cpu_usr_pct", cpu_usr),
     N("cpu_sys_pct", cpu_sys),
+    N("cpu_us_per_io", cpu_us_per_io),
     N("member_ios_per_io", member_ios_per_io),
     N("parity_gbps", parity_gbps),
     N("rebuild_s", rebuild_s),
@@ -201,6 +202,15 @@ int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
 	for (size_t r = 0; r < run->ntests; r++)
 		json_object_array_add(rows, rr_test_json(&run->tests[r]));
 	json_object_object_add(o, "tests", rows);
+	json_object *nr = json_object_new_array();
+	for (size_t r = 0; r < run->nleft_out; r++) {
+		json_object *e = json_object_new_object();
+		json_object_object_add(e, "test", jstr(run->left_out[r].test));
+		json_object_object_add(e, "status", jstr(run->left_out[r].status));
+		json_object_object_add(e, "reason", jstr(run->left_out[r].reason));
+		json_object_array_add(nr, e);
+	}
+	json_object_object_add(o, "not_run", nr);
 	if (asprintf(&path, "%s/summary.json", run->dir) < 0)
 		abort();
 	int rc = json_object_to_file_ext(path, o,
