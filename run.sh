@@ -187,7 +187,9 @@ seq_bays() { local i s=""; for ((i = $1; i <= $2; i++)); do s+="${s:+,}$i"; done
 plan_quick() {
 	local l t
 	for l in jbod 0 5 6 10; do
-		for t in seq1m-q8t64-read seq1m-q8t64-write rnd4k-q32t64-randwrite rnd4k-q1t64-randread; do
+		# Writes first: member files start as unwritten extents, and a read of those
+		# measures the filesystem handing back zeros, not I/O.
+		for t in seq1m-q8t64-write seq1m-q8t64-read rnd4k-q32t64-randwrite rnd4k-q1t64-randread; do
 			if [[ $l == jbod ]]; then
 				echo "- jbod-4 jbod 4 - - optimal - $t"
 			else
@@ -499,6 +501,16 @@ engine_built=$([[ -f $ENGINE ]] && echo true || echo false)
 engine_sha=$([[ -f $ENGINE ]] && sha256sum "$ENGINE" | cut -d' ' -f1 || echo "")
 git_rev=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 "$HWINFO" facts >"$work/host.json"
+# Single-core read bandwidth (raid-parity-bench's membw row: read-XOR over a 256 MiB pool, a
+# fraction of a second): the gate divides parity GB/s by it, so that figure carries across
+# machines. The pool may sit in a very large L3; run.json says how it was measured.
+PBENCH=$ROOT/build/bin/raid-parity-bench
+if [[ -x $PBENCH ]] &&
+	mem_bw=$("$PBENCH" --json --impl membw --quick --mode stream --pool 256m --runs 5 2>/dev/null |
+		grep -o '"gbps": *[0-9.]*' | head -1 | grep -o '[0-9.]*$') && [[ -n $mem_bw ]]; then
+	"$RJSON" set "$work/host.json" mem_bw_gbps:f="$mem_bw" \
+		"mem_bw_method:s=raid-parity-bench --impl membw --quick --mode stream --pool 256m (one core)"
+fi
 write_run_json() { # extra raid-json args
 	"$RJSON" obj run_id:s="$run_id" preset:s="$preset" "preset_doc:s=${PRESET_DOC[$preset]}" \
 		scale:f="$scale" runtime_s:i="$runtime" member_size:i="$msize" \
@@ -523,7 +535,8 @@ for line in "${PLAN[@]}"; do
 		placement.nodes:s="${PLACE_NODES[$array]}" placement.cpus:s="${PLACE_CPUS[$array]}" \
 		placement.warning:s="${PLACE_WARN[$array]}")")
 done
-write_run_json "${arrays_args[@]}" started:s="$(date -Iseconds)"
+started=$(date -Iseconds)
+write_run_json "${arrays_args[@]}" started:s="$started"
 
 echo "run.sh: preset $preset, $total runs, scale $scale, ${runtime}s each, results in $rdir"
 [[ $engine_built == true ]] || echo "run.sh: $ENGINE is not built yet: RAID runs are skipped, JBOD runs go on"
@@ -554,7 +567,7 @@ write_meta() { # status reason
 		$([[ $level == jbod ]] && echo level:n || echo level:i="$lvl") members:i="$n" \
 		$([[ $level == jbod ]] && echo chunk:n || echo chunk:i="$(to_bytes "$chunk")") \
 		$([[ -n $(layout_of "$level") ]] && echo layout:s="$(layout_of "$level")" || echo layout:n) \
-		$([[ $level == jbod ]] && echo parity:n || echo parity:s="$par") \
+		$([[ $level == 5 || $level == 6 ]] && echo parity:s="$par" || echo parity:n) \
 		state:s="$state" rw:s="$pub_rw" bs:i="$bs_bytes" iodepth:i="$iodepth" numjobs:i="$numjobs" \
 		scale:f="$scale" backend:s="io_uring" status:s="$1" "reason:s=$2" array:s="$array" \
 		group:s="$group" bays:s="$bays" spares:s="$spares" runtime_s:i="$run_time" \
@@ -638,7 +651,7 @@ for i in "${!PLAN[@]}"; do
 done
 wait_group
 
-write_run_json "${arrays_args[@]}" finished:s="$(date -Iseconds)" \
+write_run_json "${arrays_args[@]}" started:s="$started" finished:s="$(date -Iseconds)" \
 	counts.ok:i=$n_ok counts.skipped:i=$n_skip counts.failed:i=$n_fail
 echo "run.sh: $n_ok ok, $n_skip skipped, $n_fail failed in $(($(date +%s) - start_all)) s: $rdir"
 ((keep)) && [[ -n ${scratch_made:-} ]] && echo "run.sh: member files kept in $scratch_made"
