@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/presets/quick_test.sh: ./run.sh quick end to end, scaled down (1 s per test); RAID
-# levels the engine does not have yet must be skipped by the engine's own answer.
+# levels the engine does not have yet must be skipped by the engine's own answer. The run is
+# then gated against results/baselines/quick.json (raid-report gate), as CI does.
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
 RJ=$ROOT/build/bin/raid-json
@@ -39,5 +40,40 @@ t_case "every test ran, or was skipped by the engine's answer" check_tests
 t_case "JBOD baselines ran" bash -c "for t in '$R'/tests/jbod-4-*.meta.json; do [[ \$('$RJ' get \$t status) == ok ]] || exit 1; done"
 t_case "meta records the scaled figures" bash -c \
 	"m='$R/tests/jbod-4-RND4K-Q32T64-randwrite.meta.json'; [[ \$('$RJ' get \$m numjobs) == 2 && \$('$RJ' get \$m iodepth) == 1 && \$('$RJ' get \$m published.numjobs) == 64 && \$('$RJ' get \$m bs) == 4096 ]]"
+# The CI gate on this run: results/baselines/quick.json was made from runs with exactly these
+# settings (docs/report.md). Ratios are gated; absolute figures only on the baseline's host
+# and settings; a figure that did not repeat within 25% between the baseline's runs is
+# reported only. 45%: a healthy run on this noisy 2-core machine passes, a halved figure fails.
+RR=$ROOT/build/bin/raid-report
+BASE=$ROOT/results/baselines/quick.json
+t_case "gate: this run against the quick baseline (tolerance 45%)" \
+	"$RR" gate --baseline "$BASE" "$R" --tolerance 45 --junit "$T_SCRATCH/gate.xml"
+t_case "gate: JUnit XML parses" xmllint --noout "$T_SCRATCH/gate.xml"
+# A regression, shown by a copy of the baseline whose RAID5 write figures were twice this
+# run's: RAID5 over JBOD write throughput and RAID5 parity GB/s per memory bandwidth halved.
+halved() {
+	local f v ids=("raid5-4m-SEQ1M-Q8T64-write / jbod-4-SEQ1M-Q8T64-write"
+		"raid5-4m-SEQ1M-Q8T64-write parity_gbps/mem_bw")
+	"$RR" baseline "$R" >"$T_SCRATCH/now.json" || return 1
+	cp "$BASE" "$T_SCRATCH/halved.json"
+	for f in "${ids[@]}"; do
+		# the checked-in baseline gates it ...
+		awk -v id="\"id\":\"$f\"" 'index($0, id) {hit = 1} hit && /"gate":/ {exit !/true/}
+			END {exit !hit}' "$BASE" || { echo "baseline does not gate '$f'"; return 1; }
+		# ... and the copy's value is twice this run's
+		v=$(awk -v id="\"id\":\"$f\"" 'index($0, id) {hit = 1}
+			hit && /"value":/ {sub(/.*"value":/, ""); sub(/,$/, ""); print 2 * $0; exit}' \
+			"$T_SCRATCH/now.json")
+		[[ -n $v ]] || { echo "this run lacks '$f'"; return 1; }
+		awk -v id="\"id\":\"$f\"" -v v="$v" 'index($0, id) {hit = 1}
+			hit && /"value":/ {sub(/"value":[^,]*/, "\"value\":" v); hit = 0} {print}' \
+			"$T_SCRATCH/halved.json" >"$T_SCRATCH/b.tmp" && mv "$T_SCRATCH/b.tmp" "$T_SCRATCH/halved.json"
+	done
+	"$RR" gate --baseline "$T_SCRATCH/halved.json" "$R" --tolerance 45 >"$T_SCRATCH/gate.out"
+	local rc=$?
+	grep REGRESSED "$T_SCRATCH/gate.out"
+	[[ $rc -eq 1 && $(grep -c REGRESSED "$T_SCRATCH/gate.out") -eq 2 ]]
+}
+t_case "gate: RAID5 write figures halved fail it" halved
 t_case "scratch member files are removed" bash -c "! ls -d '$T_SCRATCH'/fio-raid-scratch.* 2>/dev/null"
 t_done
