@@ -3,9 +3,9 @@
  * parity worker threads. Each worker has its own job list and lock, so workers never share
  * a lock with each other, and a job is spread by its stripe number.
  *
- * A GPU path plugs in at parity_path_submit(): like a worker, it takes the job, runs it
- * asynchronously and completes it through raid_queue_post() (raid/parity/cuda/pq_gpu.h
- * provides the batched submit and its completion callback for that).
+ * raid_parity=cuda: the GPU (raid/parity/cuda/pq_gpu.h) takes the parity kernels of a job
+ * asynchronously, and its completion callback (on a CUDA thread, which must not call back
+ * into CUDA) only posts the job back to its queue, like a worker does.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "parity_path.h"
 
 struct pworker {
@@ -28,7 +29,11 @@ struct parity_path {
 	const struct pq_calls *calls;
 	int nworkers;
 	struct pworker *w;
+	struct pq_gpu *gpu;
 };
+
+/* Jobs the GPU takes at once: one launch carries one job's stripes. */
+#define GPU_SLOTS 32
 
 /* The owning queue's side of a batch: each job's own completion, in order. */
 static void batch_done(struct raid_queue *q, struct raid_post *p)
@@ -82,8 +87,30 @@ static void *worker_main(void *arg)
 	}
 }
 
-int parity_path_create(const struct raid_config *c, struct parity_path **out, char *err,
-		       size_t errlen)
+static int open_gpu(struct parity_path *p, int max_k, size_t max_len, char *err, size_t errlen)
+{
+	struct pq_gpu_opts o;
+	char why[RAID_ERRLEN / 2];
+	int ret;
+
+	if (!pq_gpu_usable(0, why, sizeof(why))) {
+		snprintf(err, errlen, "raid: raid_parity=cuda: no usable GPU: %s", why);
+		return -ENODEV;
+	}
+	pq_gpu_opts_default(&o);
+	o.batch = 1; /* one launch per stripe operation: its generation or its RMW */
+	o.max_k = max_k;
+	o.max_len = max_len;
+	o.slots = GPU_SLOTS;
+	o.notify_thread = 1; /* completions wake their queue; no thread polls the GPU */
+	ret = pq_gpu_open(&o, &p->gpu, why, sizeof(why));
+	if (ret)
+		snprintf(err, errlen, "raid: raid_parity=cuda: %s", why);
+	return ret;
+}
+
+int parity_path_create(const struct raid_config *c, int max_k, size_t max_len,
+		       struct parity_path **out, char *err, size_t errlen)
 {
 	struct parity_path *p = calloc(1, sizeof(*p));
 	int ret;
@@ -102,11 +129,13 @@ int parity_path_create(const struct raid_config *c, struct parity_path **out, ch
 		}
 		break;
 	case RAID_PARITY_CUDA:
-		snprintf(err, errlen,
-			 "raid: raid_parity=cuda is not supported yet by the RAID5/6 path (use "
-			 "cpu, isal or auto)");
-		free(p);
-		return -ENOTSUP;
+		ret = open_gpu(p, max_k, max_len, err, errlen);
+		if (ret) {
+			free(p);
+			return ret;
+		}
+		p->calls = pq_best(); /* what the GPU path leaves to the CPU */
+		break;
 	default: /* cpu and auto: the fastest variant this CPU runs, timed at first use */
 		p->calls = pq_best();
 		break;
@@ -153,6 +182,7 @@ void parity_path_destroy(struct parity_path *p)
 		pthread_cond_destroy(&w->cond);
 	}
 	free(p->w);
+	pq_gpu_close(p->gpu);
 	free(p);
 }
 
@@ -184,4 +214,45 @@ bool parity_path_submit(struct parity_path *p, struct parity_job *j)
 		pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	return false;
+}
+
+bool parity_path_gpu(const struct parity_path *p)
+{
+	return p->gpu != NULL;
+}
+
+void *parity_path_alloc(struct parity_path *p, size_t len)
+{
+	void *buf;
+
+	if (p->gpu)
+		return pq_gpu_alloc_host(p->gpu, len);
+	/* page-aligned: member I/O may be O_DIRECT */
+	return posix_memalign(&buf, 4096, len) ? NULL : buf;
+}
+
+void parity_path_free(struct parity_path *p, void *buf)
+{
+	if (p->gpu && buf)
+		pq_gpu_free_host(p->gpu, buf);
+	else
+		free(buf);
+}
+
+/* On a CUDA thread: only hand the job back. */
+static void gpu_done(void *arg, int status)
+{
+	struct parity_job *j = arg;
+
+	j->status = status;
+	raid_queue_post(j->q, &j->post);
+}
+
+int parity_path_gpu_submit(struct parity_path *p, struct parity_job *j,
+			   const struct pq_gpu_stripe *s, int n)
+{
+	if (!p->gpu)
+		return -ENODEV;
+	j->status = 0;
+	return pq_gpu_submit(p->gpu, s, n, gpu_done, j);
 }

@@ -114,7 +114,7 @@ static void sop_put(struct raid_queue *q, struct sop *s)
 	struct r56_queue *rq = q->level_priv;
 
 	if (s->cap > SCRATCH_KEEP) {
-		free(s->scratch);
+		parity_path_free(R(q->a)->pp, s->scratch);
 		s->scratch = NULL;
 		s->cap = 0;
 	}
@@ -126,13 +126,11 @@ static int sop_scratch(struct sop *s, size_t len)
 {
 	if (len <= s->cap)
 		return 0;
-	free(s->scratch);
+	parity_path_free(R(s->q->a)->pp, s->scratch);
 	s->cap = 0;
-	/* page-aligned: member I/O may be O_DIRECT */
-	if (posix_memalign((void **)&s->scratch, 4096, len)) {
-		s->scratch = NULL;
+	s->scratch = parity_path_alloc(R(s->q->a)->pp, len); /* pinned for a GPU */
+	if (!s->scratch)
 		return -ENOMEM;
-	}
 	s->cap = len;
 	return 0;
 }
@@ -147,7 +145,7 @@ void raid56_queue_exit(struct raid_queue *q)
 		struct sop *s = rq->free;
 
 		rq->free = s->next_free;
-		free(s->scratch);
+		parity_path_free(R(q->a)->pp, s->scratch);
 		free(s);
 	}
 	free(rq);
@@ -319,26 +317,45 @@ static void overlay(struct sop *s)
 	}
 }
 
-static void rmw_update(struct sop *s, const struct pq_calls *pq)
+/* RMW, first half: old ^= new, the change of each written chunk (always on the CPU). */
+static void rmw_delta(struct sop *s, const struct pq_calls *pq)
+{
+	for (int i = 0; i < s->map.k; i++) {
+		void *d[2] = {ubuf(s, i, s->wa[i]), s->old[i]};
+
+		if (written(s, i))
+			pq->xor_p(1, 0, 0, s->wb[i] - s->wa[i], d);
+	}
+}
+
+/* The pq.h stripe that folds written chunk i's change into P (and Q). */
+static void rmw_ptrs(const struct sop *s, int i, void **ptrs)
+{
+	size_t off = s->wa[i] - s->lo;
+
+	memset(ptrs, 0, sizeof(void *) * (size_t)(s->map.k + 2));
+	ptrs[s->map.slot[i]] = s->old[i];
+	ptrs[s->map.k] = s->mb[s->map.pd] + off;
+	if (s->map.qd >= 0)
+		ptrs[s->map.k + 1] = s->mb[s->map.qd] + off;
+}
+
+/* RMW, second half: P ^= change, Q ^= g^slot change (md's xor_syndrome). */
+static void rmw_fold(struct sop *s, const struct pq_calls *pq)
 {
 	int k = s->map.k;
 
 	for (int i = 0; i < k; i++) {
-		size_t len = s->wb[i] - s->wa[i], off = s->wa[i] - s->lo;
-		void *d[2] = {ubuf(s, i, s->wa[i]), s->old[i]};
-		void *ptrs[RAID56_MAX_MEMBERS + 2] = {0};
+		size_t len = s->wb[i] - s->wa[i];
+		void *ptrs[RAID56_MAX_MEMBERS + 2];
 
 		if (!len)
 			continue;
-		pq->xor_p(1, 0, 0, len, d); /* old ^= new: the change of this chunk */
-		ptrs[s->map.slot[i]] = s->old[i];
-		ptrs[k] = s->mb[s->map.pd] + off;
-		if (s->map.qd >= 0) {
-			ptrs[k + 1] = s->mb[s->map.qd] + off;
+		rmw_ptrs(s, i, ptrs);
+		if (s->map.qd >= 0)
 			pq->xor_pq(k, s->map.slot[i], s->map.slot[i], len, ptrs);
-		} else {
+		else
 			pq->xor_p(k, s->map.slot[i], s->map.slot[i], len, ptrs);
-		}
 		s->pbytes += 2 * len;
 	}
 }
@@ -368,7 +385,8 @@ static void sop_parity(struct parity_job *j)
 		gen(s, pq);
 		break;
 	case M_RMW:
-		rmw_update(s, pq);
+		rmw_delta(s, pq);
+		rmw_fold(s, pq);
 		break;
 	case M_NOPARITY:
 		break;
@@ -410,6 +428,93 @@ static void parity_done_post(struct raid_queue *q, struct raid_post *p)
 	sop_write(s);
 }
 
+/* The GPU's share of an operation: generation, or the RMW of a single changed chunk. */
+static int gpu_stripe(struct sop *s, struct pq_gpu_stripe *st, void **ptrs)
+{
+	int k = s->map.k, changed = -1;
+
+	if (s->mode == M_FULL || s->mode == M_RCW) {
+		pq_ptrs(s, ptrs);
+		*st = (struct pq_gpu_stripe){.op = s->map.qd >= 0 ? PQ_GPU_GEN_PQ : PQ_GPU_GEN_P,
+					     .k = k,
+					     .len = s->hi - s->lo,
+					     .ptrs = ptrs};
+		return 0;
+	}
+	if (s->mode != M_RMW)
+		return -1;
+	for (int i = 0; i < k; i++) {
+		if (!written(s, i))
+			continue;
+		if (changed >= 0)
+			return -1; /* folds of several chunks may touch the same parity bytes */
+		changed = i;
+	}
+	rmw_ptrs(s, changed, ptrs);
+	*st = (struct pq_gpu_stripe){.op = s->map.qd >= 0 ? PQ_GPU_XOR_PQ : PQ_GPU_XOR_P,
+				     .k = k,
+				     .a = s->map.slot[changed],
+				     .b = s->map.slot[changed],
+				     .len = s->wb[changed] - s->wa[changed],
+				     .ptrs = ptrs};
+	return 0;
+}
+
+/* What the GPU was given, on the CPU: when it is busy, or failed the launch. */
+static void gpu_kernels_on_cpu(struct sop *s)
+{
+	const struct pq_calls *pq = R(s->q->a)->pq;
+	uint64_t t0 = now_ns();
+
+	if (s->mode == M_RMW)
+		rmw_fold(s, pq);
+	else
+		gen(s, pq);
+	s->pns += now_ns() - t0;
+}
+
+static void gpu_done_post(struct raid_queue *q, struct raid_post *p)
+{
+	struct sop *s = (struct sop *)((char *)p - offsetof(struct sop, job.post));
+
+	if (s->job.status)
+		gpu_kernels_on_cpu(s);
+	else if (s->mode == M_RMW)
+		for (int i = 0; i < s->map.k; i++)
+			s->pbytes += 2 * (s->wb[i] - s->wa[i]);
+	else
+		s->pbytes += (uint64_t)s->map.k * (s->hi - s->lo);
+	sop_write(s);
+}
+
+/*
+ * raid_parity=cuda: the CPU prepares the pinned buffers (new data copied in, RMW's change
+ * computed), the GPU runs the kernel, and its completion posts the operation back.
+ */
+static bool gpu_compute(struct sop *s)
+{
+	struct parity_path *pp = R(s->q->a)->pp;
+	const struct pq_calls *pq = R(s->q->a)->pq;
+	void *ptrs[RAID56_MAX_MEMBERS + 2];
+	struct pq_gpu_stripe st;
+	uint64_t t0 = now_ns();
+
+	if (gpu_stripe(s, &st, ptrs))
+		return false;
+	if (s->mode == M_RMW)
+		rmw_delta(s, pq);
+	else
+		overlay(s);
+	s->pns += now_ns() - t0;
+	s->job.q = s->q;
+	s->job.post.fn = gpu_done_post;
+	if (parity_path_gpu_submit(pp, &s->job, &st, 1)) {
+		gpu_kernels_on_cpu(s);
+		sop_write(s);
+	}
+	return true;
+}
+
 static void sop_compute(struct sop *s)
 {
 	s->stage = S_PARITY;
@@ -421,6 +526,8 @@ static void sop_compute(struct sop *s)
 		sop_write(s);
 		return;
 	}
+	if (parity_path_gpu(R(s->q->a)->pp) && gpu_compute(s))
+		return;
 	s->job.run = sop_parity;
 	s->job.q = s->q;
 	s->job.hint = (unsigned)s->stripe;
@@ -445,7 +552,8 @@ static int sop_buffers(struct sop *s)
 		s->mb[m] = s->scratch + off;
 		off += L;
 	}
-	if (s->mode == M_FULL || s->mode == M_RCW)
+	/* parity straight from the caller's buffer, unless a GPU needs pinned copies */
+	if ((s->mode == M_FULL || s->mode == M_RCW) && !parity_path_gpu(R(s->q->a)->pp))
 		for (int i = 0; i < k; i++)
 			if (fully_written(s, i))
 				s->mb[s->map.data[i]] = ubuf(s, i, s->lo);
@@ -767,7 +875,7 @@ int raid56_array_init(struct raid_array *a, char *err, size_t errlen)
 		free(r);
 		return ret;
 	}
-	ret = parity_path_create(&a->cfg, &r->pp, err, errlen);
+	ret = parity_path_create(&a->cfg, a->geom.n - r->par, SLICE, &r->pp, err, errlen);
 	if (ret) {
 		stripe_table_destroy(r->locks);
 		free(r);

@@ -8,4 +8,14 @@ RAID56_CTESTS := raid56_mdbytes_test raid56_random_test
 TESTS += $(addprefix $(BUILD)/tests/,$(RAID56_CTESTS))
 $(foreach t,$(RAID56_CTESTS),$(eval $(call raid_ctest,$(t))))
 TESTS += tests/e2e/raid56_verify.sh
+
+# The random test again with raid_parity=cuda against a mock GPU (raid56_gpu_mock.c), so
+# the GPU path's plumbing is tested on machines without one.
+TESTS += $(BUILD)/tests/raid56_gpu_test
+$(OBJ)/raid/raid56_gpu_test.o: raid/raid56_random_test.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -DTEST_PARITY='"cuda"' -c $< -o $@
+$(BUILD)/tests/raid56_gpu_test: $(OBJ)/raid/raid56_gpu_test.o $(OBJ)/raid/raid56_gpu_mock.o \
+	$(LIBRAID)
+LDLIBS_raid56_gpu_test := -lcmocka
 BENCHES += tests/bench/raid56_bench.sh

@@ -23,6 +23,11 @@
 #include "core.h"
 #include "raid56_testmodel.h"
 
+/* raid56_gpu_test builds this file with TEST_PARITY "cuda" and a mock GPU */
+#ifndef TEST_PARITY
+#define TEST_PARITY "cpu"
+#endif
+
 #define INFLIGHT 12
 #define MAXLEN (192 * 1024)
 #define ROUNDS 40
@@ -121,8 +126,11 @@ static void *worker_main(void *arg)
 	}
 	for (int i = 0; i < INFLIGHT; i++)
 		sl[i].buf = malloc(MAXLEN);
-	while ((ops < r->ops_per_thread || inflight) && !atomic_load(&r->bad)) {
-		int want = ops < r->ops_per_thread ? (int)(t_rand(&w->seed) % 6) : 0;
+	/* after a failure, stop submitting but let what is in flight finish */
+	while ((ops < r->ops_per_thread && !atomic_load(&r->bad)) || inflight) {
+		int want = ops < r->ops_per_thread && !atomic_load(&r->bad)
+			       ? (int)(t_rand(&w->seed) % 6)
+			       : 0;
 
 		for (int k = 0; k < want && inflight < INFLIGHT; k++) {
 			uint64_t off, len;
@@ -237,7 +245,7 @@ static void one_round(uint64_t *seed, int no, long *total)
 	struct round r = {.no = no, .fail_member = -1};
 	struct worker w[3];
 	struct members mb;
-	char opt[10][3200], err[RAID_ERRLEN], msg[512];
+	char opt[11][3200], err[RAID_ERRLEN], msg[512];
 	struct raid_config c;
 	uint64_t failed = 0;
 	int maxfail;
@@ -286,9 +294,10 @@ static void one_round(uint64_t *seed, int no, long *total)
 	snprintf(opt[8], sizeof(opt[8]), "raid_stripe_cache=%s", cache[t_rand(seed) % 4]);
 	snprintf(opt[9], sizeof(opt[9]), "raid_layout=%s",
 		 r.level == 10 ? "near2" : raid_layout_name(5, r.layout));
+	snprintf(opt[10], sizeof(opt[10]), "raid_parity=%s", TEST_PARITY);
 	/* levels 0 and 1 have no layout: raid_level is given twice instead */
 	t_config(&c, opt[0], opt[1], opt[2], opt[3], opt[4], opt[5], opt[6], opt[7], opt[8],
-		 r.level == 0 || r.level == 1 ? opt[0] : opt[9], NULL);
+		 r.level == 0 || r.level == 1 ? opt[0] : opt[9], opt[10], NULL);
 	c.writes = true;
 	if (raid_array_get(&c, &r.a, err, sizeof(err)))
 		fail_msg("round %d: %s", no, err);
@@ -299,8 +308,8 @@ static void one_round(uint64_t *seed, int no, long *total)
 	r.ngran = r.vsize / r.gran;
 	r.model = calloc(r.vsize, 1);
 	r.ops_per_thread = OPS_PER_ROUND / r.nthreads;
-	printf("round %d: n=%d %s %s %s %s %s %s %s %s threads=%d gran=%llu fail=%d\n", no, r.n,
-	       opt[0], opt[2], opt[9], opt[4], opt[5], opt[6], opt[7], opt[8], r.nthreads,
+	printf("round %d: n=%d %s %s %s %s %s %s %s %s %s threads=%d gran=%llu fail=%d\n", no, r.n,
+	       opt[0], opt[2], opt[9], opt[4], opt[5], opt[6], opt[7], opt[8], opt[10], r.nthreads,
 	       (unsigned long long)r.gran, r.fail_member);
 	fflush(stdout);
 	for (int t = 0; t < r.nthreads; t++) {

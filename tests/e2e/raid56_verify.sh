@@ -131,9 +131,17 @@ member_error() { # KIND: read or write
 t_case "raid6 member write error mid-run" member_error write
 t_case "raid6 member read error mid-run" member_error read
 
-t_case_fail "raid_parity=cuda answers" fio_raid --name=x --filename=vol --raid_level=5 \
-	--raid_members="$(members 3 cu-)" --raid_member_size=1m --raid_parity=cuda --rw=write \
-	--bs=4k --size=64k
+# raid_parity=cuda: with a GPU the data must verify; without one, one clear line.
+cuda() {
+	local out=$S/cuda.log rc=0
+	fio_raid --name=cu --filename=vol --raid_level=6 --raid_members="$(members 5 cu-)" \
+		--raid_member_size=2m --raid_chunk=8k --raid_parity=cuda --rw=randwrite \
+		--bsrange=4k-64k --iodepth=16 --size=100% --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 --verify_state_save=0 >"$out" 2>&1 || rc=$?
+	cat "$out"
+	((rc == 0)) || grep -q "^raid: raid_parity=cuda: no usable GPU: " "$out"
+}
+t_case "raid_parity=cuda verifies, or says why there is no GPU" cuda
 t_case_fail "unaligned I/O on raid5" fio_raid --name=x --filename=vol --raid_level=5 \
 	--raid_members="$(members 3 ua-)" --raid_member_size=1m --rw=write --bs=1000 \
 	--size=64k

@@ -1,0 +1,207 @@
+/*
+ * raid56_gpu_mock.c - a stand-in for raid/parity/cuda/pq_gpu.h, for testing the RAID5/6
+ * GPU path (raid_parity=cuda) on machines without a GPU: linked ahead of libraid.a into
+ * raid56_gpu_test. It keeps the real API's contract where the engine could get it wrong:
+ * every block a submit names must lie in memory from pq_gpu_alloc_host (the real one
+ * refuses unpinned memory; this one aborts, since the engine would quietly fall back), the stripes
+ * are copied at submit, and completions run on another thread. It also says "busy" (-EAGAIN) and
+ * fails launches (-EIO, nothing computed) now and then, so the engine's CPU fallbacks run too.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/cuda/pq_gpu.h"
+#include "parity/pq.h"
+
+struct mjob {
+	struct mjob *next;
+	struct pq_gpu_stripe st;
+	void *ptrs[PQ_MAX_DATA + 2];
+	pq_gpu_done_fn fn;
+	void *arg;
+	int fail;
+};
+
+struct range {
+	char *p;
+	size_t len;
+};
+
+struct pq_gpu {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t th;
+	bool stop;
+	struct mjob *head, *tail;
+	struct range r[4096];
+	int nr;
+	unsigned long count;
+	struct pq_gpu_opts o;
+};
+
+int pq_gpu_usable(int device, char *why, size_t why_len)
+{
+	return 1;
+}
+
+void pq_gpu_opts_default(struct pq_gpu_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->batch = PQ_GPU_BATCH_DEFAULT;
+	o->max_k = PQ_MAX_DATA;
+	o->max_len = 1 << 20;
+	o->slots = PQ_GPU_SLOTS_DEFAULT;
+}
+
+static void run(struct mjob *j)
+{
+	const struct pq_calls *c = &pq_calls_base;
+	struct pq_gpu_stripe *s = &j->st;
+
+	switch (s->op) {
+	case PQ_GPU_GEN_P:
+		c->gen_p(s->k, s->len, s->ptrs);
+		break;
+	case PQ_GPU_GEN_PQ:
+		c->gen_pq(s->k, s->len, s->ptrs);
+		break;
+	case PQ_GPU_XOR_P:
+		c->xor_p(s->k, s->a, s->b, s->len, s->ptrs);
+		break;
+	case PQ_GPU_XOR_PQ:
+		c->xor_pq(s->k, s->a, s->b, s->len, s->ptrs);
+		break;
+	default:
+		j->fail = 1; /* the engine gives the GPU nothing else */
+	}
+}
+
+static void *gpu_thread(void *arg)
+{
+	struct pq_gpu *g = arg;
+
+	for (;;) {
+		struct mjob *j;
+
+		pthread_mutex_lock(&g->lock);
+		while (!g->head && !g->stop)
+			pthread_cond_wait(&g->cond, &g->lock);
+		j = g->head;
+		if (!j) {
+			pthread_mutex_unlock(&g->lock);
+			return NULL;
+		}
+		g->head = j->next;
+		if (!g->head)
+			g->tail = NULL;
+		pthread_mutex_unlock(&g->lock);
+		if (!j->fail)
+			run(j);
+		j->fn(j->arg, j->fail ? -EIO : 0);
+		free(j);
+	}
+}
+
+int pq_gpu_open(const struct pq_gpu_opts *o, struct pq_gpu **out, char *err, size_t err_len)
+{
+	struct pq_gpu *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	g->o = *o;
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
+	pthread_create(&g->th, NULL, gpu_thread, g);
+	*out = g;
+	return 0;
+}
+
+void pq_gpu_close(struct pq_gpu *g)
+{
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->stop = true;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->th, NULL);
+	for (int i = 0; i < g->nr; i++)
+		free(g->r[i].p);
+	free(g);
+}
+
+void *pq_gpu_alloc_host(struct pq_gpu *g, size_t len)
+{
+	void *p = NULL;
+
+	pthread_mutex_lock(&g->lock);
+	if (g->nr < 4096 && !posix_memalign(&p, 4096, len)) {
+		g->r[g->nr].p = p;
+		g->r[g->nr++].len = len;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return p;
+}
+
+void pq_gpu_free_host(struct pq_gpu *g, void *p)
+{
+	pthread_mutex_lock(&g->lock);
+	for (int i = 0; i < g->nr; i++)
+		if (g->r[i].p == p) {
+			g->r[i] = g->r[--g->nr];
+			free(p);
+			break;
+		}
+	pthread_mutex_unlock(&g->lock);
+}
+
+static bool pinned(struct pq_gpu *g, const void *p, size_t len)
+{
+	for (int i = 0; i < g->nr; i++)
+		if ((const char *)p >= g->r[i].p &&
+		    (const char *)p + len <= g->r[i].p + g->r[i].len)
+			return true;
+	return false;
+}
+
+int pq_gpu_submit(struct pq_gpu *g, const struct pq_gpu_stripe *s, int n, pq_gpu_done_fn fn,
+		  void *arg)
+{
+	struct mjob *j;
+
+	if (n != 1 || n > g->o.batch || s->k > g->o.max_k || s->len > g->o.max_len ||
+	    s->len % PQ_LEN_ALIGN)
+		return -EINVAL;
+	pthread_mutex_lock(&g->lock);
+	if (++g->count % 7 == 0) {
+		pthread_mutex_unlock(&g->lock);
+		return -EAGAIN;
+	}
+	for (int i = 0; i < s->k + 2; i++)
+		if (s->ptrs[i] && !pinned(g, s->ptrs[i], s->len)) {
+			/* the real API answers -EFAULT, which the engine would quietly route to
+			 * the CPU: here it is the bug it is */
+			fprintf(stderr, "pq_gpu mock: block %d (%p, %zu bytes) is not pinned\n", i,
+				s->ptrs[i], s->len);
+			abort();
+		}
+	j = calloc(1, sizeof(*j));
+	j->st = *s;
+	memcpy(j->ptrs, s->ptrs, sizeof(void *) * (size_t)(s->k + 2));
+	j->st.ptrs = j->ptrs;
+	j->fn = fn;
+	j->arg = arg;
+	j->fail = g->count % 11 == 0;
+	if (g->tail)
+		g->tail->next = j;
+	else
+		g->head = j;
+	g->tail = j;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	return 0;
+}
