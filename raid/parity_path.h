@@ -24,11 +24,11 @@ struct parity_job {
 	struct raid_post batch; /* the worker's: one post hands back a run of jobs */
 	unsigned hint;
 	int status;
-	    /* GPU jobs: 0, or -EIO when the GPU failed them (nothing computed) */ /* spreads jobs
-										      over the
-										      workers (the
-										      stripe number)
-										    */
+	/* GPU jobs: 0, or -EIO when the GPU failed them (nothing computed) */ /* spreads jobs
+										  over the
+										  workers (the
+										  stripe number)
+										*/
 };
 
 struct parity_path;
