@@ -41,19 +41,22 @@ t_case "JBOD baselines ran" bash -c "for t in '$R'/tests/jbod-4-*.meta.json; do 
 t_case "meta records the scaled figures" bash -c \
 	"m='$R/tests/jbod-4-RND4K-Q32T64-randwrite.meta.json'; [[ \$('$RJ' get \$m numjobs) == 2 && \$('$RJ' get \$m iodepth) == 1 && \$('$RJ' get \$m published.numjobs) == 64 && \$('$RJ' get \$m bs) == 4096 ]]"
 # The CI gate on this run: results/baselines/quick.json was made from runs with exactly these
-# settings (docs/report.md). Ratios are gated; absolute figures only on the baseline's host
-# and settings; a figure that did not repeat within 25% between the baseline's runs is
-# reported only. 45%: a healthy run on this noisy 2-core machine passes, a halved figure fails.
+# settings (docs/report.md). Of its figures, CI gates those a healthy run reproduces whatever
+# else the machine is doing: member I/Os per volume I/O (exact) and parity GB/s per memory
+# bandwidth of the full-stripe writes (both measured in the same seconds). Throughput ratios
+# and absolute figures of 1-second tests moved by 2x between healthy runs on this shared
+# 2-core machine under load: they are printed, not gated ("gate": false in the baseline).
+# 45%: a healthy run passes, a halved figure fails.
 RR=$ROOT/build/bin/raid-report
 BASE=$ROOT/results/baselines/quick.json
 t_case "gate: this run against the quick baseline (tolerance 45%)" \
 	"$RR" gate --baseline "$BASE" "$R" --tolerance 45 --junit "$T_SCRATCH/gate.xml"
 t_case "gate: JUnit XML parses" xmllint --noout "$T_SCRATCH/gate.xml"
-# A regression, shown by a copy of the baseline whose RAID5 write figures were twice this
-# run's: RAID5 over JBOD write throughput and RAID5 parity GB/s per memory bandwidth halved.
+# A regression, shown by a copy of the baseline whose RAID5 and RAID6 full-stripe parity
+# rates were twice this run's: parity GB/s per memory bandwidth halved for both.
 halved() {
-	local f v ids=("raid5-4m-SEQ1M-Q8T64-write / jbod-4-SEQ1M-Q8T64-write"
-		"raid5-4m-SEQ1M-Q8T64-write parity_gbps/mem_bw")
+	local f v ids=("raid5-4m-SEQ1M-Q8T64-write parity_gbps/mem_bw"
+		"raid6-4m-SEQ1M-Q8T64-write parity_gbps/mem_bw")
 	"$RR" baseline "$R" >"$T_SCRATCH/now.json" || return 1
 	cp "$BASE" "$T_SCRATCH/halved.json"
 	for f in "${ids[@]}"; do
@@ -74,6 +77,6 @@ halved() {
 	grep REGRESSED "$T_SCRATCH/gate.out"
 	[[ $rc -eq 1 && $(grep -c REGRESSED "$T_SCRATCH/gate.out") -eq 2 ]]
 }
-t_case "gate: RAID5 write figures halved fail it" halved
+t_case "gate: RAID5/6 parity rates halved fail it" halved
 t_case "scratch member files are removed" bash -c "! ls -d '$T_SCRATCH'/fio-raid-scratch.* 2>/dev/null"
 t_done
