@@ -57,6 +57,21 @@ t_done() {
 	exit 0
 }
 
+# members N PREFIX: N member paths T_SCRATCH/PREFIX0.. , ':'-separated (raid_members=)
+members() {
+	local i out=
+	for ((i = 0; i < $1; i++)); do out+=${out:+:}$T_SCRATCH/$2$i; done
+	echo "$out"
+}
+
+# jget FILE KEY: one value of a JSON file (the suite's json-c helper), echoed for the log
+jget() {
+	local v
+	v=$("$ROOT/build/bin/raid-json" get "$1" "$2") || return 1
+	echo "$2=$v" >&2
+	echo "$v"
+}
+
 # fio_raid ARGS...: the suite's fio with the raid engine (ioengine set, thread=1).
 fio_raid() {
 	"$FIO" --ioengine="external:$ENGINE" --thread=1 "$@"

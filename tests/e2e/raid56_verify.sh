@@ -7,18 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 S=$T_SCRATCH
-jget() { # FILE KEY: one value of a JSON file, echoed for the log
-	local v
-	v=$("$ROOT/build/bin/raid-json" get "$1" "$2") || return 1
-	echo "$2=$v" >&2
-	echo "$v"
-}
 
-members() { # N PREFIX
-	local i out=
-	for ((i = 0; i < $1; i++)); do out+=${out:+:}$S/$2$i; done
-	echo "$out"
-}
 
 # shared NAME LEVEL N ARGS...: 4 jobs, each writing every 4th 4k block (the blocks of one
 # stripe belong to different jobs), then verifying its own

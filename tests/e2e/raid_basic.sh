@@ -3,11 +3,6 @@
 # the default io_uring backend, written and read back with fio's crc32c verification.
 source "$(dirname "$0")/../lib.sh"
 
-members() { # N PREFIX: N member paths in the scratch directory, ':'-separated
-	local i out=
-	for ((i = 0; i < $1; i++)); do out+=${out:+:}$T_SCRATCH/$2$i; done
-	echo "$out"
-}
 
 verify_run() { # NAME LEVEL N ARGS...
 	local name=$1 level=$2 n=$3

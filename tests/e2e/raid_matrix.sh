@@ -7,18 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 S=$T_SCRATCH
-jget() { # FILE KEY: one value of a JSON file (the suite's json-c helper), echoed for the log
-	local v
-	v=$("$ROOT/build/bin/raid-json" get "$1" "$2") || return 1
-	echo "$2=$v" >&2
-	echo "$v"
-}
 
-members() { # N PREFIX
-	local i out=
-	for ((i = 0; i < $1; i++)); do out+=${out:+:}$S/$2$i; done
-	echo "$out"
-}
 
 # vrun NAME LEVEL N ARGS...: write the volume and verify it (crc32c, fatal)
 vrun() {

@@ -7,11 +7,6 @@ source "$(dirname "$0")/../lib.sh"
 S=$T_SCRATCH
 MS=8m
 
-members() { # N PREFIX
-	local i out=
-	for ((i = 0; i < $1; i++)); do out+=${out:+:}$S/$2$i; done
-	echo "$out"
-}
 
 # job NAME LEVEL N PREFIX ARGS...: one fio job over members PREFIX0..N-1 with verify data
 job() {
