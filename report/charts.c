@@ -112,6 +112,22 @@ static FILE *open_in(const char *dir, const char *name, const char *ext)
 	return fopen(p, "w");
 }
 
+/* The data and script files of one chart; on failure neither is open and the page says why. */
+static int open_chart(struct rr_charts *c, const char *dir, const char *name, const char *title,
+		      FILE **dat, FILE **gp)
+{
+	*dat = open_in(dir, name, "dat");
+	*gp = open_in(dir, name, "gp");
+	if (*dat && *gp)
+		return 0;
+	if (*dat)
+		fclose(*dat);
+	if (*gp)
+		fclose(*gp);
+	rr_chart_note(c, name, title, 0, "cannot write into charts/");
+	return -1;
+}
+
 static long file_size(const char *dir, const char *name, const char *ext)
 {
 	char p[4096];
@@ -164,15 +180,9 @@ static void bar_chart(const char *dir, struct rr_charts *c, const char *name, co
 		rr_chart_note(c, name, title, 0, empty_why);
 		return;
 	}
-	FILE *dat = open_in(dir, name, "dat"), *gp = open_in(dir, name, "gp");
-	if (!dat || !gp) {
-		if (dat)
-			fclose(dat);
-		if (gp)
-			fclose(gp);
-		rr_chart_note(c, name, title, 0, "cannot write into charts/");
+	FILE *dat, *gp;
+	if (open_chart(c, dir, name, title, &dat, &gp))
 		return;
-	}
 	double lo = INFINITY, hi = 0;
 	size_t longest = 0;
 	for (size_t i = 0; i < bs->n; i++) {
@@ -308,15 +318,9 @@ static void line_chart(const char *dir, struct rr_charts *c, const char *name, c
 		rr_chart_note(c, name, title, 0, empty_why);
 		return;
 	}
-	FILE *dat = open_in(dir, name, "dat"), *gp = open_in(dir, name, "gp");
-	if (!dat || !gp) {
-		if (dat)
-			fclose(dat);
-		if (gp)
-			fclose(gp);
-		rr_chart_note(c, name, title, 0, "cannot write into charts/");
+	FILE *dat, *gp;
+	if (open_chart(c, dir, name, title, &dat, &gp))
 		return;
-	}
 	for (size_t i = 0; i < ls->n; i++) {
 		fprintf(dat, "# %s\n", ls->l[i].title);
 		for (size_t k = 0; k < ls->l[i].n; k++)
