@@ -10,18 +10,9 @@
 
 #include "pq_impl.h"
 
+#include "pq_avx512_vec.h"
+
 #define VARIANT avx512
-#define V __m512i
-#define W 64
-#ifndef U
-#define U 1 /* measured best on gen (docs/parity.md) */
-#endif
-#define LOADU(p) _mm512_loadu_si512((const void *)(p))
-#define STOREU(p, v) _mm512_storeu_si512((void *)(p), (v))
-#define STREAM(p, v) _mm512_stream_si512((void *)(p), (v))
-#define XOR(a, b) _mm512_xor_si512((a), (b))
-#define ZERO() _mm512_setzero_si512()
-#define XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
 
 static inline __attribute__((always_inline)) __m512i mul2xor(__m512i q, __m512i d)
 {
