@@ -19,6 +19,8 @@
  * place and never rewritten by another stripe's write, so a reader sees old or new data.
  * Reads that reconstruct a missing chunk hold the stripe lock, since they combine data and
  * parity that a write updates in two steps.
+ *
+ * The parity step itself (what each strategy computes, and where) is raid56_parity.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,67 +28,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "raid56.h"
+#include "raid56_op.h"
 #include "rebuild.h"
-#include "stripe.h"
 
 #define SECTOR 512
-#define SCRATCH_KEEP (4u << 20) /* larger scratch buffers go back to the system */
-#define SLICE (64ULL << 10)	/* most columns one stripe operation covers */
-
-enum sop_mode { M_DREAD, M_FULL, M_RCW, M_RMW, M_RECON, M_NOPARITY };
-enum sop_stage { S_LOCK, S_READ, S_PARITY, S_WRITE };
-
-struct r56_array {
-	struct stripe_table *locks;
-	struct parity_path *pp;
-	const struct pq_calls *pq;
-	int par;
-	enum raid_rmw_kind rmw;
-	atomic_bool said_unaligned;
-};
-
-struct sop {
-	struct raid_request sub; /* first: member I/Os of this op complete into it */
-	struct stripe_waiter w;
-	struct parity_job job;
-	struct raid_queue *q;
-	struct raid_request *parent;
-	struct sop *next_free;
-	enum raid_op op;
-	enum sop_mode mode;
-	enum sop_stage stage;
-	bool locked;
-	uint64_t stripe;
-	uint64_t lo, hi; /* the columns (offsets in the chunk) this op covers */
-	uint64_t failed; /* members of the array failed when the op started */
-	uint64_t spare;	 /* of those, the ones being rebuilt past this row: they take writes */
-	struct raid56_stripe map;
-	/* data chunk i (volume order): its written (or, for reads, wanted) columns */
-	uint64_t wa[RAID56_MAX_MEMBERS], wb[RAID56_MAX_MEMBERS];
-	uint8_t *old[RAID56_MAX_MEMBERS]; /* RMW: old bytes of chunk i's written columns */
-	uint8_t *mb[RAID56_MAX_MEMBERS];  /* member m: columns lo..hi */
-	uint8_t *scratch;
-	size_t cap;
-	uint64_t pns, pbytes;
-};
-
-struct r56_queue {
-	struct sop *free;
-};
-
-static inline struct r56_array *R(const struct raid_array *a)
-{
-	return a->level_priv;
-}
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
 
 /* ---- stripe-op pool (per queue: only its thread takes and returns ops) ---- */
 
@@ -152,43 +97,6 @@ void raid56_queue_exit(struct raid_queue *q)
 	q->level_priv = NULL;
 }
 
-/* ---- geometry helpers ---- */
-
-static inline uint64_t stripe_width(const struct raid_geom *g, int par)
-{
-	return (uint64_t)(g->n - par) * g->chunk;
-}
-
-static inline bool mfailed(const struct sop *s, int m)
-{
-	return m >= 0 && (s->failed >> m & 1);
-}
-
-/* The user's bytes of data chunk i at column c. */
-static inline uint8_t *ubuf(const struct sop *s, int i, uint64_t c)
-{
-	const struct raid_geom *g = &s->q->a->geom;
-	uint64_t v = s->stripe * (uint64_t)s->map.k * g->chunk + (uint64_t)i * g->chunk + c;
-
-	return (uint8_t *)s->parent->buf + (v - s->parent->offset);
-}
-
-/* Writes go to surviving members, and to a failed one whose spare is rebuilt past this row. */
-static inline bool mwrite(const struct sop *s, int m)
-{
-	return m >= 0 && (!(s->failed >> m & 1) || (s->spare >> m & 1));
-}
-
-static inline bool written(const struct sop *s, int i)
-{
-	return s->wb[i] > s->wa[i];
-}
-
-static inline bool fully_written(const struct sop *s, int i)
-{
-	return s->wa[i] <= s->lo && s->wb[i] >= s->hi;
-}
-
 static void mio(struct sop *s, enum raid_op op, int member, uint64_t col, uint64_t len, void *buf)
 {
 	struct raid_queue *q = s->q;
@@ -241,7 +149,7 @@ static void parent_done(struct raid_queue *q, struct raid_request *r)
 	raid_request_finish(q, r);
 }
 
-static void sop_finish(struct sop *s)
+void raid56_sop_finish(struct sop *s)
 {
 	struct raid_queue *q = s->q;
 	struct raid_request *p = s->parent;
@@ -257,150 +165,13 @@ static void sop_finish(struct sop *s)
 		parent_done(q, p);
 }
 
-/* Pointers in pq.h order: data by syndrome slot, then P, then Q. */
-static void pq_ptrs(const struct sop *s, void **ptrs)
-{
-	int k = s->map.k;
-
-	for (int i = 0; i < k; i++)
-		ptrs[s->map.slot[i]] = s->mb[s->map.data[i]];
-	ptrs[k] = s->mb[s->map.pd];
-	ptrs[k + 1] = s->map.qd >= 0 ? s->mb[s->map.qd] : NULL;
-}
-
-/* Rebuild the failed data chunks' columns lo..hi from the survivors read into mb[]. */
-static void recover(struct sop *s, const struct pq_calls *pq)
-{
-	int k = s->map.k, fd[2], nd = 0;
-	size_t len = s->hi - s->lo;
-	void *ptrs[RAID56_MAX_MEMBERS + 2];
-
-	for (int i = 0; i < k; i++)
-		if (mfailed(s, s->map.data[i]) && nd < 2)
-			fd[nd++] = s->map.slot[i];
-	if (!nd)
-		return;
-	pq_ptrs(s, ptrs);
-	if (nd == 2) {
-		int a = fd[0] < fd[1] ? fd[0] : fd[1], b = fd[0] < fd[1] ? fd[1] : fd[0];
-
-		pq->recov_2d(k, a, b, len, ptrs);
-	} else if (!mfailed(s, s->map.pd)) {
-		pq_recov_1d_p(pq, k, fd[0], len, ptrs);
-	} else {
-		pq->recov_dp(k, fd[0], len, ptrs);
-	}
-	s->pbytes += (uint64_t)k * len;
-}
-
-static void gen(struct sop *s, const struct pq_calls *pq)
-{
-	void *ptrs[RAID56_MAX_MEMBERS + 2];
-	size_t len = s->hi - s->lo;
-
-	pq_ptrs(s, ptrs);
-	if (s->map.qd >= 0)
-		pq->gen_pq(s->map.k, len, ptrs);
-	else
-		pq->gen_p(s->map.k, len, ptrs);
-	s->pbytes += (uint64_t)s->map.k * len;
-}
-
-/* The written columns of every partly covered chunk, over the bytes read for it. */
-static void overlay(struct sop *s)
-{
-	for (int i = 0; i < s->map.k; i++) {
-		uint8_t *d = s->mb[s->map.data[i]];
-
-		if (written(s, i) && d != ubuf(s, i, s->lo))
-			memcpy(d + (s->wa[i] - s->lo), ubuf(s, i, s->wa[i]), s->wb[i] - s->wa[i]);
-	}
-}
-
-/* RMW, first half: old ^= new, the change of each written chunk (always on the CPU). */
-static void rmw_delta(struct sop *s, const struct pq_calls *pq)
-{
-	for (int i = 0; i < s->map.k; i++) {
-		void *d[2] = {ubuf(s, i, s->wa[i]), s->old[i]};
-
-		if (written(s, i))
-			pq->xor_p(1, 0, 0, s->wb[i] - s->wa[i], d);
-	}
-}
-
-/* The pq.h stripe that folds written chunk i's change into P (and Q). */
-static void rmw_ptrs(const struct sop *s, int i, void **ptrs)
-{
-	size_t off = s->wa[i] - s->lo;
-
-	memset(ptrs, 0, sizeof(void *) * (size_t)(s->map.k + 2));
-	ptrs[s->map.slot[i]] = s->old[i];
-	ptrs[s->map.k] = s->mb[s->map.pd] + off;
-	if (s->map.qd >= 0)
-		ptrs[s->map.k + 1] = s->mb[s->map.qd] + off;
-}
-
-/* RMW, second half: P ^= change, Q ^= g^slot change (md's xor_syndrome). */
-static void rmw_fold(struct sop *s, const struct pq_calls *pq)
-{
-	int k = s->map.k;
-
-	for (int i = 0; i < k; i++) {
-		size_t len = s->wb[i] - s->wa[i];
-		void *ptrs[RAID56_MAX_MEMBERS + 2];
-
-		if (!len)
-			continue;
-		rmw_ptrs(s, i, ptrs);
-		if (s->map.qd >= 0)
-			pq->xor_pq(k, s->map.slot[i], s->map.slot[i], len, ptrs);
-		else
-			pq->xor_p(k, s->map.slot[i], s->map.slot[i], len, ptrs);
-		s->pbytes += 2 * len;
-	}
-}
-
-/* The parity step: runs inline or on a parity worker, touching only this op's buffers. */
-static void sop_parity(struct parity_job *j)
-{
-	struct sop *s = (struct sop *)((char *)j - offsetof(struct sop, job));
-	const struct pq_calls *pq = R(s->q->a)->pq;
-	uint64_t t0 = now_ns();
-
-	switch (s->mode) {
-	case M_DREAD:
-		recover(s, pq);
-		for (int i = 0; i < s->map.k; i++)
-			if (written(s, i) && mfailed(s, s->map.data[i]))
-				memcpy(ubuf(s, i, s->wa[i]),
-				       s->mb[s->map.data[i]] + (s->wa[i] - s->lo),
-				       s->wb[i] - s->wa[i]);
-		break;
-	case M_RECON:
-		recover(s, pq);
-		/* fall through */
-	case M_FULL:
-	case M_RCW:
-		overlay(s);
-		gen(s, pq);
-		break;
-	case M_RMW:
-		rmw_delta(s, pq);
-		rmw_fold(s, pq);
-		break;
-	case M_NOPARITY:
-		break;
-	}
-	s->pns += now_ns() - t0;
-}
-
-static void sop_write(struct sop *s)
+void raid56_sop_write(struct sop *s)
 {
 	int pd = s->map.pd, qd = s->map.qd;
 
 	s->stage = S_WRITE;
 	if (s->sub.error || s->mode == M_DREAD) {
-		sop_finish(s);
+		raid56_sop_finish(s);
 		return;
 	}
 	s->sub.pending++; /* no completion may end the op while it is still issuing */
@@ -418,124 +189,8 @@ static void sop_write(struct sop *s)
 			mio(s, RAID_OP_WRITE, qd, s->lo, s->hi - s->lo, s->mb[qd]);
 	}
 	if (!--s->sub.pending)
-		sop_finish(s);
+		raid56_sop_finish(s);
 }
-
-static void parity_done_post(struct raid_queue *q, struct raid_post *p)
-{
-	struct sop *s = (struct sop *)((char *)p - offsetof(struct sop, job.post));
-
-	sop_write(s);
-}
-
-/* The GPU's share of an operation: generation, or the RMW of a single changed chunk. */
-static int gpu_stripe(struct sop *s, struct pq_gpu_stripe *st, void **ptrs)
-{
-	int k = s->map.k, changed = -1;
-
-	if (s->mode == M_FULL || s->mode == M_RCW) {
-		pq_ptrs(s, ptrs);
-		*st = (struct pq_gpu_stripe){.op = s->map.qd >= 0 ? PQ_GPU_GEN_PQ : PQ_GPU_GEN_P,
-					     .k = k,
-					     .len = s->hi - s->lo,
-					     .ptrs = ptrs};
-		return 0;
-	}
-	if (s->mode != M_RMW)
-		return -1;
-	for (int i = 0; i < k; i++) {
-		if (!written(s, i))
-			continue;
-		if (changed >= 0)
-			return -1; /* folds of several chunks may touch the same parity bytes */
-		changed = i;
-	}
-	rmw_ptrs(s, changed, ptrs);
-	*st = (struct pq_gpu_stripe){.op = s->map.qd >= 0 ? PQ_GPU_XOR_PQ : PQ_GPU_XOR_P,
-				     .k = k,
-				     .a = s->map.slot[changed],
-				     .b = s->map.slot[changed],
-				     .len = s->wb[changed] - s->wa[changed],
-				     .ptrs = ptrs};
-	return 0;
-}
-
-/* What the GPU was given, on the CPU: when it is busy, or failed the launch. */
-static void gpu_kernels_on_cpu(struct sop *s)
-{
-	const struct pq_calls *pq = R(s->q->a)->pq;
-	uint64_t t0 = now_ns();
-
-	if (s->mode == M_RMW)
-		rmw_fold(s, pq);
-	else
-		gen(s, pq);
-	s->pns += now_ns() - t0;
-}
-
-static void gpu_done_post(struct raid_queue *q, struct raid_post *p)
-{
-	struct sop *s = (struct sop *)((char *)p - offsetof(struct sop, job.post));
-
-	if (s->job.status)
-		gpu_kernels_on_cpu(s);
-	else if (s->mode == M_RMW)
-		for (int i = 0; i < s->map.k; i++)
-			s->pbytes += 2 * (s->wb[i] - s->wa[i]);
-	else
-		s->pbytes += (uint64_t)s->map.k * (s->hi - s->lo);
-	sop_write(s);
-}
-
-/*
- * raid_parity=cuda: the CPU prepares the pinned buffers (new data copied in, RMW's change
- * computed), the GPU runs the kernel, and its completion posts the operation back.
- */
-static bool gpu_compute(struct sop *s)
-{
-	struct parity_path *pp = R(s->q->a)->pp;
-	const struct pq_calls *pq = R(s->q->a)->pq;
-	void *ptrs[RAID56_MAX_MEMBERS + 2];
-	struct pq_gpu_stripe st;
-	uint64_t t0 = now_ns();
-
-	if (gpu_stripe(s, &st, ptrs))
-		return false;
-	if (s->mode == M_RMW)
-		rmw_delta(s, pq);
-	else
-		overlay(s);
-	s->pns += now_ns() - t0;
-	s->job.q = s->q;
-	s->job.post.fn = gpu_done_post;
-	if (parity_path_gpu_submit(pp, &s->job, &st, 1)) {
-		gpu_kernels_on_cpu(s);
-		sop_write(s);
-	}
-	return true;
-}
-
-static void sop_compute(struct sop *s)
-{
-	s->stage = S_PARITY;
-	if (s->sub.error) {
-		sop_finish(s);
-		return;
-	}
-	if (s->mode == M_NOPARITY) {
-		sop_write(s);
-		return;
-	}
-	if (parity_path_gpu(R(s->q->a)->pp) && gpu_compute(s))
-		return;
-	s->job.run = sop_parity;
-	s->job.q = s->q;
-	s->job.hint = (unsigned)s->stripe;
-	s->job.post.fn = parity_done_post;
-	if (parity_path_submit(R(s->q->a)->pp, &s->job))
-		sop_write(s);
-}
-
 /* Lay the scratch buffer out for the mode: mb[] per member, old[] per written chunk. */
 static int sop_buffers(struct sop *s)
 {
@@ -618,7 +273,7 @@ static void sop_read(struct sop *s)
 	if (__builtin_popcountll(s->failed) > R(q->a)->par) {
 		say_lost(q->a, s->stripe, s->failed);
 		s->sub.error = -EIO;
-		sop_finish(s);
+		raid56_sop_finish(s);
 		return;
 	}
 	if (s->op == RAID_OP_WRITE) {
@@ -632,7 +287,7 @@ static void sop_read(struct sop *s)
 	}
 	if (sop_buffers(s)) {
 		s->sub.error = -ENOMEM;
-		sop_finish(s);
+		raid56_sop_finish(s);
 		return;
 	}
 	s->stage = S_READ;
@@ -674,7 +329,7 @@ static void sop_read(struct sop *s)
 		break;
 	}
 	if (!--s->sub.pending)
-		sop_compute(s);
+		raid56_sop_compute(s);
 }
 
 static void locked_post(struct raid_queue *q, struct raid_post *p)
@@ -716,9 +371,9 @@ int raid56_advance(struct raid_queue *q, struct raid_request *r)
 		return 0;
 	}
 	if (s->stage == S_READ)
-		sop_compute(s);
+		raid56_sop_compute(s);
 	else
-		sop_finish(s);
+		raid56_sop_finish(s);
 	return 0;
 }
 

@@ -1,0 +1,261 @@
+/*
+ * raid56_parity.c - the parity step of a RAID5/6 stripe operation: which pq.h calls each
+ * strategy makes (generation, read-modify-write, recovery), run inline or on a parity
+ * worker (parity_path.c), or handed to the GPU (raid_parity=cuda).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "raid56_op.h"
+
+/* Pointers in pq.h order: data by syndrome slot, then P, then Q. */
+static void pq_ptrs(const struct sop *s, void **ptrs)
+{
+	int k = s->map.k;
+
+	for (int i = 0; i < k; i++)
+		ptrs[s->map.slot[i]] = s->mb[s->map.data[i]];
+	ptrs[k] = s->mb[s->map.pd];
+	ptrs[k + 1] = s->map.qd >= 0 ? s->mb[s->map.qd] : NULL;
+}
+
+/* Rebuild the failed data chunks' columns lo..hi from the survivors read into mb[]. */
+static void recover(struct sop *s, const struct pq_calls *pq)
+{
+	int k = s->map.k, fd[2], nd = 0;
+	size_t len = s->hi - s->lo;
+	void *ptrs[RAID56_MAX_MEMBERS + 2];
+
+	for (int i = 0; i < k; i++)
+		if (mfailed(s, s->map.data[i]) && nd < 2)
+			fd[nd++] = s->map.slot[i];
+	if (!nd)
+		return;
+	pq_ptrs(s, ptrs);
+	if (nd == 2) {
+		int a = fd[0] < fd[1] ? fd[0] : fd[1], b = fd[0] < fd[1] ? fd[1] : fd[0];
+
+		pq->recov_2d(k, a, b, len, ptrs);
+	} else if (!mfailed(s, s->map.pd)) {
+		pq_recov_1d_p(pq, k, fd[0], len, ptrs);
+	} else {
+		pq->recov_dp(k, fd[0], len, ptrs);
+	}
+	s->pbytes += (uint64_t)k * len;
+}
+
+static void gen(struct sop *s, const struct pq_calls *pq)
+{
+	void *ptrs[RAID56_MAX_MEMBERS + 2];
+	size_t len = s->hi - s->lo;
+
+	pq_ptrs(s, ptrs);
+	if (s->map.qd >= 0)
+		pq->gen_pq(s->map.k, len, ptrs);
+	else
+		pq->gen_p(s->map.k, len, ptrs);
+	s->pbytes += (uint64_t)s->map.k * len;
+}
+
+/* The written columns of every partly covered chunk, over the bytes read for it. */
+static void overlay(struct sop *s)
+{
+	for (int i = 0; i < s->map.k; i++) {
+		uint8_t *d = s->mb[s->map.data[i]];
+
+		if (written(s, i) && d != ubuf(s, i, s->lo))
+			memcpy(d + (s->wa[i] - s->lo), ubuf(s, i, s->wa[i]), s->wb[i] - s->wa[i]);
+	}
+}
+
+/* RMW, first half: old ^= new, the change of each written chunk (always on the CPU). */
+static void rmw_delta(struct sop *s, const struct pq_calls *pq)
+{
+	for (int i = 0; i < s->map.k; i++) {
+		void *d[2] = {ubuf(s, i, s->wa[i]), s->old[i]};
+
+		if (written(s, i))
+			pq->xor_p(1, 0, 0, s->wb[i] - s->wa[i], d);
+	}
+}
+
+/* The pq.h stripe that folds written chunk i's change into P (and Q). */
+static void rmw_ptrs(const struct sop *s, int i, void **ptrs)
+{
+	size_t off = s->wa[i] - s->lo;
+
+	memset(ptrs, 0, sizeof(void *) * (size_t)(s->map.k + 2));
+	ptrs[s->map.slot[i]] = s->old[i];
+	ptrs[s->map.k] = s->mb[s->map.pd] + off;
+	if (s->map.qd >= 0)
+		ptrs[s->map.k + 1] = s->mb[s->map.qd] + off;
+}
+
+/* RMW, second half: P ^= change, Q ^= g^slot change (md's xor_syndrome). */
+static void rmw_fold(struct sop *s, const struct pq_calls *pq)
+{
+	int k = s->map.k;
+
+	for (int i = 0; i < k; i++) {
+		size_t len = s->wb[i] - s->wa[i];
+		void *ptrs[RAID56_MAX_MEMBERS + 2];
+
+		if (!len)
+			continue;
+		rmw_ptrs(s, i, ptrs);
+		if (s->map.qd >= 0)
+			pq->xor_pq(k, s->map.slot[i], s->map.slot[i], len, ptrs);
+		else
+			pq->xor_p(k, s->map.slot[i], s->map.slot[i], len, ptrs);
+		s->pbytes += 2 * len;
+	}
+}
+
+/* The parity step: runs inline or on a parity worker, touching only this op's buffers. */
+static void sop_parity(struct parity_job *j)
+{
+	struct sop *s = (struct sop *)((char *)j - offsetof(struct sop, job));
+	const struct pq_calls *pq = R(s->q->a)->pq;
+	uint64_t t0 = now_ns();
+
+	switch (s->mode) {
+	case M_DREAD:
+		recover(s, pq);
+		for (int i = 0; i < s->map.k; i++)
+			if (written(s, i) && mfailed(s, s->map.data[i]))
+				memcpy(ubuf(s, i, s->wa[i]),
+				       s->mb[s->map.data[i]] + (s->wa[i] - s->lo),
+				       s->wb[i] - s->wa[i]);
+		break;
+	case M_RECON:
+		recover(s, pq);
+		/* fall through */
+	case M_FULL:
+	case M_RCW:
+		overlay(s);
+		gen(s, pq);
+		break;
+	case M_RMW:
+		rmw_delta(s, pq);
+		rmw_fold(s, pq);
+		break;
+	case M_NOPARITY:
+		break;
+	}
+	s->pns += now_ns() - t0;
+}
+
+static void parity_done_post(struct raid_queue *q, struct raid_post *p)
+{
+	struct sop *s = (struct sop *)((char *)p - offsetof(struct sop, job.post));
+
+	raid56_sop_write(s);
+}
+
+/* The GPU's share of an operation: generation, or the RMW of a single changed chunk. */
+static int gpu_stripe(struct sop *s, struct pq_gpu_stripe *st, void **ptrs)
+{
+	int k = s->map.k, changed = -1;
+
+	if (s->mode == M_FULL || s->mode == M_RCW) {
+		pq_ptrs(s, ptrs);
+		*st = (struct pq_gpu_stripe){.op = s->map.qd >= 0 ? PQ_GPU_GEN_PQ : PQ_GPU_GEN_P,
+					     .k = k,
+					     .len = s->hi - s->lo,
+					     .ptrs = ptrs};
+		return 0;
+	}
+	if (s->mode != M_RMW)
+		return -1;
+	for (int i = 0; i < k; i++) {
+		if (!written(s, i))
+			continue;
+		if (changed >= 0)
+			return -1; /* folds of several chunks may touch the same parity bytes */
+		changed = i;
+	}
+	rmw_ptrs(s, changed, ptrs);
+	*st = (struct pq_gpu_stripe){.op = s->map.qd >= 0 ? PQ_GPU_XOR_PQ : PQ_GPU_XOR_P,
+				     .k = k,
+				     .a = s->map.slot[changed],
+				     .b = s->map.slot[changed],
+				     .len = s->wb[changed] - s->wa[changed],
+				     .ptrs = ptrs};
+	return 0;
+}
+
+/* What the GPU was given, on the CPU: when it is busy, or failed the launch. */
+static void gpu_kernels_on_cpu(struct sop *s)
+{
+	const struct pq_calls *pq = R(s->q->a)->pq;
+	uint64_t t0 = now_ns();
+
+	if (s->mode == M_RMW)
+		rmw_fold(s, pq);
+	else
+		gen(s, pq);
+	s->pns += now_ns() - t0;
+}
+
+static void gpu_done_post(struct raid_queue *q, struct raid_post *p)
+{
+	struct sop *s = (struct sop *)((char *)p - offsetof(struct sop, job.post));
+
+	if (s->job.status)
+		gpu_kernels_on_cpu(s);
+	else if (s->mode == M_RMW)
+		for (int i = 0; i < s->map.k; i++)
+			s->pbytes += 2 * (s->wb[i] - s->wa[i]);
+	else
+		s->pbytes += (uint64_t)s->map.k * (s->hi - s->lo);
+	raid56_sop_write(s);
+}
+
+/*
+ * raid_parity=cuda: the CPU prepares the pinned buffers (new data copied in, RMW's change
+ * computed), the GPU runs the kernel, and its completion posts the operation back.
+ */
+static bool gpu_compute(struct sop *s)
+{
+	struct parity_path *pp = R(s->q->a)->pp;
+	const struct pq_calls *pq = R(s->q->a)->pq;
+	void *ptrs[RAID56_MAX_MEMBERS + 2];
+	struct pq_gpu_stripe st;
+	uint64_t t0 = now_ns();
+
+	if (gpu_stripe(s, &st, ptrs))
+		return false;
+	if (s->mode == M_RMW)
+		rmw_delta(s, pq);
+	else
+		overlay(s);
+	s->pns += now_ns() - t0;
+	s->job.q = s->q;
+	s->job.post.fn = gpu_done_post;
+	if (parity_path_gpu_submit(pp, &s->job, &st, 1)) {
+		gpu_kernels_on_cpu(s);
+		raid56_sop_write(s);
+	}
+	return true;
+}
+
+void raid56_sop_compute(struct sop *s)
+{
+	s->stage = S_PARITY;
+	if (s->sub.error) {
+		raid56_sop_finish(s);
+		return;
+	}
+	if (s->mode == M_NOPARITY) {
+		raid56_sop_write(s);
+		return;
+	}
+	if (parity_path_gpu(R(s->q->a)->pp) && gpu_compute(s))
+		return;
+	s->job.run = sop_parity;
+	s->job.q = s->q;
+	s->job.hint = (unsigned)s->stripe;
+	s->job.post.fn = parity_done_post;
+	if (parity_path_submit(R(s->q->a)->pp, &s->job))
+		raid56_sop_write(s);
+}
