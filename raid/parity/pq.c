@@ -1,7 +1,7 @@
 /*
  * pq.c - the variant registry and the choice of the variant in use (timed at first use, like
- * Linux lib/raid6, or forced by RAID_PARITY_IMPL), plus the recovery helpers that every
- * variant shares because they reduce to gen_p and gen_pq.
+ * Linux lib/raid6, or forced by RAID_PARITY_IMPL), the streaming twins' lookup, plus the
+ * recovery helpers that every variant shares because they reduce to gen_p and gen_pq.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -38,6 +38,22 @@ const struct pq_calls *pq_best_native(void)
 		if (pref[i]->valid())
 			return pref[i];
 	return &pq_calls_base;
+}
+
+const struct pq_calls *pq_streaming(const struct pq_calls *c)
+{
+	static const struct {
+		const struct pq_calls *variant, *twin;
+	} twins[] = {
+	    {&pq_calls_avx2, &pq_calls_avx2_stream},
+	    {&pq_calls_avx512, &pq_calls_avx512_stream},
+	    {&pq_calls_avx512gfni, &pq_calls_avx512gfni_stream},
+	};
+
+	for (size_t i = 0; i < sizeof(twins) / sizeof(twins[0]); i++)
+		if (c == twins[i].variant)
+			return twins[i].twin;
+	return c;
 }
 
 size_t pq_stream_min(void)

@@ -62,6 +62,18 @@ const char *pq_best_name(void);
 /* Look a variant up by name; NULL if unknown or not valid on this CPU. */
 const struct pq_calls *pq_find(const char *name);
 
+/*
+ * The streaming twin of variant c, for a caller that knows the stripe is cold: its inputs
+ * come from member reads and its outputs go to a device (DMA) or are not read again soon,
+ * as in rebuild and scrub. The twin gives the same bytes as c; its generation and recovery
+ * write their outputs with non-temporal stores whenever those are vector-aligned, whatever
+ * the size, and prefetch the sources (c itself does so only for stripes larger than L2,
+ * since a hot stripe loses with them). Its xor_p/xor_pq are c's (an RMW reads what it
+ * writes). Returns c itself when c has no twin (base, isal, a twin). Twins are never
+ * selected by pq_best() nor listed in pq_all_calls[]; their names end in "-stream".
+ */
+const struct pq_calls *pq_streaming(const struct pq_calls *c);
+
 /* Helpers built on a variant, for the cases every variant shares. */
 /* one data block lost, P present: D_fa = P ^ xor of the others */
 void pq_recov_1d_p(const struct pq_calls *c, int k, int fa, size_t len, void **ptrs);

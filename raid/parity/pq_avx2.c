@@ -73,3 +73,15 @@ const struct pq_calls pq_calls_avx2 = {
     .recov_2d = avx2_recov_2d,
     .recov_dp = avx2_recov_dp,
 };
+
+/* the streaming twin (pq_streaming()): never selected; RMW is the variant's own */
+const struct pq_calls pq_calls_avx2_stream = {
+    .name = "avx2-stream",
+    .valid = avx2_valid,
+    .gen_p = avx2_stream_gen_p,
+    .gen_pq = avx2_stream_gen_pq,
+    .xor_p = avx2_xor_p,
+    .xor_pq = avx2_xor_pq,
+    .recov_2d = avx2_stream_recov_2d,
+    .recov_dp = avx2_stream_recov_dp,
+};

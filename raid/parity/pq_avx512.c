@@ -67,3 +67,15 @@ const struct pq_calls pq_calls_avx512 = {
     .recov_2d = avx512_recov_2d,
     .recov_dp = avx512_recov_dp,
 };
+
+/* the streaming twin (pq_streaming()): never selected; RMW is the variant's own */
+const struct pq_calls pq_calls_avx512_stream = {
+    .name = "avx512-stream",
+    .valid = avx512_valid,
+    .gen_p = avx512_stream_gen_p,
+    .gen_pq = avx512_stream_gen_pq,
+    .xor_p = avx512_xor_p,
+    .xor_pq = avx512_xor_pq,
+    .recov_2d = avx512_stream_recov_2d,
+    .recov_dp = avx512_stream_recov_dp,
+};

@@ -65,3 +65,15 @@ const struct pq_calls pq_calls_avx512gfni = {
     .recov_2d = avx512gfni_recov_2d,
     .recov_dp = avx512gfni_recov_dp,
 };
+
+/* the streaming twin (pq_streaming()): never selected; RMW is the variant's own */
+const struct pq_calls pq_calls_avx512gfni_stream = {
+    .name = "avx512gfni-stream",
+    .valid = avx512gfni_valid,
+    .gen_p = avx512gfni_stream_gen_p,
+    .gen_pq = avx512gfni_stream_gen_pq,
+    .xor_p = avx512gfni_xor_p,
+    .xor_pq = avx512gfni_xor_pq,
+    .recov_2d = avx512gfni_stream_recov_2d,
+    .recov_dp = avx512gfni_stream_recov_dp,
+};

@@ -11,6 +11,10 @@ extern const struct pq_calls pq_calls_avx2;
 extern const struct pq_calls pq_calls_avx512;
 extern const struct pq_calls pq_calls_avx512gfni;
 extern const struct pq_calls pq_calls_isal;
+/* the SIMD variants' streaming twins (pq_streaming()); not in pq_all_calls[] */
+extern const struct pq_calls pq_calls_avx2_stream;
+extern const struct pq_calls pq_calls_avx512_stream;
+extern const struct pq_calls pq_calls_avx512gfni_stream;
 
 /*
  * The SIMD variants write their outputs with non-temporal stores when the blocks a call

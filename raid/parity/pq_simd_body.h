@@ -23,6 +23,12 @@
  * (pq_stream_min(), read from the CPU at first use) and the outputs are W-aligned: such a
  * stripe cannot stay in L2 anyway, and streaming saves the read-for-ownership of every output
  * line. Smaller stripes (a hot stripe, an RMW) use ordinary stores.
+ *
+ * The body also defines the variant's streaming twin (FN(stream_*), see pq_streaming() in
+ * pq.h): the same generation and recovery with non-temporal stores and source prefetch
+ * whenever the outputs are W-aligned, whatever the size, for callers that know the stripe is
+ * cold and its outputs go to a device. Its xor_p/xor_pq are the variant's own: an RMW reads
+ * the parities it writes, so their lines are in cache and streaming would save nothing.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -64,10 +70,14 @@ AI void put(uint8_t *p, V v, bool nt)
 		STOREU(p, v);
 }
 
-/* nblocks blocks of len bytes are read or written by the call; a and b are its outputs */
-AI bool stream_ok(int nblocks, size_t len, const void *a, const void *b)
+/*
+ * nblocks blocks of len bytes are read or written by the call; a and b are its outputs.
+ * `always`: the streaming twin, which streams whatever the size.
+ */
+AI bool stream_ok(bool always, int nblocks, size_t len, const void *a, const void *b)
 {
-	return len * (size_t)nblocks > pq_stream_min() && (((uintptr_t)a | (uintptr_t)b) % W) == 0;
+	return (always || len * (size_t)nblocks > pq_stream_min()) &&
+	       (((uintptr_t)a | (uintptr_t)b) % W) == 0;
 }
 
 AI void prefetch_blocks(uint8_t **d, int lo, int hi, size_t o, bool nt)
@@ -110,16 +120,26 @@ AI void gen_p_run(int k, size_t len, uint8_t **d, bool nt)
 		gen_p_step(k, o, d, 1, nt);
 }
 
-static void FN(gen_p)(int k, size_t len, void **ptrs)
+AI void gen_p_any(int k, size_t len, void **ptrs, bool always)
 {
 	uint8_t **d = (uint8_t **)ptrs;
 
-	if (stream_ok(k + 1, len, d[k], d[k])) {
+	if (stream_ok(always, k + 1, len, d[k], d[k])) {
 		gen_p_run(k, len, d, true);
 		__builtin_ia32_sfence();
 	} else {
 		gen_p_run(k, len, d, false);
 	}
+}
+
+static void FN(gen_p)(int k, size_t len, void **ptrs)
+{
+	gen_p_any(k, len, ptrs, false);
+}
+
+static void FN(stream_gen_p)(int k, size_t len, void **ptrs)
+{
+	gen_p_any(k, len, ptrs, true);
 }
 
 /* ---- gen_pq ---- */
@@ -169,16 +189,26 @@ AI void gen_pq_run(int k, size_t len, uint8_t **d, bool nt)
 		gen_pq_step(k, o, d, 1, nt);
 }
 
-static void FN(gen_pq)(int k, size_t len, void **ptrs)
+AI void gen_pq_any(int k, size_t len, void **ptrs, bool always)
 {
 	uint8_t **d = (uint8_t **)ptrs;
 
-	if (stream_ok(k + 2, len, d[k], d[k + 1])) {
+	if (stream_ok(always, k + 2, len, d[k], d[k + 1])) {
 		gen_pq_run(k, len, d, true);
 		__builtin_ia32_sfence();
 	} else {
 		gen_pq_run(k, len, d, false);
 	}
+}
+
+static void FN(gen_pq)(int k, size_t len, void **ptrs)
+{
+	gen_pq_any(k, len, ptrs, false);
+}
+
+static void FN(stream_gen_pq)(int k, size_t len, void **ptrs)
+{
+	gen_pq_any(k, len, ptrs, true);
 }
 
 /* ---- xor_p, xor_pq: read-modify-write, the parities are hot: ordinary stores ---- */
@@ -297,7 +327,7 @@ AI void recov_2d_run(int k, int fa, int fb, size_t len, uint8_t **d, const MULC_
 		recov_2d_step(k, fa, fb, o, d, 1, pbm, qm, nt);
 }
 
-static void FN(recov_2d)(int k, int fa, int fb, size_t len, void **ptrs)
+AI void recov_2d_any(int k, int fa, int fb, size_t len, void **ptrs, bool always)
 {
 	uint8_t **d = (uint8_t **)ptrs;
 	uint8_t pb, qc;
@@ -306,12 +336,22 @@ static void FN(recov_2d)(int k, int fa, int fb, size_t len, void **ptrs)
 	pq_recov_2d_coef(fa, fb, &pb, &qc);
 	MULC_INIT(pbm, pb);
 	MULC_INIT(qm, qc);
-	if (stream_ok(k + 2, len, d[fa], d[fb])) {
+	if (stream_ok(always, k + 2, len, d[fa], d[fb])) {
 		recov_2d_run(k, fa, fb, len, d, &pbm, &qm, true);
 		__builtin_ia32_sfence();
 	} else {
 		recov_2d_run(k, fa, fb, len, d, &pbm, &qm, false);
 	}
+}
+
+static void FN(recov_2d)(int k, int fa, int fb, size_t len, void **ptrs)
+{
+	recov_2d_any(k, fa, fb, len, ptrs, false);
+}
+
+static void FN(stream_recov_2d)(int k, int fa, int fb, size_t len, void **ptrs)
+{
+	recov_2d_any(k, fa, fb, len, ptrs, true);
 }
 
 AI void recov_dp_step(int k, int fa, size_t o, uint8_t **d, int n, const MULC_T *inv, bool nt)
@@ -340,16 +380,26 @@ AI void recov_dp_run(int k, int fa, size_t len, uint8_t **d, const MULC_T *inv, 
 		recov_dp_step(k, fa, o, d, 1, inv, nt);
 }
 
-static void FN(recov_dp)(int k, int fa, size_t len, void **ptrs)
+AI void recov_dp_any(int k, int fa, size_t len, void **ptrs, bool always)
 {
 	uint8_t **d = (uint8_t **)ptrs;
 	MULC_T inv;
 
 	MULC_INIT(inv, pq_gf_inv(pq_gf_exp[fa]));
-	if (stream_ok(k + 2, len, d[fa], d[k])) {
+	if (stream_ok(always, k + 2, len, d[fa], d[k])) {
 		recov_dp_run(k, fa, len, d, &inv, true);
 		__builtin_ia32_sfence();
 	} else {
 		recov_dp_run(k, fa, len, d, &inv, false);
 	}
+}
+
+static void FN(recov_dp)(int k, int fa, size_t len, void **ptrs)
+{
+	recov_dp_any(k, fa, len, ptrs, false);
+}
+
+static void FN(stream_recov_dp)(int k, int fa, size_t len, void **ptrs)
+{
+	recov_dp_any(k, fa, len, ptrs, true);
 }

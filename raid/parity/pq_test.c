@@ -3,8 +3,10 @@
  * and base itself through the same path) against the reference pq_calls_base and against
  * ISA-L's pq_gen/xor_gen, byte for byte: every k, random lengths up to 1 MiB, unaligned and
  * aligned blocks (the latter reach the non-temporal store path), every recovery pair for
- * k <= 32 and samples above, and RMW updates against a fresh generation. Variants this CPU
- * cannot run are listed as skipped on stdout.
+ * k <= 32 and samples above, and RMW updates against a fresh generation. Each SIMD variant's
+ * streaming twin (pq_streaming()) runs the same cases: on aligned blocks of any length it takes
+ * the non-temporal path, tail included. Variants this CPU cannot run are listed as skipped on
+ * stdout.
  */
 #include <isa-l/raid.h>
 
@@ -201,6 +203,33 @@ static void test_selection(void **state)
 	assert_null(pq_find("no-such-variant"));
 }
 
+/* twins: one per SIMD variant, distinct from every listed variant, never selected */
+static void test_streaming(void **state)
+{
+	int twins = 0;
+
+	for (int v = 0; pq_all_calls[v]; v++) {
+		const struct pq_calls *c = pq_all_calls[v], *t = pq_streaming(c);
+
+		assert_ptr_equal(pq_streaming(t), t);
+		if (t == c)
+			continue;
+		twins++;
+		assert_ptr_equal(t->valid, c->valid);
+		assert_true(strlen(t->name) > strlen(c->name));
+		assert_memory_equal(t->name, c->name, strlen(c->name));
+		assert_string_equal(t->name + strlen(c->name), "-stream");
+		assert_null(pq_find(t->name));
+		assert_ptr_not_equal(pq_best(), t);
+		for (int w = 0; pq_all_calls[w]; w++)
+			assert_ptr_not_equal(pq_all_calls[w], t);
+	}
+	assert_ptr_equal(pq_streaming(&pq_calls_base), &pq_calls_base);
+	assert_ptr_equal(pq_streaming(pq_find("isal")), pq_find("isal"));
+	assert_int_equal(twins,
+			 3); /* avx2, avx512, avx512gfni, whether this CPU runs them or not */
+}
+
 int main(void)
 {
 	static const struct {
@@ -224,13 +253,22 @@ int main(void)
 			printf("pq_test: variant %s skipped: this CPU cannot run it\n", c->name);
 			continue;
 		}
-		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-			snprintf(names[n], sizeof(names[n]), "%s_%s", c->name, cases[i].name);
-			tests[n] = (struct CMUnitTest){
-			    .name = names[n], .test_func = cases[i].fn, .initial_state = (void *)c};
-			n++;
-		}
+		/* the variant, then its streaming twin if it has one */
+		const struct pq_calls *run[2] = {c, pq_streaming(c) != c ? pq_streaming(c) : NULL};
+
+		for (int j = 0; j < 2 && run[j]; j++)
+			for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+				const struct pq_calls *t = run[j];
+
+				snprintf(names[n], sizeof(names[n]), "%s_%s", t->name,
+					 cases[i].name);
+				tests[n] = (struct CMUnitTest){.name = names[n],
+							       .test_func = cases[i].fn,
+							       .initial_state = (void *)t};
+				n++;
+			}
 	}
 	tests[n++] = (struct CMUnitTest){.name = "selection", .test_func = test_selection};
+	tests[n++] = (struct CMUnitTest){.name = "streaming", .test_func = test_streaming};
 	return _cmocka_run_group_tests("parity variants", tests, n, NULL, NULL);
 }
