@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# bench_test.sh - raid-parity-bench's command line: --help, the JSON contract (one array of
-# {impl, op, k, chunk, mode, gbps} rows, parsed with python3's json module), the forced
-# selection through RAID_PARITY_IMPL, and one-line errors on bad input. Figures are not
-# checked (timing is never asserted); a short --runs/--pool keeps this to a few seconds.
+# bench_test.sh - raid-parity-bench's command line: --help (naming the streaming twins), the
+# JSON contract (one array of {impl, op, k, chunk, mode, gbps} rows, parsed with python3's json
+# module; the cachebw and membw references present), the forced selection through
+# RAID_PARITY_IMPL, and one-line errors on bad input. Figures are not checked (timing is never
+# asserted); a short --runs/--pool keeps this to a few seconds.
 source "$(dirname "$0")/../../tests/lib.sh"
 BENCH=$ROOT/build/bin/raid-parity-bench
 Q=(--quick --runs 1 --pool 64m)
 
 t_case "help" bash -c "'$BENCH' --help | grep -q -- '--json'"
+t_case "help: stream uses the twins" bash -c "'$BENCH' --help | grep -q 'streaming twins'"
+t_case "cachebw by name" bash -c "'$BENCH' ${Q[*]} --op gen --impl cachebw | grep -q '^cachebw '"
 
 check_json() { # FILE: a non-empty array of well-formed rows, with isal and membw present
 	python3 - "$1" <<'PY'
@@ -21,7 +24,10 @@ for r in rows:
     assert r["k"] == 10 and r["chunk"] == 65536, r
     assert isinstance(r["gbps"], (int, float)) and r["gbps"] > 0, r
 impls = {r["impl"] for r in rows}
-assert {"base", "isal", "membw"} <= impls, impls
+assert {"base", "isal", "membw", "cachebw"} <= impls, impls
+# the bandwidth references: gen only, cachebw hot (the hot ceiling), membw stream
+assert {(r["op"], r["mode"]) for r in rows if r["impl"] == "cachebw"} == {("gen", "hot")}, rows
+assert {(r["op"], r["mode"]) for r in rows if r["impl"] == "membw"} == {("gen", "stream")}, rows
 if "avx2" in impls:  # an AVX2 CPU: ISA-L's AVX2 code is measured beside ours
     assert {r["op"] for r in rows if r["impl"] == "isal-avx2"} == {"gen"}, impls
 assert {r["op"] for r in rows if r["impl"] == "base"} == {"gen", "rmw", "recov1", "recov2"}
