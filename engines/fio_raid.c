@@ -20,7 +20,8 @@ struct fio_raid_options {
 	char *level, *members, *chunk, *layout, *member_size, *backend, *parity, *failed;
 	char *spares, *rebuild, *stats;
 	/* options of later issues: parsed, answered "not supported yet" */
-	char *rmw, *stripe_cache, *workers, *gpu, *gpu_batch, *fail, *inject, *scrub, *init;
+	char *rmw, *stripe_cache, *workers, *gpu, *gpu_batch, *gpu_mode, *fail, *inject, *scrub,
+	    *init;
 	char *state, *rebuild_min, *rebuild_max;
 };
 
@@ -52,8 +53,9 @@ static struct fio_option options[] = {
     OPT("raid_rmw", rmw, "RAID5/6 write strategy: auto, rmw, rcw"),
     OPT("raid_stripe_cache", stripe_cache, "stripes cached per array"),
     OPT("raid_workers", workers, "parity worker threads"),
-    OPT("raid_gpu", gpu, "GPU index for parity"),
-    OPT("raid_gpu_batch", gpu_batch, "stripes per GPU launch"),
+    OPT("raid_gpu", gpu, "CUDA device index for raid_parity=cuda|auto (0)"),
+    OPT("raid_gpu_batch", gpu_batch, "most stripes one GPU launch carries, 1..1024 (64)"),
+    OPT("raid_gpu_mode", gpu_mode, "GPU data path: copy (to device memory) or mapped (zero-copy)"),
     OPT("raid_fail", fail, "fail member IDX after SECONDS: IDX@SECONDS"),
     OPT("raid_inject", inject, "inject errors: IDX:read|write:PERCENT"),
     OPT("raid_scrub", scrub, "scrub: check or repair"),

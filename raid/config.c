@@ -21,6 +21,8 @@ void raid_config_init(struct raid_config *c)
 	c->backend = RAID_BE_URING;
 	c->parity = RAID_PARITY_CPU;
 	c->stripe_cache = RAID_STRIPE_CACHE_DEFAULT;
+	c->gpu = -1;
+	c->gpu_mapped = -1;
 }
 
 void raid_config_free(struct raid_config *c)
@@ -188,12 +190,6 @@ static int parse_failed(struct raid_config *c, const char *v, char *err, size_t 
 	return 0;
 }
 
-/* Options of later issues: parsed so a job file using them gets a clear answer. */
-static const char *const later_options[] = {
-    "raid_gpu",	 "raid_gpu_batch", "raid_fail",	       "raid_inject",	   "raid_scrub",
-    "raid_init", "raid_state",	   "raid_rebuild_min", "raid_rebuild_max", "raid_spares",
-};
-
 static const char *const rmw_names[] = {
     [RAID_RMW_AUTO] = "auto",
     [RAID_RMW_RMW] = "rmw",
@@ -210,6 +206,43 @@ static int parse_uint(const char *v, long lo, long hi, long *out)
 	if (!*v || *end || errno || *out < lo || *out > hi)
 		return -EINVAL;
 	return 0;
+}
+
+/* raid_gpu, raid_gpu_batch, raid_gpu_mode; -ENOENT for any other name */
+static int gpu_config_set(struct raid_config *c, const char *name, const char *v, char *err,
+			  size_t errlen)
+{
+	long n;
+
+	if (!strcmp(name, "raid_gpu")) {
+		if (parse_uint(v, 0, RAID_GPU_MAX, &n)) {
+			snprintf(err, errlen,
+				 "raid: raid_gpu: '%s' is not a CUDA device index from 0 to %d", v,
+				 RAID_GPU_MAX);
+			return -EINVAL;
+		}
+		c->gpu = (int)n;
+		return 0;
+	}
+	if (!strcmp(name, "raid_gpu_batch")) {
+		if (parse_uint(v, 1, RAID_GPU_BATCH_MAX, &n)) {
+			snprintf(err, errlen,
+				 "raid: raid_gpu_batch: '%s' is not a stripe count from 1 to %d", v,
+				 RAID_GPU_BATCH_MAX);
+			return -EINVAL;
+		}
+		c->gpu_batch = (int)n;
+		return 0;
+	}
+	if (!strcmp(name, "raid_gpu_mode")) {
+		if (strcmp(v, "copy") && strcmp(v, "mapped")) {
+			snprintf(err, errlen, "raid: raid_gpu_mode: '%s' is not copy or mapped", v);
+			return -EINVAL;
+		}
+		c->gpu_mapped = !strcmp(v, "mapped");
+		return 0;
+	}
+	return -ENOENT;
 }
 
 int raid_config_set(struct raid_config *c, const char *name, const char *v, char *err,
@@ -296,7 +329,8 @@ int raid_config_set(struct raid_config *c, const char *name, const char *v, char
 	if (!strcmp(name, "raid_rmw")) {
 		i = lookup(NAMES(rmw_names), v);
 		if (i < 0) {
-			snprintf(err, errlen, "raid: raid_rmw: '%s' is not one of auto, rmw, rcw", v);
+			snprintf(err, errlen, "raid: raid_rmw: '%s' is not one of auto, rmw, rcw",
+				 v);
 			return -EINVAL;
 		}
 		c->rmw = (enum raid_rmw_kind)i;
@@ -331,15 +365,12 @@ int raid_config_set(struct raid_config *c, const char *name, const char *v, char
 		c->stats_path = strdup(v);
 		return 0;
 	}
+	i = gpu_config_set(c, name, v, err, errlen);
+	if (i != -ENOENT)
+		return i;
 	i = raid_rec_config_set(c, name, v, err, errlen);
 	if (i != -ENOENT)
 		return i; /* an option of rebuild_config.c */
-	for (size_t k = 0; k < sizeof(later_options) / sizeof(later_options[0]); k++) {
-		if (!strcmp(name, later_options[k])) {
-			snprintf(err, errlen, "raid: %s is not supported yet", name);
-			return -ENOTSUP;
-		}
-	}
 	snprintf(err, errlen, "raid: unknown option '%s'", name);
 	return -EINVAL;
 }
@@ -405,6 +436,14 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 			 "raid: raid_failed: the array has lost more than raid_level=%d tolerates "
 			 "(at most %d of %d members): %s",
 			 c->level, max, c->nmembers, names);
+		return -EINVAL;
+	}
+	if ((c->gpu >= 0 || c->gpu_batch || c->gpu_mapped >= 0) && c->parity != RAID_PARITY_CUDA &&
+	    c->parity != RAID_PARITY_AUTO) {
+		snprintf(err, errlen, "raid: %s applies only with raid_parity=cuda or auto",
+			 c->gpu >= 0	? "raid_gpu"
+			 : c->gpu_batch ? "raid_gpu_batch"
+					: "raid_gpu_mode");
 		return -EINVAL;
 	}
 	if (raid_rec_config_validate(c, ops->max_failed != 0, err, errlen))

@@ -23,6 +23,16 @@ static void test_defaults(void **state)
 	assert_int_equal(c.nmembers, 3);
 	assert_string_equal(c.members[2], "/c");
 	assert_string_equal(raid_layout_name(10, c.layout), "near2");
+	assert_int_equal(c.gpu, -1);
+	assert_int_equal(c.gpu_batch, 0);
+	assert_int_equal(c.gpu_mapped, -1);
+	raid_config_free(&c);
+	t_config(&c, "raid_level=6", "raid_members=/a:/b:/c:/d", "raid_parity=cuda", "raid_gpu=3",
+		 "raid_gpu_batch=1024", "raid_gpu_mode=mapped", NULL);
+	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), 0);
+	assert_int_equal(c.gpu, 3);
+	assert_int_equal(c.gpu_batch, 1024);
+	assert_int_equal(c.gpu_mapped, 1);
 	raid_config_free(&c);
 }
 
@@ -83,6 +93,11 @@ static void test_bad_values(void **state)
 	    {"raid_state", "", "raid_state: no path given", -EINVAL},
 	    {"raid_rebuild_max", "fast", "raid_rebuild_max: 'fast' is not a rate", -EINVAL},
 	    {"raid_spares", "a::b", "raid_spares", -EINVAL},
+	    {"raid_gpu", "-1", "raid_gpu: '-1' is not a CUDA device index", -EINVAL},
+	    {"raid_gpu", "64", "raid_gpu", -EINVAL},
+	    {"raid_gpu_batch", "0", "raid_gpu_batch: '0' is not a stripe count from 1", -EINVAL},
+	    {"raid_gpu_batch", "1025", "raid_gpu_batch", -EINVAL},
+	    {"raid_gpu_mode", "dma", "raid_gpu_mode: 'dma' is not copy or mapped", -EINVAL},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -125,6 +140,12 @@ static void expect_invalid(const char *want, ...)
 static void test_bad_combinations(void **state)
 {
 	expect_invalid("raid_level is required", "raid_members=a:b", NULL);
+	expect_invalid("raid_gpu applies only with raid_parity=cuda or auto", "raid_level=5",
+		       "raid_members=a:b:c", "raid_gpu=1", NULL);
+	expect_invalid("raid_gpu_batch applies only", "raid_level=6", "raid_members=a:b:c:d",
+		       "raid_parity=isal", "raid_gpu_batch=8", NULL);
+	expect_invalid("raid_gpu_mode applies only", "raid_level=5", "raid_members=a:b:c",
+		       "raid_gpu_mode=mapped", NULL);
 	expect_invalid("raid_members is required", "raid_level=0", NULL);
 	expect_invalid("at least 2 members", "raid_level=1", "raid_members=a", NULL);
 	expect_invalid("raid_level=5 needs at least 3 members", "raid_level=5", "raid_members=a:b",

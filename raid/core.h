@@ -24,6 +24,8 @@ struct raid_counters {
 	uint64_t full_stripe, rcw, rmw;
 	uint64_t parity_bytes, parity_ns;
 	uint64_t stripe_lock_waits;
+	/* the GPU path: launches, the stripes they carried, stripes the CPU did instead */
+	uint64_t gpu_launches, gpu_stripes, gpu_cpu_stripes;
 };
 
 struct raid_member {
@@ -39,7 +41,14 @@ struct raid_member {
 	 */
 	atomic_int dev;
 	_Atomic uint64_t recovery_offset;
-	unsigned char *ram;   /* raid_backend=ram: the member's bytes */
+	unsigned char *ram; /* raid_backend=ram: the member's bytes */
+};
+
+/* The GPU of raid_parity=cuda|auto, for the stats (set by the level at array init). */
+struct raid_gpu_info {
+	int device, batch;
+	bool mapped;
+	char desc[160];
 };
 
 struct raid_array {
@@ -53,11 +62,14 @@ struct raid_array {
 	const struct member_backend_ops *be;
 	int lock_mode; /* 0 none, LOCK_SH, LOCK_EX */
 	void *level_priv;
-	const char *parity_impl; /* the parity variant in use (pq_calls name), NULL: none */
-	pthread_mutex_t lock;	 /* fds, totals, failure messages */
+	const char *parity_impl;   /* the CPU's parity variant (pq_calls name), NULL: none */
+	const char *parity_used;   /* what computes parity: "cpu", "isal", "cuda"; NULL: none */
+	const char *parity_note;   /* why raid_parity=auto did not take the GPU, or NULL */
+	struct raid_gpu_info *gpu; /* the GPU computing parity, or NULL */
+	pthread_mutex_t lock;	   /* fds, totals, failure messages */
 	struct raid_counters totals;
-	bool said_lost;	 /* the "every copy failed" message is printed once */
-	bool said_error; /* so is the first member I/O error */
+	bool said_lost;		   /* the "every copy failed" message is printed once */
+	bool said_error;	   /* so is the first member I/O error */
 	struct raid_recovery *rec; /* rebuild.c: spares, failures, scrub; NULL when unused */
 	int ndev;		   /* entries of m[]: the geom.n members, then the spares */
 	struct raid_member m[];

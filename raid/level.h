@@ -69,6 +69,12 @@ struct raid_level_ops {
 	void (*array_exit)(struct raid_array *a);
 	/* Optional: free q->level_priv once the queue has nothing in flight */
 	void (*queue_exit)(struct raid_queue *q);
+	/*
+	 * Optional: the queue is about to hand its member I/O to the backend (raid_commit, which
+	 * raid_reap also runs before it would block): hand on work gathered since the last
+	 * commit (RAID5/6's batch of GPU stripes).
+	 */
+	void (*queue_commit)(struct raid_queue *q);
 };
 
 extern const struct raid_level_ops raid0_ops;

@@ -3,9 +3,10 @@
  * parity worker threads. Each worker has its own job list and lock, so workers never share
  * a lock with each other, and a job is spread by its stripe number.
  *
- * raid_parity=cuda: the GPU (raid/parity/cuda/pq_gpu.h) takes the parity kernels of a job
- * asynchronously, and its completion callback (on a CUDA thread, which must not call back
- * into CUDA) only posts the job back to its queue, like a worker does.
+ * raid_parity=cuda (or auto with a usable GPU): the GPU (raid/parity/cuda/pq_gpu.h) takes
+ * batches of stripes that a queue gathered, one launch each, asynchronously; the completion
+ * callback (on a CUDA thread, which must not call back into CUDA) only posts the batch back
+ * to its queue, like a worker does.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -30,10 +31,20 @@ struct parity_path {
 	int nworkers;
 	struct pworker *w;
 	struct pq_gpu *gpu;
+	int gpu_device, gpu_batch;
+	bool gpu_mapped;
+	const char *used; /* "cpu", "isal", "cuda" */
+	char note[RAID_ERRLEN];
 };
 
-/* Jobs the GPU takes at once: one launch carries one job's stripes. */
-#define GPU_SLOTS 32
+/*
+ * Launches in flight at once, over every queue of the array. In copy mode each holds device
+ * memory for a whole batch ((k + 2) x max_len x raid_gpu_batch), so their number is bounded
+ * by GPU_ARENA_BUDGET too; a queue that finds them all busy computes on the CPU.
+ */
+#define GPU_SLOTS_MAX 32
+#define GPU_SLOTS_MIN 2
+#define GPU_ARENA_BUDGET (4ULL << 30)
 
 /* The owning queue's side of a batch: each job's own completion, in order. */
 static void batch_done(struct raid_queue *q, struct raid_post *p)
@@ -87,26 +98,65 @@ static void *worker_main(void *arg)
 	}
 }
 
-static int open_gpu(struct parity_path *p, int max_k, size_t max_len, char *err, size_t errlen)
+static int open_gpu(struct parity_path *p, const struct raid_config *c, int max_k, size_t max_len,
+		    char *err, size_t errlen)
 {
 	struct pq_gpu_opts o;
-	char why[RAID_ERRLEN / 2];
+	char why[RAID_ERRLEN / 4];
+	uint64_t arena;
 	int ret;
 
-	if (!pq_gpu_usable(0, why, sizeof(why))) {
-		snprintf(err, errlen, "raid: raid_parity=cuda: no usable GPU: %s", why);
-		return -ENODEV;
-	}
 	pq_gpu_opts_default(&o);
-	o.batch = 1; /* one launch per stripe operation: its generation or its RMW */
+	o.device = c->gpu >= 0 ? c->gpu : 0;
+	o.batch = c->gpu_batch ? c->gpu_batch : RAID_GPU_BATCH_DEFAULT;
+	o.mapped = c->gpu_mapped > 0;
 	o.max_k = max_k;
 	o.max_len = max_len;
-	o.slots = GPU_SLOTS;
+	arena = (uint64_t)(max_k + 2) * max_len * (uint64_t)o.batch;
+	o.slots = o.mapped ? GPU_SLOTS_MAX : (int)(GPU_ARENA_BUDGET / arena);
+	o.slots = o.slots > GPU_SLOTS_MAX   ? GPU_SLOTS_MAX
+		  : o.slots < GPU_SLOTS_MIN ? GPU_SLOTS_MIN
+					    : o.slots;
 	o.notify_thread = 1; /* completions wake their queue; no thread polls the GPU */
 	ret = pq_gpu_open(&o, &p->gpu, why, sizeof(why));
-	if (ret)
+	if (ret) {
+		snprintf(err, errlen, "raid_gpu=%d: %s", o.device, why);
+		return ret;
+	}
+	p->gpu_device = o.device;
+	p->gpu_batch = o.batch;
+	p->gpu_mapped = o.mapped;
+	p->used = "cuda";
+	return 0;
+}
+
+/*
+ * raid_parity=cuda: the GPU or an error naming why not. auto: the GPU when one is usable,
+ * else the CPU, with the reason kept for the stats.
+ */
+static int choose_gpu(struct parity_path *p, const struct raid_config *c, int max_k, size_t max_len,
+		      char *err, size_t errlen)
+{
+	char why[RAID_ERRLEN / 2];
+	int dev = c->gpu >= 0 ? c->gpu : 0, ret;
+
+	if (!pq_gpu_usable(dev, why, sizeof(why))) {
+		if (c->parity == RAID_PARITY_CUDA) {
+			snprintf(err, errlen, "raid: raid_parity=cuda: no usable GPU: %s", why);
+			return -ENODEV;
+		}
+		snprintf(p->note, sizeof(p->note), "raid_parity=auto: no usable GPU (%s): CPU",
+			 why);
+		return 0;
+	}
+	ret = open_gpu(p, c, max_k, max_len, why, sizeof(why));
+	if (ret && c->parity == RAID_PARITY_CUDA) {
 		snprintf(err, errlen, "raid: raid_parity=cuda: %s", why);
-	return ret;
+		return ret;
+	}
+	if (ret)
+		snprintf(p->note, sizeof(p->note), "raid_parity=auto: %s: CPU", why);
+	return 0;
 }
 
 int parity_path_create(const struct raid_config *c, int max_k, size_t max_len,
@@ -117,8 +167,8 @@ int parity_path_create(const struct raid_config *c, int max_k, size_t max_len,
 
 	if (!p)
 		return -ENOMEM;
-	switch (c->parity) {
-	case RAID_PARITY_ISAL:
+	p->used = "cpu";
+	if (c->parity == RAID_PARITY_ISAL) {
 		p->calls = pq_find("isal");
 		if (!p->calls) {
 			snprintf(
@@ -127,18 +177,17 @@ int parity_path_create(const struct raid_config *c, int max_k, size_t max_len,
 			free(p);
 			return -ENOTSUP;
 		}
-		break;
-	case RAID_PARITY_CUDA:
-		ret = open_gpu(p, max_k, max_len, err, errlen);
+		p->used = "isal";
+	} else {
+		/* cpu, and what the GPU path leaves to the CPU: the fastest variant here */
+		p->calls = pq_best();
+	}
+	if (c->parity == RAID_PARITY_CUDA || c->parity == RAID_PARITY_AUTO) {
+		ret = choose_gpu(p, c, max_k, max_len, err, errlen);
 		if (ret) {
 			free(p);
 			return ret;
 		}
-		p->calls = pq_best(); /* what the GPU path leaves to the CPU */
-		break;
-	default: /* cpu and auto: the fastest variant this CPU runs, timed at first use */
-		p->calls = pq_best();
-		break;
 	}
 	p->nworkers = c->workers;
 	if (p->nworkers) {
@@ -200,7 +249,6 @@ bool parity_path_submit(struct parity_path *p, struct parity_job *j)
 		j->run(j);
 		return true;
 	}
-	/* (a GPU path would batch j here and post it from its completion callback) */
 	w = &p->w[j->hint % (unsigned)p->nworkers];
 	j->next = NULL;
 	pthread_mutex_lock(&w->lock);
@@ -216,9 +264,36 @@ bool parity_path_submit(struct parity_path *p, struct parity_job *j)
 	return false;
 }
 
+const char *parity_path_used(const struct parity_path *p)
+{
+	return p->used;
+}
+
+const char *parity_path_note(const struct parity_path *p)
+{
+	return p->note[0] ? p->note : NULL;
+}
+
 bool parity_path_gpu(const struct parity_path *p)
 {
 	return p->gpu != NULL;
+}
+
+int parity_path_gpu_batch(const struct parity_path *p)
+{
+	return p->gpu ? p->gpu_batch : 0;
+}
+
+bool parity_path_gpu_info(const struct parity_path *p, int *device, bool *mapped, char *desc,
+			  size_t len)
+{
+	if (!p->gpu)
+		return false;
+	*device = p->gpu_device;
+	*mapped = p->gpu_mapped;
+	if (pq_gpu_describe(p->gpu, desc, len) < 0 && len)
+		desc[0] = 0;
+	return true;
 }
 
 void *parity_path_alloc(struct parity_path *p, size_t len)
@@ -239,20 +314,21 @@ void parity_path_free(struct parity_path *p, void *buf)
 		free(buf);
 }
 
-/* On a CUDA thread: only hand the job back. */
+/* On a CUDA thread: only mark the batch's jobs and hand them back to their queue. */
 static void gpu_done(void *arg, int status)
 {
-	struct parity_job *j = arg;
+	struct parity_job *head = arg;
 
-	j->status = status;
-	raid_queue_post(j->q, &j->post);
+	for (struct parity_job *j = head; j; j = j->next)
+		j->status = status;
+	head->batch.fn = batch_done;
+	raid_queue_post(head->q, &head->batch);
 }
 
-int parity_path_gpu_submit(struct parity_path *p, struct parity_job *j,
+int parity_path_gpu_submit(struct parity_path *p, struct parity_job *head,
 			   const struct pq_gpu_stripe *s, int n)
 {
 	if (!p->gpu)
 		return -ENODEV;
-	j->status = 0;
-	return pq_gpu_submit(p->gpu, s, n, gpu_done, j);
+	return pq_gpu_submit(p->gpu, s, n, gpu_done, head);
 }

@@ -206,7 +206,6 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 {
 	struct raid_array *a = q->a;
 
-
 	if (!r->length || r->offset > a->size || r->length > a->size - r->offset ||
 	    (r->op != RAID_OP_READ && r->op != RAID_OP_WRITE))
 		return -EINVAL;
@@ -233,6 +232,8 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 
 int raid_commit(struct raid_queue *q)
 {
+	if (q->a->ops->queue_commit && q->level_priv)
+		q->a->ops->queue_commit(q);
 	backlog_drain(q);
 	if (!q->need_submit)
 		return 0;

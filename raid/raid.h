@@ -37,6 +37,9 @@ enum raid_rmw_kind { RAID_RMW_AUTO, RAID_RMW_RMW, RAID_RMW_RCW };
 
 #define RAID_STRIPE_CACHE_DEFAULT 4096
 #define RAID_WORKERS_MAX 64
+#define RAID_GPU_BATCH_DEFAULT 64 /* stripes per GPU launch */
+#define RAID_GPU_BATCH_MAX 1024
+#define RAID_GPU_MAX 63 /* highest raid_gpu device index accepted */
 
 /*
  * Spares, rebuild, failures during a run, scrub, initial resync and the state file
@@ -89,9 +92,13 @@ struct raid_config {
 	enum raid_parity_kind parity;
 	uint64_t failed; /* bit i: member i is missing from the start */
 	char *stats_path;
-	enum raid_rmw_kind rmw;	  /* raid_rmw */
-	unsigned stripe_cache;	  /* raid_stripe_cache: RAID5/6 stripes in flight at most */
-	int workers;		  /* raid_workers: parity threads, 0 = inline */
+	enum raid_rmw_kind rmw; /* raid_rmw */
+	unsigned stripe_cache;	/* raid_stripe_cache: RAID5/6 stripes in flight at most */
+	int workers;		/* raid_workers: parity threads, 0 = inline */
+	/* raid_parity=cuda|auto: the GPU; -1 and 0 mean "not set" (device 0, the default) */
+	int gpu;	/* raid_gpu: CUDA device index */
+	int gpu_batch;	/* raid_gpu_batch: most stripes one launch carries */
+	int gpu_mapped; /* raid_gpu_mode: -1 not set, 0 copy, 1 mapped (zero-copy) */
 	struct raid_recovery_config rec;
 	/* how this job uses the array (not options of the array itself) */
 	bool direct; /* open file members with O_DIRECT */
@@ -154,8 +161,8 @@ struct raid_request {
 	void *level_priv;
 	/* internal requests (rebuild, scrub): replaces the level's advance */
 	int (*advance)(struct raid_queue *q, struct raid_request *r);
-	uint64_t t_submit; /* ns, for the latency samples while a rebuild is measured */
-	unsigned rec_epoch;  /* the recovery region lock's epoch it was admitted in */
+	uint64_t t_submit;     /* ns, for the latency samples while a rebuild is measured */
+	unsigned rec_epoch;    /* the recovery region lock's epoch it was admitted in */
 	unsigned char retries; /* restarts after a member failed under it */
 	bool rec_admitted;
 };

@@ -93,6 +93,7 @@ void raid56_queue_exit(struct raid_queue *q)
 		parity_path_free(R(q->a)->pp, s->scratch);
 		free(s);
 	}
+	raid56_gpu_batch_free(&rq->gb);
 	free(rq);
 	q->level_priv = NULL;
 }
@@ -538,6 +539,13 @@ int raid56_array_init(struct raid_array *a, char *err, size_t errlen)
 	}
 	r->pq = parity_path_calls(r->pp);
 	a->parity_impl = r->pq->name;
+	a->parity_used = parity_path_used(r->pp);
+	a->parity_note = parity_path_note(r->pp);
+	if (parity_path_gpu_info(r->pp, &r->gpu.device, &r->gpu.mapped, r->gpu.desc,
+				 sizeof(r->gpu.desc))) {
+		r->gpu.batch = parity_path_gpu_batch(r->pp);
+		a->gpu = &r->gpu;
+	}
 	a->level_priv = r;
 	return 0;
 }
@@ -546,6 +554,8 @@ void raid56_array_exit(struct raid_array *a)
 {
 	struct r56_array *r = a->level_priv;
 
+	a->gpu = NULL;
+	a->parity_note = NULL;
 	parity_path_destroy(r->pp);
 	stripe_table_destroy(r->locks);
 	free(r);

@@ -18,4 +18,9 @@ $(OBJ)/raid/raid56_gpu_test.o: raid/raid56_random_test.c | $(DEPS_STAMP)
 $(BUILD)/tests/raid56_gpu_test: $(OBJ)/raid/raid56_gpu_test.o $(OBJ)/raid/raid56_gpu_mock.o \
 	$(LIBRAID)
 LDLIBS_raid56_gpu_test := -lcmocka
+# How stripes are gathered into launches, busy and failed launches, against the same mock.
+TESTS += $(BUILD)/tests/raid56_gpu_batch_test
+$(BUILD)/tests/raid56_gpu_batch_test: $(OBJ)/raid/raid56_gpu_batch_test.o \
+	$(OBJ)/raid/raid56_gpu_mock.o $(LIBRAID)
+LDLIBS_raid56_gpu_batch_test := -lcmocka
 BENCHES += tests/bench/raid56_bench.sh

@@ -3,8 +3,9 @@
  * GPU path (raid_parity=cuda) on machines without a GPU: linked ahead of libraid.a into
  * raid56_gpu_test. It keeps the real API's contract where the engine could get it wrong:
  * every block a submit names must lie in memory from pq_gpu_alloc_host (the real one
- * refuses unpinned memory; this one aborts, since the engine would quietly fall back), the stripes
- * are copied at submit, and completions run on another thread. It also says "busy" (-EAGAIN) and
+ * refuses unpinned memory; this one aborts, since the engine would quietly fall back), no
+ * launch carries more stripes than raid_gpu_batch, the stripes are copied at submit, and
+ * each launch completes once, on another thread. It also says "busy" (-EAGAIN) and
  * fails launches (-EIO, nothing computed) now and then, so the engine's CPU fallbacks run too.
  */
 #include <errno.h>
@@ -17,10 +18,12 @@
 #include "parity/cuda/pq_gpu.h"
 #include "parity/pq.h"
 
+/* One launch: its stripes, copied at submit like the real API does. */
 struct mjob {
 	struct mjob *next;
-	struct pq_gpu_stripe st;
-	void *ptrs[PQ_MAX_DATA + 2];
+	int n;
+	struct pq_gpu_stripe *st;
+	void **ptrs; /* n x (PQ_MAX_DATA + 2) */
 	pq_gpu_done_fn fn;
 	void *arg;
 	int fail;
@@ -60,24 +63,36 @@ void pq_gpu_opts_default(struct pq_gpu_opts *o)
 static void run(struct mjob *j)
 {
 	const struct pq_calls *c = &pq_calls_base;
-	struct pq_gpu_stripe *s = &j->st;
 
-	switch (s->op) {
-	case PQ_GPU_GEN_P:
-		c->gen_p(s->k, s->len, s->ptrs);
-		break;
-	case PQ_GPU_GEN_PQ:
-		c->gen_pq(s->k, s->len, s->ptrs);
-		break;
-	case PQ_GPU_XOR_P:
-		c->xor_p(s->k, s->a, s->b, s->len, s->ptrs);
-		break;
-	case PQ_GPU_XOR_PQ:
-		c->xor_pq(s->k, s->a, s->b, s->len, s->ptrs);
-		break;
-	default:
-		j->fail = 1; /* the engine gives the GPU nothing else */
+	for (int i = 0; i < j->n; i++) {
+		struct pq_gpu_stripe *s = &j->st[i];
+
+		switch (s->op) {
+		case PQ_GPU_GEN_P:
+			c->gen_p(s->k, s->len, s->ptrs);
+			break;
+		case PQ_GPU_GEN_PQ:
+			c->gen_pq(s->k, s->len, s->ptrs);
+			break;
+		case PQ_GPU_XOR_P:
+			c->xor_p(s->k, s->a, s->b, s->len, s->ptrs);
+			break;
+		case PQ_GPU_XOR_PQ:
+			c->xor_pq(s->k, s->a, s->b, s->len, s->ptrs);
+			break;
+		default:
+			fprintf(stderr, "pq_gpu mock: op %d: the engine gives the GPU no such op\n",
+				s->op);
+			abort();
+		}
 	}
+}
+
+static void mjob_free(struct mjob *j)
+{
+	free(j->st);
+	free(j->ptrs);
+	free(j);
 }
 
 static void *gpu_thread(void *arg)
@@ -102,7 +117,7 @@ static void *gpu_thread(void *arg)
 		if (!j->fail)
 			run(j);
 		j->fn(j->arg, j->fail ? -EIO : 0);
-		free(j);
+		mjob_free(j);
 	}
 }
 
@@ -173,26 +188,45 @@ int pq_gpu_submit(struct pq_gpu *g, const struct pq_gpu_stripe *s, int n, pq_gpu
 {
 	struct mjob *j;
 
-	if (n != 1 || n > g->o.batch || s->k > g->o.max_k || s->len > g->o.max_len ||
-	    s->len % PQ_LEN_ALIGN)
-		return -EINVAL;
+	/* the engine sized the context itself: a batch past it is its bug, not a busy GPU */
+	if (n < 1 || n > g->o.batch) {
+		fprintf(stderr, "pq_gpu mock: %d stripes in a launch of a context for %d\n", n,
+			g->o.batch);
+		abort();
+	}
+	for (int i = 0; i < n; i++)
+		if (s[i].k > g->o.max_k || s[i].len > g->o.max_len || s[i].len % PQ_LEN_ALIGN ||
+		    !s[i].len)
+			return -EINVAL;
 	pthread_mutex_lock(&g->lock);
 	if (++g->count % 7 == 0) {
 		pthread_mutex_unlock(&g->lock);
 		return -EAGAIN;
 	}
-	for (int i = 0; i < s->k + 2; i++)
-		if (s->ptrs[i] && !pinned(g, s->ptrs[i], s->len)) {
-			/* the real API answers -EFAULT, which the engine would quietly route to
-			 * the CPU: here it is the bug it is */
-			fprintf(stderr, "pq_gpu mock: block %d (%p, %zu bytes) is not pinned\n", i,
-				s->ptrs[i], s->len);
-			abort();
-		}
+	for (int i = 0; i < n; i++)
+		for (int b = 0; b < s[i].k + 2; b++)
+			if (s[i].ptrs[b] && !pinned(g, s[i].ptrs[b], s[i].len)) {
+				/* the real API answers -EFAULT, which the engine would quietly
+				 * route to the CPU: here it is the bug it is */
+				fprintf(stderr,
+					"pq_gpu mock: stripe %d block %d (%p, %zu bytes) is not "
+					"pinned\n",
+					i, b, s[i].ptrs[b], s[i].len);
+				abort();
+			}
 	j = calloc(1, sizeof(*j));
-	j->st = *s;
-	memcpy(j->ptrs, s->ptrs, sizeof(void *) * (size_t)(s->k + 2));
-	j->st.ptrs = j->ptrs;
+	j->st = calloc((size_t)n, sizeof(*j->st));
+	j->ptrs = calloc((size_t)n * (PQ_MAX_DATA + 2), sizeof(void *));
+	if (!j->st || !j->ptrs)
+		abort();
+	j->n = n;
+	for (int i = 0; i < n; i++) {
+		void **p = j->ptrs + (size_t)i * (PQ_MAX_DATA + 2);
+
+		j->st[i] = s[i];
+		memcpy(p, s[i].ptrs, sizeof(void *) * (size_t)(s[i].k + 2));
+		j->st[i].ptrs = p;
+	}
 	j->fn = fn;
 	j->arg = arg;
 	j->fail = g->count % 11 == 0;
@@ -204,4 +238,10 @@ int pq_gpu_submit(struct pq_gpu *g, const struct pq_gpu_stripe *s, int n, pq_gpu
 	pthread_cond_signal(&g->cond);
 	pthread_mutex_unlock(&g->lock);
 	return 0;
+}
+
+int pq_gpu_describe(struct pq_gpu *g, char *buf, size_t len)
+{
+	return snprintf(buf, len, "mock GPU (%s mode, batch %d)", g->o.mapped ? "mapped" : "copy",
+			g->o.batch);
 }

@@ -25,6 +25,7 @@ struct r56_array {
 	int par;
 	enum raid_rmw_kind rmw;
 	atomic_bool said_unaligned;
+	struct raid_gpu_info gpu; /* a->gpu points here when the GPU computes parity */
 };
 
 struct sop {
@@ -52,8 +53,17 @@ struct sop {
 	uint64_t pns, pbytes;
 };
 
+/* The stripes a queue has gathered for its next GPU launch (raid56_parity.c). */
+struct r56_gpu_batch {
+	int n, cap;			/* cap: raid_gpu_batch, allocated at first use */
+	struct parity_job *head, *tail; /* the ops' jobs, chained through next */
+	struct pq_gpu_stripe *st;	/* cap stripes */
+	void **ptrs;			/* cap x (RAID56_MAX_MEMBERS + 2) block pointers */
+};
+
 struct r56_queue {
 	struct sop *free;
+	struct r56_gpu_batch gb;
 };
 
 static inline struct r56_array *R(const struct raid_array *a)
@@ -110,5 +120,6 @@ void raid56_sop_write(struct sop *s);
 void raid56_sop_finish(struct sop *s);
 /* raid56_parity.c: the parity step of an op whose reads are done */
 void raid56_sop_compute(struct sop *s);
+void raid56_gpu_batch_free(struct r56_gpu_batch *b);
 
 #endif

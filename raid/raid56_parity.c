@@ -1,9 +1,12 @@
 /*
  * raid56_parity.c - the parity step of a RAID5/6 stripe operation: which pq.h calls each
  * strategy makes (generation, read-modify-write, recovery), run inline or on a parity
- * worker (parity_path.c), or handed to the GPU (raid_parity=cuda).
+ * worker (parity_path.c), or gathered into a per-queue batch that goes to the GPU as one
+ * launch (raid_parity=cuda; raid_gpu_batch stripes at most).
  */
+#include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "raid56_op.h"
@@ -201,41 +204,102 @@ static void gpu_done_post(struct raid_queue *q, struct raid_post *p)
 {
 	struct sop *s = (struct sop *)((char *)p - offsetof(struct sop, job.post));
 
-	if (s->job.status)
+	if (s->job.status) {
+		q->c.gpu_cpu_stripes++;
 		gpu_kernels_on_cpu(s);
-	else if (s->mode == M_RMW)
+	} else if (s->mode == M_RMW) {
 		for (int i = 0; i < s->map.k; i++)
 			s->pbytes += 2 * (s->wb[i] - s->wa[i]);
-	else
+	} else {
 		s->pbytes += (uint64_t)s->map.k * (s->hi - s->lo);
+	}
 	raid56_sop_write(s);
 }
 
+static int gpu_batch_alloc(struct r56_gpu_batch *b, int cap)
+{
+	b->st = calloc((size_t)cap, sizeof(*b->st));
+	b->ptrs = calloc((size_t)cap * (RAID56_MAX_MEMBERS + 2), sizeof(*b->ptrs));
+	if (!b->st || !b->ptrs) {
+		raid56_gpu_batch_free(b);
+		return -ENOMEM;
+	}
+	b->cap = cap;
+	return 0;
+}
+
+void raid56_gpu_batch_free(struct r56_gpu_batch *b)
+{
+	free(b->st);
+	free(b->ptrs);
+	*b = (struct r56_gpu_batch){0};
+}
+
 /*
- * raid_parity=cuda: the CPU prepares the pinned buffers (new data copied in, RMW's change
- * computed), the GPU runs the kernel, and its completion posts the operation back.
+ * Hand the queue's gathered stripes to the GPU as one launch. When every launch slot is busy
+ * (or the launch cannot start) the CPU computes them here instead: a job thread never waits
+ * for the GPU.
+ */
+void raid56_gpu_flush(struct raid_queue *q)
+{
+	struct r56_queue *rq = q->level_priv;
+	struct r56_gpu_batch *b = rq ? &rq->gb : NULL;
+	struct parity_job *j;
+	int n;
+
+	if (!b || !b->n)
+		return;
+	n = b->n;
+	j = b->head;
+	b->n = 0;
+	b->head = b->tail = NULL;
+	if (!parity_path_gpu_submit(R(q->a)->pp, j, b->st, n)) {
+		q->c.gpu_launches++;
+		q->c.gpu_stripes += (uint64_t)n;
+		return;
+	}
+	q->c.gpu_cpu_stripes += (uint64_t)n;
+	while (j) {
+		struct sop *s = (struct sop *)((char *)j - offsetof(struct sop, job));
+
+		j = j->next;
+		gpu_kernels_on_cpu(s);
+		raid56_sop_write(s);
+	}
+}
+
+/*
+ * The GPU path: the CPU prepares the pinned buffers (new data copied in, RMW's change
+ * computed) and adds the op's stripe to its queue's batch, which goes to the GPU when it is
+ * full or when the queue commits (raid56_gpu_flush); the launch's completion posts the ops
+ * back. False: this op is not one the GPU takes.
  */
 static bool gpu_compute(struct sop *s)
 {
-	struct parity_path *pp = R(s->q->a)->pp;
-	const struct pq_calls *pq = R(s->q->a)->pq;
-	void *ptrs[RAID56_MAX_MEMBERS + 2];
-	struct pq_gpu_stripe st;
+	struct raid_queue *q = s->q;
+	struct r56_gpu_batch *b = &((struct r56_queue *)q->level_priv)->gb;
+	const struct pq_calls *pq = R(q->a)->pq;
 	uint64_t t0 = now_ns();
 
-	if (gpu_stripe(s, &st, ptrs))
+	if (!b->cap && gpu_batch_alloc(b, parity_path_gpu_batch(R(q->a)->pp)))
+		return false;
+	if (gpu_stripe(s, &b->st[b->n], b->ptrs + (size_t)b->n * (RAID56_MAX_MEMBERS + 2)))
 		return false;
 	if (s->mode == M_RMW)
 		rmw_delta(s, pq);
 	else
 		overlay(s);
 	s->pns += now_ns() - t0;
-	s->job.q = s->q;
+	s->job.q = q;
 	s->job.post.fn = gpu_done_post;
-	if (parity_path_gpu_submit(pp, &s->job, &st, 1)) {
-		gpu_kernels_on_cpu(s);
-		raid56_sop_write(s);
-	}
+	s->job.next = NULL;
+	if (b->tail)
+		b->tail->next = &s->job;
+	else
+		b->head = &s->job;
+	b->tail = &s->job;
+	if (++b->n == b->cap)
+		raid56_gpu_flush(q);
 	return true;
 }
 

@@ -236,7 +236,33 @@ static void read_back(struct round *r)
 	free(buf);
 }
 
-static void one_round(uint64_t *seed, int no, long *total)
+/*
+ * The GPU path's own account (the stats' "gpu" object): it took stripes, no launch carried
+ * more than raid_gpu_batch, and *batched counts the rounds whose launches carried several
+ * stripes on average (the engine gathers across stripe operations).
+ */
+static void gpu_counters(struct raid_array *a, int batch, int no, long *batched)
+{
+	const struct raid_counters *t = &a->totals;
+
+	if (!a->gpu)
+		fail_msg("round %d: raid_parity=%s left the GPU out: %s", no, TEST_PARITY,
+			 a->parity_note ? a->parity_note : "(no note)");
+	assert_int_equal(a->gpu->batch, batch);
+	assert_string_equal(a->parity_used, "cuda");
+	if (!t->gpu_launches || t->gpu_stripes < t->gpu_launches ||
+	    t->gpu_stripes > t->gpu_launches * (uint64_t)batch)
+		fail_msg("round %d: %llu stripes in %llu launches of at most %d", no,
+			 (unsigned long long)t->gpu_stripes, (unsigned long long)t->gpu_launches,
+			 batch);
+	printf("round %d: %llu GPU launches, %.2f stripes each, %llu stripes on the CPU\n", no,
+	       (unsigned long long)t->gpu_launches, (double)t->gpu_stripes / t->gpu_launches,
+	       (unsigned long long)t->gpu_cpu_stripes);
+	if (batch > 1 && t->gpu_stripes > t->gpu_launches * 3 / 2)
+		(*batched)++;
+}
+
+static void one_round(uint64_t *seed, int no, long *total, long *batched)
 {
 	static const int levels[] = {5, 6, 5, 6, 5, 6, 0, 1, 10};
 	static const char *const backends[] = {"ram", "ram", "ram", "io_uring", "psync", "libaio"};
@@ -245,10 +271,11 @@ static void one_round(uint64_t *seed, int no, long *total)
 	struct round r = {.no = no, .fail_member = -1};
 	struct worker w[3];
 	struct members mb;
-	char opt[11][3200], err[RAID_ERRLEN], msg[512];
+	char opt[13][3200], err[RAID_ERRLEN], msg[512];
 	struct raid_config c;
 	uint64_t failed = 0;
-	int maxfail;
+	int maxfail, gpu_batch = 0;
+	bool gpu = !strcmp(TEST_PARITY, "cuda");
 
 	r.level = levels[t_rand(seed) % 9];
 	r.n = 3 + (int)(t_rand(seed) % 22);
@@ -295,9 +322,20 @@ static void one_round(uint64_t *seed, int no, long *total)
 	snprintf(opt[9], sizeof(opt[9]), "raid_layout=%s",
 		 r.level == 10 ? "near2" : raid_layout_name(5, r.layout));
 	snprintf(opt[10], sizeof(opt[10]), "raid_parity=%s", TEST_PARITY);
+	/* the GPU's options only exist with raid_parity=cuda: raid_level again otherwise */
+	snprintf(opt[11], sizeof(opt[11]), "%s", opt[0]);
+	snprintf(opt[12], sizeof(opt[12]), "%s", opt[0]);
+	if (gpu) {
+		static const int batches[] = {1, 3, 64, 1024};
+
+		gpu_batch = batches[t_rand(seed) % 4];
+		snprintf(opt[11], sizeof(opt[11]), "raid_gpu_batch=%d", gpu_batch);
+		snprintf(opt[12], sizeof(opt[12]), "raid_gpu_mode=%s",
+			 t_rand(seed) % 2 ? "mapped" : "copy");
+	}
 	/* levels 0 and 1 have no layout: raid_level is given twice instead */
 	t_config(&c, opt[0], opt[1], opt[2], opt[3], opt[4], opt[5], opt[6], opt[7], opt[8],
-		 r.level == 0 || r.level == 1 ? opt[0] : opt[9], opt[10], NULL);
+		 r.level == 0 || r.level == 1 ? opt[0] : opt[9], opt[10], opt[11], opt[12], NULL);
 	c.writes = true;
 	if (raid_array_get(&c, &r.a, err, sizeof(err)))
 		fail_msg("round %d: %s", no, err);
@@ -308,9 +346,10 @@ static void one_round(uint64_t *seed, int no, long *total)
 	r.ngran = r.vsize / r.gran;
 	r.model = calloc(r.vsize, 1);
 	r.ops_per_thread = OPS_PER_ROUND / r.nthreads;
-	printf("round %d: n=%d %s %s %s %s %s %s %s %s %s threads=%d gran=%llu fail=%d\n", no, r.n,
-	       opt[0], opt[2], opt[9], opt[4], opt[5], opt[6], opt[7], opt[8], opt[10], r.nthreads,
-	       (unsigned long long)r.gran, r.fail_member);
+	printf("round %d: n=%d %s %s %s %s %s %s %s %s %s %s %s threads=%d gran=%llu fail=%d\n", no,
+	       r.n, opt[0], opt[2], opt[9], opt[4], opt[5], opt[6], opt[7], opt[8], opt[10],
+	       gpu ? opt[11] : "", gpu ? opt[12] : "", r.nthreads, (unsigned long long)r.gran,
+	       r.fail_member);
 	fflush(stdout);
 	for (int t = 0; t < r.nthreads; t++) {
 		w[t] = (struct worker){.r = &r, .tid = t, .seed = t_rand(seed) | 1};
@@ -337,6 +376,8 @@ static void one_round(uint64_t *seed, int no, long *total)
 			if (mb.fd[i] >= 0)
 				close(mb.fd[i]);
 	}
+	if (gpu && (r.level == 5 || r.level == 6))
+		gpu_counters(r.a, gpu_batch, no, batched);
 	*total += atomic_load(&r.ops);
 	raid_array_put(r.a);
 	for (int i = 0; i < r.n; i++)
@@ -348,12 +389,17 @@ static void one_round(uint64_t *seed, int no, long *total)
 static void test_random(void **state)
 {
 	uint64_t seed = t_seed("raid56 random");
-	long total = 0;
+	long total = 0, batched = 0;
 
 	for (int round = 0; round < ROUNDS; round++)
-		one_round(&seed, round, &total);
+		one_round(&seed, round, &total, &batched);
 	printf("%ld requests checked\n", total);
 	assert_true(total >= MIN_OPS);
+	if (!strcmp(TEST_PARITY, "cuda")) {
+		printf("%ld rounds batched stripes of several operations into one launch\n",
+		       batched);
+		assert_true(batched > 0);
+	}
 }
 
 int main(void)

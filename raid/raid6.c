@@ -20,6 +20,7 @@ const struct raid_level_ops raid6_ops = {
     .array_init = raid56_array_init,
     .array_exit = raid56_array_exit,
     .queue_exit = raid56_queue_exit,
+    .queue_commit = raid56_gpu_flush,
     .span = raid56_rec_span,
     .rows_recover = raid56_rec_rows_recover,
     .rows_check = raid56_rec_rows_check,

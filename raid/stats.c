@@ -22,6 +22,29 @@ static json_object *io_obj(uint64_t r, uint64_t w, uint64_t rb, uint64_t wb)
 	return o;
 }
 
+/* null unless a GPU computes the parity */
+static json_object *gpu_obj(const struct raid_array *a, const struct raid_counters *t)
+{
+	json_object *x;
+
+	if (!a->gpu)
+		return NULL;
+	x = json_object_new_object();
+	json_object_object_add(x, "device", json_object_new_int(a->gpu->device));
+	json_object_object_add(x, "name", json_object_new_string(a->gpu->desc));
+	json_object_object_add(x, "mode",
+			       json_object_new_string(a->gpu->mapped ? "mapped" : "copy"));
+	json_object_object_add(x, "batch", json_object_new_int(a->gpu->batch));
+	json_object_object_add(x, "launches", json_object_new_int64((int64_t)t->gpu_launches));
+	json_object_object_add(x, "stripes", json_object_new_int64((int64_t)t->gpu_stripes));
+	json_object_object_add(
+	    x, "stripes_per_launch",
+	    json_object_new_double(t->gpu_launches ? (double)t->gpu_stripes / t->gpu_launches : 0));
+	json_object_object_add(x, "cpu_stripes",
+			       json_object_new_int64((int64_t)t->gpu_cpu_stripes));
+	return x;
+}
+
 static json_object *build(struct raid_array *a)
 {
 	json_object *o = json_object_new_object(), *failed = json_object_new_array(), *x;
@@ -49,6 +72,10 @@ static json_object *build(struct raid_array *a)
 	/* null at levels 0, 1, 10: no parity */
 	json_object_object_add(o, "parity_impl",
 			       a->parity_impl ? json_object_new_string(a->parity_impl) : NULL);
+	json_object_object_add(o, "parity_used",
+			       a->parity_used ? json_object_new_string(a->parity_used) : NULL);
+	json_object_object_add(o, "parity_note",
+			       a->parity_note ? json_object_new_string(a->parity_note) : NULL);
 	json_object_object_add(o, "state",
 			       json_object_new_string(degraded ? "degraded" : "optimal"));
 	json_object_object_add(o, "failed", failed);
@@ -70,6 +97,7 @@ static json_object *build(struct raid_array *a)
 	json_object_object_add(x, "bytes", json_object_new_int64((int64_t)t.parity_bytes));
 	json_object_object_add(x, "cpu_ns", json_object_new_int64((int64_t)t.parity_ns));
 	json_object_object_add(o, "parity", x);
+	json_object_object_add(o, "gpu", gpu_obj(a, &t));
 	json_object_object_add(o, "stripe_lock_waits",
 			       json_object_new_int64((int64_t)t.stripe_lock_waits));
 	raid_rec_stats(a, o); /* "rebuild" and "scrub": null unless one ran */

@@ -131,6 +131,23 @@ cuda() {
 	((rc == 0)) || grep -q "^raid: raid_parity=cuda: no usable GPU: " "$out"
 }
 t_case "raid_parity=cuda verifies, or says why there is no GPU" cuda
+
+# raid_parity=auto: the GPU when there is one (batched launches in the stats), else the CPU,
+# and the stats say which and why.
+auto_parity() {
+	local f=$S/auto.json
+	fio_raid --name=au --filename=vol --raid_level=6 --raid_members="$(members 6 au-)" \
+		--raid_member_size=2m --raid_chunk=16k --raid_parity=auto --raid_gpu_batch=32 \
+		--rw=randwrite --bsrange=4k-128k --iodepth=16 --size=100% --verify=crc32c \
+		--do_verify=1 --verify_fatal=1 --verify_state_save=0 --raid_stats="$f" || return 1
+	case $(jget "$f" parity_used) in
+	cuda) (($(jget "$f" gpu.launches) > 0)) && (($(jget "$f" gpu.batch) == 32)) ;;
+	cpu) [[ $(jget "$f" parity_note) == "raid_parity=auto: no usable GPU ("* ]] &&
+		[[ $(jget "$f" gpu) == null ]] ;;
+	*) return 1 ;;
+	esac
+}
+t_case "raid_parity=auto verifies and records what computed the parity" auto_parity
 t_case_fail "unaligned I/O on raid5" fio_raid --name=x --filename=vol --raid_level=5 \
 	--raid_members="$(members 3 ua-)" --raid_member_size=1m --rw=write --bs=1000 \
 	--size=64k
