@@ -550,6 +550,11 @@ int raid56_array_init(struct raid_array *a, char *err, size_t errlen)
 	return 0;
 }
 
+const struct pq_calls *raid56_calls(const struct raid_array *a)
+{
+	return R(a)->pq;
+}
+
 void raid56_array_exit(struct raid_array *a)
 {
 	struct r56_array *r = a->level_priv;

@@ -14,6 +14,8 @@ int raid56_start(struct raid_queue *q, struct raid_request *r);
 int raid56_advance(struct raid_queue *q, struct raid_request *r);
 int raid56_array_init(struct raid_array *a, char *err, size_t errlen);
 void raid56_array_exit(struct raid_array *a);
+/* The CPU's parity variant of the array (raid_parity=cpu|isal, and the GPU path's CPU side) */
+const struct pq_calls *raid56_calls(const struct raid_array *a);
 void raid56_queue_exit(struct raid_queue *q);
 /* launch the queue's gathered GPU stripes now (the queue_commit hook; raid56_parity.c) */
 void raid56_gpu_flush(struct raid_queue *q);

@@ -9,6 +9,7 @@
 
 #include "parity/pq.h"
 #include "rebuild.h"
+#include "raid56.h"
 #include "rebuild56.h"
 
 static int npar(const struct raid_geom *g)
@@ -57,7 +58,11 @@ void raid56_rec_rows_recover(struct raid_array *a, uint64_t moff, uint64_t len, 
 			     void **bufs)
 {
 	const struct raid_geom *g = &a->geom;
-	const struct pq_calls *pq = pq_best();
+	/*
+	 * Cold inputs (just read from the members) and outputs only a spare's DMA will read:
+	 * the streaming twin of the array's variant stores around the caches (docs/parity.md).
+	 */
+	const struct pq_calls *pq = pq_streaming(raid56_calls(a));
 	size_t c = g->chunk;
 
 	for (uint64_t at = 0; at < len; at += c) {
@@ -92,7 +97,7 @@ uint64_t raid56_rec_rows_check(struct raid_array *a, uint64_t moff, uint64_t len
 			       bool fix, uint64_t *rewrite)
 {
 	const struct raid_geom *g = &a->geom;
-	const struct pq_calls *pq = pq_best();
+	const struct pq_calls *pq = raid56_calls(a); /* compared at once: ordinary stores */
 	size_t c = g->chunk;
 	uint64_t bad = 0;
 	char *scratch = rec_alloc(2 * c);
