@@ -18,6 +18,10 @@ $(OBJ)/raid/raid56_gpu_test.o: raid/raid56_random_test.c | $(DEPS_STAMP)
 $(BUILD)/tests/raid56_gpu_test: $(OBJ)/raid/raid56_gpu_test.o $(OBJ)/raid/raid56_gpu_mock.o \
 	$(LIBRAID)
 LDLIBS_raid56_gpu_test := -lcmocka
+# The same random test on a real GPU, without the mock: built and run by tests/gpu/check.sh
+# (not in TESTS: without a GPU raid_parity=cuda refuses the array, as it should).
+$(BUILD)/tests/raid56_cuda_test: $(OBJ)/raid/raid56_gpu_test.o $(LIBRAID)
+LDLIBS_raid56_cuda_test := -lcmocka
 # How stripes are gathered into launches, busy and failed launches, against the same mock.
 TESTS += $(BUILD)/tests/raid56_gpu_batch_test
 $(BUILD)/tests/raid56_gpu_batch_test: $(OBJ)/raid/raid56_gpu_batch_test.o \
