@@ -54,6 +54,8 @@ Options:
                          (default: the preset's host, else host)
   --parity cpu|cuda|auto parity path of the RAID 5/6 runs (default: hwluxx runs cpu and cuda,
                          sr-gen5 cpu for the chunk sweep and cuda for 4k, others auto)
+  --gpu N                CUDA device of the cuda/auto parity runs (raid_gpu; default 0)
+  --gpu-batch N          most stripes per GPU launch (raid_gpu_batch, 1..1024; default 64)
   --runtime S            seconds per test (default 3 for quick, else max(5, 60 x scale))
   --scale F              multiply threads, queue depth and sizes by F (0 < F <= 1); default
                          auto: min(1, cores/32) rounded down to a power of two
@@ -86,7 +88,7 @@ auto_scale() {
 }
 
 # ---- options ----
-preset="" drives="" force=0 scratch="" member_size="" keep=0 profile="" parity=""
+preset="" drives="" force=0 scratch="" member_size="" keep=0 profile="" parity="" gpu="" gpu_batch=""
 runtime="" scale="" hosts="" out="$ROOT/results" dry_run=0 build=1 report=1
 while (($#)); do
 	case $1 in
@@ -94,13 +96,14 @@ while (($#)); do
 	--list)
 		for p in "${PRESETS[@]}"; do printf '%-9s %s\n' "$p" "${PRESET_DOC[$p]}"; done
 		exit 0 ;;
-	--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | --out)
+	--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | --out | --gpu | --gpu-batch)
 		(($# >= 2)) || die "$1 needs a value"
 		v=$2
 		case $1 in
 		--drives) drives=$v ;; --scratch) scratch=$v ;; --member-size) member_size=$v ;;
 		--profile) profile=$v ;; --parity) parity=$v ;; --runtime) runtime=$v ;;
 		--scale) scale=$v ;; --hosts) hosts=$v ;; --out) out=$v ;;
+		--gpu) gpu=$v ;; --gpu-batch) gpu_batch=$v ;;
 		esac
 		shift ;;
 	--force) force=1 ;;
@@ -120,6 +123,9 @@ preset=${preset:-quick}
 	die "unknown preset '$preset'; presets: ${PRESETS[*]} (./run.sh --list)"
 case $parity in "" | cpu | cuda | auto) ;; *) die "--parity must be cpu, cuda or auto, not '$parity'" ;; esac
 [[ -z $runtime || $runtime =~ ^[1-9][0-9]*$ ]] || die "--runtime must be a whole number of seconds, not '$runtime'"
+[[ -z $gpu || ( $gpu =~ ^[0-9]+$ && $gpu -le 63 ) ]] || die "--gpu must be a CUDA device index 0..63, not '$gpu'"
+[[ -z $gpu_batch || ( $gpu_batch =~ ^[1-9][0-9]*$ && $gpu_batch -le 1024 ) ]] ||
+	die "--gpu-batch must be a stripe count 1..1024, not '$gpu_batch'"
 scale=${scale:-$(auto_scale)}
 awk -v s="$scale" 'BEGIN { exit !(s ~ /^[0-9]*\.?[0-9]+(e-?[0-9]+)?$/ && s > 0 && s <= 1) }' ||
 	die "--scale must be a number in (0, 1], not '$scale'"
@@ -458,6 +464,10 @@ prepare_run() { # plan line -> globals describing the run
 			target+=("--raid_spares=$(IFS=:; echo "${spare_paths[*]}")")
 		fi
 		[[ $state == rebuilding ]] && target+=(--raid_failed=0 --raid_rebuild=1)
+		if [[ ($level == 5 || $level == 6) && ($par == cuda || $par == auto) ]]; then
+			[[ -n $gpu ]] && target+=(--raid_gpu="$gpu")
+			[[ -n $gpu_batch ]] && target+=(--raid_gpu_batch="$gpu_batch")
+		fi
 	fi
 	[[ -n ${PLACE_CPUS[$array]} ]] && target+=(--cpus_allowed="${PLACE_CPUS[$array]}")
 	[[ -n ${PLACE_MEM[$array]} ]] && target+=(--numa_mem_policy="${PLACE_MEM[$array]}")
@@ -516,7 +526,8 @@ write_run_json() { # extra raid-json args
 		scale:f="$scale" runtime_s:i="$runtime" member_size:i="$msize" \
 		options.drives:s="$drives" options.force:b=$([[ $force == 1 ]] && echo true || echo false) \
 		options.scratch:s="${scratch:-}" options.keep:b=$([[ $keep == 1 ]] && echo true || echo false) \
-		options.parity:s="${parity:-default}" options.hosts:s="$hosts" options.out:s="$out" \
+		options.parity:s="${parity:-default}" options.gpu:s="${gpu:-0}" \
+		options.gpu_batch:s="${gpu_batch:-64}" options.hosts:s="$hosts" options.out:s="$out" \
 		host:J="$work/host.json" kernel:s="$(uname -r)" fio_version:s="$fio_version" \
 		engine.path:s="$ENGINE" engine.built:b="$engine_built" engine.sha256:s="$engine_sha" \
 		engine.git:s="$git_rev" engine.parity:s="${parity:-per preset}" \

@@ -72,9 +72,13 @@ t_case "--hosts uses fio client mode on each host" bash -c \
 	"\"$RUN\" quick --dry-run --no-build --hosts h1,h2 | grep -q -- '--client=h1 .*--client=h2 '"
 t_case "rebuild preset fails a member and rebuilds onto a spare" bash -c \
 	"\"$RUN\" rebuild --dry-run --no-build | grep -q -- '--raid_spares=.* --raid_failed=0 --raid_rebuild=1'"
+t_case "--gpu and --gpu-batch reach the GPU runs only" bash -c \
+	"out=\$(\"$RUN\" hwluxx --dry-run --no-build --gpu 1 --gpu-batch 256) &&
+	 grep -- '--raid_parity=cuda' <<<\"\$out\" | grep -q -- '--raid_gpu=1 --raid_gpu_batch=256' &&
+	 ! grep -- '--raid_parity=cpu' <<<\"\$out\" | grep -q -- '--raid_gpu'"
 t_case "--list names every preset" bash -c \
 	"[[ \$(\"$RUN\" --list | awk '{print \$1}' | tr '\n' ' ') == 'quick hwluxx proxmox sr-gen5 megaraid rebuild ' ]]"
-t_case "--help documents every option" bash -c "h=\$(\"$RUN\" --help); for o in --list --drives --force --scratch --member-size --keep --profile --parity --runtime --scale --hosts --out --dry-run; do grep -q -- \"\$o\" <<<\"\$h\" || { echo \"\$o missing\"; exit 1; }; done"
+t_case "--help documents every option" bash -c "h=\$(\"$RUN\" --help); for o in --list --drives --force --scratch --member-size --keep --profile --parity --gpu --gpu-batch --runtime --scale --hosts --out --dry-run; do grep -q -- \"\$o\" <<<\"\$h\" || { echo \"\$o missing\"; exit 1; }; done"
 for p in quick rebuild; do
 	t_case "$p dry-run" "$RUN" "$p" --dry-run --no-build
 done
@@ -84,6 +88,8 @@ t_case_fail "unknown option" "$RUN" --frob
 t_case_fail "bad scale" "$RUN" --scale 2 --dry-run --no-build
 t_case_fail "bad parity" "$RUN" --parity gpu --dry-run --no-build
 t_case_fail "bad runtime" "$RUN" --runtime 1s --dry-run --no-build
+t_case_fail "bad gpu" "$RUN" --gpu x --dry-run --no-build
+t_case_fail "bad gpu batch" "$RUN" --gpu-batch 2000 --dry-run --no-build
 t_case_fail "bad member size" "$RUN" --member-size lots --dry-run --no-build
 t_case_fail "unknown profile" "$RUN" --profile nope --dry-run --no-build
 t_case_fail "malformed profile" bash -c "echo '{\"name\": 1}' >'$T_SCRATCH/p.json'; \"$RUN\" --profile '$T_SCRATCH/p.json' --dry-run --no-build"
