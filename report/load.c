@@ -263,7 +263,10 @@ static void parse_stats(json_object *s, struct rr_test *t)
 {
 	t->has_stats = 1;
 	t->parity_impl = str(get(s, "parity_impl"));
-	json_object *pp = get(s, "parity_path");
+	/* what computed the parity (raid_parity=auto names the GPU or the CPU here), else asked */
+	json_object *pp = get(s, "parity_used");
+	if (!pp || !json_object_is_type(pp, json_type_string))
+		pp = get(s, "parity_path");
 	if ((t->level == 5 || t->level == 6) && pp && json_object_is_type(pp, json_type_string)) {
 		free(t->parity);
 		t->parity = str(pp);
@@ -274,6 +277,7 @@ static void parse_stats(json_object *s, struct rr_test *t)
 	t->member_ios_per_io = vol > 0 ? mem / vol : NAN;
 	double pb = num(get_path(s, "parity", "bytes")), pns = num(get_path(s, "parity", "cpu_ns"));
 	t->parity_gbps = pb > 0 && pns > 0 ? pb / pns : NAN; /* bytes per ns is GB/s */
+	t->gpu_stripes_per_launch = num(get_path(s, "gpu", "stripes_per_launch"));
 
 	json_object *rb = get(s, "rebuild");
 	if (!rb || !json_object_is_type(rb, json_type_object))
@@ -304,7 +308,7 @@ static void parse_stats(json_object *s, struct rr_test *t)
 static void test_init(struct rr_test *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->member_ios_per_io = t->parity_gbps = NAN;
+	t->member_ios_per_io = t->parity_gbps = t->gpu_stripes_per_launch = NAN;
 	t->rebuild_s = t->rebuild_mbps = t->rebuild_min_per_tb = NAN;
 }
 

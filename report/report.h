@@ -42,6 +42,7 @@ struct rr_test {
 	int has_stats;
 	char *parity_impl;
 	double member_ios_per_io, parity_gbps;
+	double gpu_stripes_per_launch; /* stats gpu.stripes_per_launch; NAN without a GPU */
 	double rebuild_s, rebuild_mbps, rebuild_min_per_tb;
 	struct rr_sample *samples;
 	size_t nsamples;

@@ -13,6 +13,17 @@ t_case "report writes summary, charts and page" "$RR" "$RUN"
 t_case "summary.csv rows as expected" diff -u "$EXP/summary.csv" "$RUN/summary.csv"
 t_case "summary.json as expected" diff -u "$EXP/summary.json" "$RUN/summary.json"
 
+# raid_parity=auto on a GPU host: the parity column says what computed it, with the batching
+gpu_run() {
+	local r=$T_SCRATCH/gpu-run t=raid5-4-SEQ1M-Q8T64-write
+	cp -r "$FIX" "$r" &&
+		"$ROOT/build/bin/raid-json" set "$r/tests/$t.stats.json" parity_path:s=auto \
+			parity_used:s=cuda gpu.stripes_per_launch:f=7.5 &&
+		"$RR" "$r" >/dev/null &&
+		grep "^quick,$t," "$r/summary.csv" | grep -q ",left-symmetric,cuda,.*,7.5,,,$"
+}
+t_case "parity column is what computed it (parity_used), GPU batching beside" gpu_run
+
 charts_ok() { # every chart script produced a non-empty PNG and SVG; at least $1 of them
 	local n=0 gp
 	for gp in "$RUN"/charts/*.gp; do

@@ -38,6 +38,7 @@ static const struct col cols_tail[] = {
     N("cpu_us_per_io", cpu_us_per_io),
     N("member_ios_per_io", member_ios_per_io),
     N("parity_gbps", parity_gbps),
+    N("gpu_stripes_per_launch", gpu_stripes_per_launch),
     N("rebuild_s", rebuild_s),
     N("rebuild_mbps", rebuild_mbps),
     N("rebuild_min_per_tb", rebuild_min_per_tb),
