@@ -9,7 +9,7 @@ CUDA_DIR := raid/parity/cuda
 NVCC := $(firstword $(if $(CUDA_HOME),$(wildcard $(CUDA_HOME)/bin/nvcc)) \
 	$(wildcard /usr/local/cuda/bin/nvcc))
 
-LIBRAID_SRCS += $(CUDA_DIR)/pq_plan.c $(CUDA_DIR)/pq_gpu_bench.c
+LIBRAID_SRCS += $(CUDA_DIR)/pq_plan.c $(CUDA_DIR)/pq_ranges.c $(CUDA_DIR)/pq_gpu_bench.c
 
 ifneq ($(NVCC),)
 CUDA_ROOT := $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -42,6 +42,11 @@ TESTS += $(BUILD)/tests/pq_kernels_test
 $(BUILD)/tests/pq_kernels_test: $(OBJ)/$(CUDA_DIR)/pq_kernels_test.o \
 	$(OBJ)/$(CUDA_DIR)/pq_kernels.shim.o $(LIBRAID)
 LDLIBS_pq_kernels_test := -lcmocka -lstdc++
+
+# The registry of pinned memory (plain C): against a model, and racing threads.
+TESTS += $(BUILD)/tests/pq_ranges_test
+$(BUILD)/tests/pq_ranges_test: $(OBJ)/$(CUDA_DIR)/pq_ranges_test.o $(LIBRAID)
+LDLIBS_pq_ranges_test := -lcmocka
 
 # On a GPU it compares every op with pq_calls_base on the device; without one it checks that
 # the context fails cleanly. tests/gpu/check.sh runs its full sweep.

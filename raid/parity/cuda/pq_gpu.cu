@@ -21,6 +21,7 @@
 #include "pq_gpu.h"
 #include "pq_kernels.h"
 #include "pq_plan.h"
+#include "pq_ranges.h"
 
 enum { SLOT_FREE, SLOT_BUSY, SLOT_DONE, SLOT_CLAIMED };
 
@@ -40,13 +41,6 @@ struct pq_gpu_slot {
 	int status; /* written by the stream callback before state becomes DONE */
 };
 
-struct pq_range {
-	char *base, *dev; /* host address and the address kernels use for it */
-	size_t len;
-	int alloc; /* 1: pq_gpu_alloc_host memory; 0: registered caller memory */
-	int owned; /* we registered it, so we unregister it */
-};
-
 struct pq_gpu {
 	struct pq_gpu_opts o;
 	struct pq_gpu_slot *slots;
@@ -54,9 +48,7 @@ struct pq_gpu {
 	int next;     /* where the search for a free slot starts */
 	int inflight; /* submitted and not yet called back, atomic */
 	int no_batch_copy;
-	pthread_mutex_t lock; /* the registry */
-	struct pq_range *ranges;
-	int nranges, cap;
+	struct pq_ranges pinned; /* the registry of pinned host memory */
 	struct cudaDeviceProp prop;
 };
 
@@ -176,7 +168,11 @@ extern "C" int pq_gpu_open(const struct pq_gpu_opts *o, struct pq_gpu **out, cha
 	if (!g->o.slots)
 		g->o.slots = PQ_GPU_SLOTS_DEFAULT;
 	g->arena_len = pq_plan_arena_len(g->o.max_k, g->o.max_len, g->o.batch);
-	pthread_mutex_init(&g->lock, NULL);
+	if (pq_ranges_init(&g->pinned)) {
+		free(g);
+		ERR(err, err_len, "GPU context: out of memory");
+		return -ENOMEM;
+	}
 	if ((e = cudaSetDevice(o->device)) || (e = cudaGetDeviceProperties(&g->prop, o->device)) ||
 	    (e = cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, o->device))) {
 		ERR(err, err_len, "raid_gpu=%d: %s (%d)", o->device, cudaGetErrorString(e), (int)e);
@@ -214,61 +210,17 @@ err:
 
 /* --- the registry of pinned host memory --- */
 
-static struct pq_range *range_find(struct pq_gpu *g, const void *p, size_t len)
-{
-	const char *c = (const char *)p;
-
-	for (int i = 0; i < g->nranges; i++) {
-		struct pq_range *r = &g->ranges[i];
-
-		if (c >= r->base && c - r->base <= (ptrdiff_t)r->len &&
-		    len <= r->len - (c - r->base))
-			return r;
-	}
-	return NULL;
-}
-
 static int range_add(struct pq_gpu *g, void *base, size_t len, int alloc, int owned)
 {
 	void *dev = NULL;
+	struct pq_range r;
 
 	if (cudaHostGetDevicePointer(&dev, base, 0) != cudaSuccess) {
 		cudaGetLastError();
 		dev = NULL; /* copy mode still works; mapped submits will see -EFAULT */
 	}
-	pthread_mutex_lock(&g->lock);
-	if (g->nranges == g->cap) {
-		int cap = g->cap ? 2 * g->cap : 16;
-		void *n = realloc(g->ranges, cap * sizeof(*g->ranges));
-
-		if (!n) {
-			pthread_mutex_unlock(&g->lock);
-			return -ENOMEM;
-		}
-		g->ranges = (struct pq_range *)n;
-		g->cap = cap;
-	}
-	g->ranges[g->nranges++] = (struct pq_range){(char *)base, (char *)dev, len, alloc, owned};
-	pthread_mutex_unlock(&g->lock);
-	return 0;
-}
-
-/* Removes the range starting at base; returns a copy of it in *r. */
-static int range_del(struct pq_gpu *g, void *base, int alloc, struct pq_range *r)
-{
-	int ret = -ENOENT;
-
-	pthread_mutex_lock(&g->lock);
-	for (int i = 0; i < g->nranges; i++) {
-		if (g->ranges[i].base == base && g->ranges[i].alloc == alloc) {
-			*r = g->ranges[i];
-			g->ranges[i] = g->ranges[--g->nranges];
-			ret = 0;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&g->lock);
-	return ret;
+	r = (struct pq_range){(char *)base, (char *)dev, len, alloc, owned};
+	return pq_ranges_add(&g->pinned, &r);
 }
 
 extern "C" void *pq_gpu_alloc_host(struct pq_gpu *g, size_t len)
@@ -291,7 +243,7 @@ extern "C" void pq_gpu_free_host(struct pq_gpu *g, void *p)
 {
 	struct pq_range r;
 
-	if (p && !range_del(g, p, 1, &r))
+	if (p && !pq_ranges_del(&g->pinned, p, 1, &r))
 		cudaFreeHost(p);
 }
 
@@ -315,17 +267,18 @@ extern "C" int pq_gpu_register(struct pq_gpu *g, void *buf, size_t len)
 extern "C" int pq_gpu_unregister(struct pq_gpu *g, void *buf)
 {
 	struct pq_range r;
-	int ret = range_del(g, buf, 0, &r);
+	int ret = pq_ranges_del(&g->pinned, buf, 0, &r);
 
 	if (!ret && r.owned)
 		cudaHostUnregister(buf);
 	return ret;
 }
 
+/* Both run under the registry's read lock (pq_gpu_submit). */
 static void *xlate(void *ctx, void *p, size_t len)
 {
 	struct pq_gpu *g = (struct pq_gpu *)ctx;
-	struct pq_range *r = range_find(g, p, len);
+	const struct pq_range *r = pq_ranges_find(&g->pinned, p, len);
 
 	if (!r || !r->dev)
 		return NULL;
@@ -340,7 +293,8 @@ static int check_pinned(struct pq_gpu *g, const struct pq_gpu_stripe *s, int n)
 
 		pq_plan_io(&s[j], &in, &out);
 		for (int i = 0; i < s[j].k + 2; i++)
-			if (((in | out) >> i & 1) && !range_find(g, s[j].ptrs[i], s[j].len))
+			if (((in | out) >> i & 1) &&
+			    !pq_ranges_find(&g->pinned, s[j].ptrs[i], s[j].len))
 				return -EFAULT;
 	}
 	return 0;
@@ -436,11 +390,13 @@ extern "C" int pq_gpu_submit(struct pq_gpu *g, const struct pq_gpu_stripe *st, i
 	}
 	if (!(s = slot_claim(g)))
 		return -EAGAIN;
+	pq_ranges_rdlock(&g->pinned); /* no range moves or goes while the batch is planned */
 	if (g->o.mapped)
 		ret = pq_plan_mapped(st, n, xlate, g, s->hdesc);
 	else if (!(ret = check_pinned(g, st, n)))
 		ret = pq_plan_copy(st, n, (uintptr_t)s->arena, g->arena_len, s->hdesc, s->h2d,
 				   &nh2d, s->d2h, &nd2h);
+	pq_ranges_unlock(&g->pinned);
 	if (ret) {
 		__atomic_store_n(&s->state, SLOT_FREE, __ATOMIC_RELEASE);
 		return ret;
@@ -524,8 +480,8 @@ extern "C" void pq_gpu_close(struct pq_gpu *g)
 			slot_free(&g->slots[i]);
 		free(g->slots);
 	}
-	for (int i = 0; i < g->nranges; i++) {
-		struct pq_range *r = &g->ranges[i];
+	for (int i = 0; i < g->pinned.n; i++) {
+		struct pq_range *r = &g->pinned.r[i];
 
 		if (r->alloc)
 			cudaFreeHost(r->base);
@@ -533,8 +489,7 @@ extern "C" void pq_gpu_close(struct pq_gpu *g)
 			cudaHostUnregister(r->base);
 	}
 	cudaGetLastError();
-	free(g->ranges);
-	pthread_mutex_destroy(&g->lock);
+	pq_ranges_destroy(&g->pinned);
 	free(g);
 }
 
