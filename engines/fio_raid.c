@@ -23,6 +23,7 @@ struct fio_raid_options {
 	char *rmw, *stripe_cache, *workers, *gpu, *gpu_batch, *gpu_mode, *fail, *inject, *scrub,
 	    *init;
 	char *state, *rebuild_min, *rebuild_max;
+	char *merge;
 };
 
 struct fio_raid_data {
@@ -63,6 +64,7 @@ static struct fio_option options[] = {
     OPT("raid_state", state, "array state file"),
     OPT("raid_rebuild_min", rebuild_min, "minimum rebuild rate, MB/s"),
     OPT("raid_rebuild_max", rebuild_max, "maximum rebuild rate, MB/s"),
+    OPT("raid_merge", merge, "1: merge contiguous member I/Os of one commit, 0: never (1)"),
     {.name = NULL},
 };
 

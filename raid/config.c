@@ -23,6 +23,7 @@ void raid_config_init(struct raid_config *c)
 	c->stripe_cache = RAID_STRIPE_CACHE_DEFAULT;
 	c->gpu = -1;
 	c->gpu_mapped = -1;
+	c->merge = true;
 }
 
 void raid_config_free(struct raid_config *c)
@@ -245,6 +246,20 @@ static int gpu_config_set(struct raid_config *c, const char *name, const char *v
 	return -ENOENT;
 }
 
+/* raid_merge (the block layer's nomerges, inverted); -ENOENT for any other name */
+static int merge_config_set(struct raid_config *c, const char *name, const char *v, char *err,
+			    size_t errlen)
+{
+	if (strcmp(name, "raid_merge"))
+		return -ENOENT;
+	if (strcmp(v, "0") && strcmp(v, "1")) {
+		snprintf(err, errlen, "raid: raid_merge: '%s' is not 0 or 1", v);
+		return -EINVAL;
+	}
+	c->merge = *v == '1';
+	return 0;
+}
+
 int raid_config_set(struct raid_config *c, const char *name, const char *v, char *err,
 		    size_t errlen)
 {
@@ -366,6 +381,9 @@ int raid_config_set(struct raid_config *c, const char *name, const char *v, char
 		return 0;
 	}
 	i = gpu_config_set(c, name, v, err, errlen);
+	if (i != -ENOENT)
+		return i;
+	i = merge_config_set(c, name, v, err, errlen);
 	if (i != -ENOENT)
 		return i;
 	i = raid_rec_config_set(c, name, v, err, errlen);

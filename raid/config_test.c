@@ -26,6 +26,10 @@ static void test_defaults(void **state)
 	assert_int_equal(c.gpu, -1);
 	assert_int_equal(c.gpu_batch, 0);
 	assert_int_equal(c.gpu_mapped, -1);
+	assert_true(c.merge);
+	raid_config_free(&c);
+	t_config(&c, "raid_level=0", "raid_members=/a:/b", "raid_merge=0", NULL);
+	assert_false(c.merge);
 	raid_config_free(&c);
 	t_config(&c, "raid_level=6", "raid_members=/a:/b:/c:/d", "raid_parity=cuda", "raid_gpu=3",
 		 "raid_gpu_batch=1024", "raid_gpu_mode=mapped", NULL);
@@ -98,6 +102,9 @@ static void test_bad_values(void **state)
 	    {"raid_gpu_batch", "0", "raid_gpu_batch: '0' is not a stripe count from 1", -EINVAL},
 	    {"raid_gpu_batch", "1025", "raid_gpu_batch", -EINVAL},
 	    {"raid_gpu_mode", "dma", "raid_gpu_mode: 'dma' is not copy or mapped", -EINVAL},
+	    {"raid_merge", "2", "raid_merge: '2' is not 0 or 1", -EINVAL},
+	    {"raid_merge", "", "raid_merge", -EINVAL},
+	    {"raid_merge", "yes", "raid_merge", -EINVAL},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

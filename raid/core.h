@@ -14,6 +14,7 @@
 #include "raid.h"
 
 struct raid_level_ops;
+struct merge_carrier;
 
 struct raid_counters {
 	uint64_t reads, writes, read_bytes, write_bytes;	 /* volume */
@@ -26,6 +27,8 @@ struct raid_counters {
 	uint64_t stripe_lock_waits;
 	/* the GPU path: launches, the stripes they carried, stripes the CPU did instead */
 	uint64_t gpu_launches, gpu_stripes, gpu_cpu_stripes;
+	/* member I/Os folded into another one by the queue's plug (merge.c) */
+	uint64_t merged;
 };
 
 struct raid_member {
@@ -91,6 +94,12 @@ struct raid_queue {
 	struct member_io *backlog_head, *backlog_tail;
 	unsigned be_inflight, be_capacity;
 	bool need_submit;
+
+	/* the plug: member I/Os issued since the last commit, merged at commit (merge.c) */
+	bool merge; /* raid_merge */
+	struct member_io *plug_head, *plug_tail;
+	struct member_io *plug_run[RAID_MAX_MEMBERS * 2]; /* open run per device and op */
+	struct merge_carrier *free_carrier, *carriers;
 
 	struct raid_request *done_head, *done_tail;
 	unsigned ndone;

@@ -5,12 +5,17 @@
  * A backend owns per-queue state only. It never decides anything about RAID: it moves
  * bytes and reports each member I/O's result through raid_mio_done(), which retries short
  * transfers, EINTR and EAGAIN itself.
+ *
+ * A member I/O with iovcnt > 0 is a carrier (merge.c): several contiguous member I/Os of one
+ * device and direction as one vectored transfer of len bytes from iov; its done is always
+ * 0 (a short carrier is split up by the core, never continued).
  */
 #ifndef RAID_MEMBER_H
 #define RAID_MEMBER_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "raid.h"
@@ -28,7 +33,10 @@ struct member_io {
 	uint64_t len;
 	uint64_t done; /* bytes already transferred (short I/O is continued, not failed) */
 	int retries;
-	int res; /* sync backends: result of the transfer */
+	int res;		 /* sync backends: result of the transfer */
+	const struct iovec *iov; /* a carrier's buffers (iovcnt of them); NULL otherwise */
+	int iovcnt;
+	struct member_io *carrier; /* while held in the plug: the carrier it joined, or NULL */
 	unsigned char be_priv[64] __attribute__((aligned(8))); /* e.g. libaio's iocb */
 };
 
@@ -38,7 +46,7 @@ struct member_backend_ops {
 	/* per-queue state in q->be_priv; sets q->be_capacity (member I/Os in flight at most) */
 	int (*init)(struct raid_queue *q, char *err, size_t errlen);
 	void (*exit)(struct raid_queue *q);
-	/* queue one member I/O (its remaining part: offset + done, len - done) */
+	/* queue one member I/O (its remaining part: offset + done, len - done), or a carrier */
 	int (*prep)(struct raid_queue *q, struct member_io *mio);
 	/* hand what prep queued to the kernel */
 	int (*submit)(struct raid_queue *q);
@@ -63,7 +71,7 @@ void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res);
 /* Read the doorbell eventfd dry (non-blocking). */
 void raid_doorbell_drain(struct raid_queue *q);
 
-/* Shared by the synchronous backends (psync, ram, null): member_sync.c. */
+/* Shared by the synchronous backends (psync, ram, null): member.c. */
 struct sync_be {
 	struct member_io *pend_head, *pend_tail; /* prepped, not yet run */
 	struct member_io *done_head, *done_tail; /* run, not yet reported */

@@ -73,7 +73,11 @@ static int aio_prep(struct raid_queue *q, struct member_io *m)
 	size_t len = m->len - m->done;
 	long long off = (long long)(m->offset + m->done);
 
-	if (m->op == RAID_OP_READ)
+	if (m->iovcnt && m->op == RAID_OP_READ)
+		io_prep_preadv(cb, q->fds[m->dev], m->iov, m->iovcnt, off);
+	else if (m->iovcnt)
+		io_prep_pwritev(cb, q->fds[m->dev], m->iov, m->iovcnt, off);
+	else if (m->op == RAID_OP_READ)
 		io_prep_pread(cb, q->fds[m->dev], buf, len, off);
 	else
 		io_prep_pwrite(cb, q->fds[m->dev], buf, len, off);

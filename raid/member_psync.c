@@ -1,8 +1,10 @@
 /*
  * member_psync.c - the psync backend: pread/pwrite on the member files, one member I/O at
- * a time in the queue's thread (the simplest reference for the asynchronous backends).
+ * a time in the queue's thread (the simplest reference for the asynchronous backends);
+ * preadv/pwritev for a merged member I/O.
  */
 #include <errno.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -16,7 +18,11 @@ static int psync_xfer(struct raid_queue *q, struct member_io *m)
 	ssize_t r;
 
 	/* the core continues short transfers and retries EINTR/EAGAIN */
-	r = m->op == RAID_OP_READ ? pread(fd, buf, len, off) : pwrite(fd, buf, len, off);
+	if (m->iovcnt)
+		r = m->op == RAID_OP_READ ? preadv(fd, m->iov, m->iovcnt, off)
+					  : pwritev(fd, m->iov, m->iovcnt, off);
+	else
+		r = m->op == RAID_OP_READ ? pread(fd, buf, len, off) : pwrite(fd, buf, len, off);
 	return r < 0 ? -errno : (int)r;
 }
 

@@ -11,6 +11,16 @@ static int ram_xfer(struct raid_queue *q, struct member_io *m)
 	unsigned char *mem = q->a->m[m->dev].ram + m->offset + m->done;
 	size_t len = m->len - m->done;
 
+	for (int i = 0; i < m->iovcnt; i++) { /* a merged member I/O: a copy per part */
+		if (m->op == RAID_OP_READ)
+			memcpy(m->iov[i].iov_base, mem, m->iov[i].iov_len);
+		else
+			memcpy(mem, m->iov[i].iov_base, m->iov[i].iov_len);
+		mem += m->iov[i].iov_len;
+	}
+	if (m->iovcnt)
+		return (int)len;
+
 	if (m->op == RAID_OP_READ)
 		memcpy((char *)m->buf + m->done, mem, len);
 	else

@@ -121,7 +121,11 @@ static int uring_prep(struct raid_queue *q, struct member_io *m)
 		if (!sqe)
 			return -EBUSY;
 	}
-	if (m->op == RAID_OP_READ)
+	if (m->iovcnt && m->op == RAID_OP_READ)
+		io_uring_prep_readv(sqe, fd, m->iov, (unsigned)m->iovcnt, off);
+	else if (m->iovcnt)
+		io_uring_prep_writev(sqe, fd, m->iov, (unsigned)m->iovcnt, off);
+	else if (m->op == RAID_OP_READ)
 		io_uring_prep_read(sqe, fd, buf, len, off);
 	else
 		io_uring_prep_write(sqe, fd, buf, len, off);

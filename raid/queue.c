@@ -1,7 +1,8 @@
 /*
  * queue.c - the per-thread queue: requests as small state machines driven by their member
  * I/O completions, the member I/O pool and backlog, completion hand-back to the caller,
- * and the doorbell through which other threads hand work back to the queue.
+ * and the doorbell through which other threads hand work back to the queue. Member I/Os
+ * issued between two commits wait in the queue's plug to be merged (merge.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "level.h"
+#include "merge.h"
 #include "rebuild.h"
 
 #define MIO_SLAB 64
@@ -46,7 +48,7 @@ static void mio_put(struct raid_queue *q, struct member_io *m)
 	q->free_mio = m;
 }
 
-static void to_backend(struct raid_queue *q, struct member_io *mio)
+void raid_mio_to_backend(struct raid_queue *q, struct member_io *mio)
 {
 	int ret;
 
@@ -89,6 +91,9 @@ void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_
 	mio->dev = atomic_load_explicit(&q->a->m[mio->member].dev, memory_order_relaxed);
 	mio->done = 0;
 	mio->retries = 0;
+	mio->iov = NULL;
+	mio->iovcnt = 0;
+	mio->carrier = NULL;
 	r->pending++;
 	atomic_fetch_add_explicit(&q->a->m[mio->member].inflight, 1, memory_order_relaxed);
 	if (mio->op == RAID_OP_READ) {
@@ -98,7 +103,10 @@ void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_
 		q->c.m_writes++;
 		q->c.m_write_bytes += mio->len;
 	}
-	to_backend(q, mio);
+	if (q->merge)
+		merge_plug(q, mio);
+	else
+		raid_mio_to_backend(q, mio);
 }
 
 void raid_request_hold(struct raid_queue *q, struct raid_request *r)
@@ -135,10 +143,11 @@ void raid_request_finish(struct raid_queue *q, struct raid_request *r)
 	q->ndone++;
 }
 
-static void say_member_error(struct raid_queue *q, struct member_io *mio, int res)
+void raid_mio_error(struct raid_queue *q, struct member_io *mio, int res)
 {
 	struct raid_array *a = q->a;
 
+	q->c.errors++;
 	pthread_mutex_lock(&a->lock);
 	if (!a->said_error)
 		raid_log("raid: member %d (%s): %s of %" PRIu64 " bytes at offset %" PRIu64
@@ -152,26 +161,40 @@ static void say_member_error(struct raid_queue *q, struct member_io *mio, int re
 
 void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res)
 {
-	struct raid_request *r = mio->req;
-
 	q->be_inflight--;
 	if ((res == -EINTR || res == -EAGAIN) && mio->retries++ < MAX_RETRIES) {
-		to_backend(q, mio);
+		raid_mio_to_backend(q, mio);
+		return;
+	}
+	if (mio->iovcnt) {
+		merge_done(q, mio, res);
 		return;
 	}
 	if (res > 0 && mio->done + (uint64_t)res < mio->len) {
 		/* short transfer: continue where it stopped */
 		mio->done += (uint64_t)res;
-		to_backend(q, mio);
+		raid_mio_to_backend(q, mio);
 		return;
 	}
+	raid_mio_finish(q, mio, res);
+}
+
+void raid_mio_finish(struct raid_queue *q, struct member_io *mio, int res)
+{
 	if (res == 0 && mio->len > mio->done)
 		res = -EIO; /* no progress: the member ended early */
 	if (q->a->rec)
 		res = raid_rec_inject(q, mio, res);
+	if (res < 0)
+		raid_mio_error(q, mio, res);
+	raid_mio_complete(q, mio, res);
+}
+
+void raid_mio_complete(struct raid_queue *q, struct member_io *mio, int res)
+{
+	struct raid_request *r = mio->req;
+
 	if (res < 0) {
-		say_member_error(q, mio, res);
-		q->c.errors++;
 		if (!r->error)
 			r->error = -EIO;
 		raid_rec_io_failed(q->a, mio);
@@ -232,13 +255,21 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 
 int raid_commit(struct raid_queue *q)
 {
+	int ret = 0;
+
 	if (q->a->ops->queue_commit && q->level_priv)
 		q->a->ops->queue_commit(q);
-	backlog_drain(q);
-	if (!q->need_submit)
-		return 0;
-	q->need_submit = false;
-	return q->be->submit(q);
+	/* a member I/O refused at prep or submit completes at once and may issue more */
+	do {
+		if (q->plug_head)
+			merge_unplug(q);
+		backlog_drain(q);
+		if (q->need_submit) {
+			q->need_submit = false;
+			ret = q->be->submit(q);
+		}
+	} while (q->plug_head && !ret);
+	return ret;
 }
 
 void raid_doorbell_drain(struct raid_queue *q)
@@ -366,6 +397,7 @@ int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct 
 	q->depth = depth ? depth : 1;
 	q->direct = direct;
 	q->be_capacity = UINT32_MAX;
+	q->merge = a->cfg.merge;
 	pthread_mutex_init(&q->post_lock, NULL);
 	for (int i = 0; i < a->ndev; i++) {
 		q->fds[i] = -1;
@@ -414,6 +446,7 @@ void raid_queue_destroy(struct raid_queue *q)
 	if (q->a->ops->queue_exit)
 		q->a->ops->queue_exit(q);
 	q->be->exit(q);
+	merge_exit(q);
 	close(q->doorbell_fd);
 	pthread_mutex_lock(&q->a->lock);
 	add_counters(&q->a->totals, &q->c);

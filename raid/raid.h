@@ -99,6 +99,7 @@ struct raid_config {
 	int gpu;	/* raid_gpu: CUDA device index */
 	int gpu_batch;	/* raid_gpu_batch: most stripes one launch carries */
 	int gpu_mapped; /* raid_gpu_mode: -1 not set, 0 copy, 1 mapped (zero-copy) */
+	bool merge;	/* raid_merge: contiguous member I/Os of one commit go as one */
 	struct raid_recovery_config rec;
 	/* how this job uses the array (not options of the array itself) */
 	bool direct; /* open file members with O_DIRECT */

@@ -5,9 +5,10 @@
 LIBRAID_SRCS += raid/config.c raid/array.c raid/layout.c raid/level.c raid/raid0.c \
 	raid/raid1.c raid/raid10.c raid/plan.c raid/queue.c raid/member.c raid/member_uring.c \
 	raid/member_aio.c raid/member_psync.c raid/member_ram.c raid/member_null.c raid/stats.c \
-	raid/log.c
+	raid/log.c raid/merge.c
 
-RAID_CTESTS := layout_test plan_test config_test doorbell_test mdbytes_test random_test
+RAID_CTESTS := layout_test plan_test config_test doorbell_test mdbytes_test random_test \
+	merge_test
 TESTS += $(addprefix $(BUILD)/tests/,$(RAID_CTESTS))
 
 define raid_ctest

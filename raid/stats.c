@@ -83,8 +83,10 @@ static json_object *build(struct raid_array *a)
 			       json_object_new_int64((int64_t)a->geom.member_size));
 	json_object_object_add(o, "volume_size", json_object_new_int64((int64_t)a->size));
 	json_object_object_add(o, "volume", io_obj(t.reads, t.writes, t.read_bytes, t.write_bytes));
-	json_object_object_add(o, "member_io",
-			       io_obj(t.m_reads, t.m_writes, t.m_read_bytes, t.m_write_bytes));
+	x = io_obj(t.m_reads, t.m_writes, t.m_read_bytes, t.m_write_bytes);
+	/* parts folded into another member I/O (raid_merge); reads + writes count what went out */
+	json_object_object_add(x, "merged", json_object_new_int64((int64_t)t.merged));
+	json_object_object_add(o, "member_io", x);
 	x = json_object_new_object();
 	json_object_object_add(x, "full_stripe", json_object_new_int64((int64_t)t.full_stripe));
 	json_object_object_add(x, "rcw", json_object_new_int64((int64_t)t.rcw));
