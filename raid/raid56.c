@@ -156,7 +156,7 @@ void raid56_sop_finish(struct sop *s)
 	struct raid_request *p = s->parent;
 
 	if (s->locked)
-		stripe_unlock(R(q->a)->locks, s->stripe);
+		stripe_unlock(R(q->a)->locks, s->w.stripe);
 	if (s->sub.error && !p->error)
 		p->error = s->sub.error;
 	q->c.parity_ns += s->pns;
@@ -347,12 +347,25 @@ static void granted(struct stripe_waiter *w)
 	raid_queue_post(s->q, &s->job.post);
 }
 
+/*
+ * What a stripe op locks: its stripe's column slice (stripe ops never span two), like md's
+ * stripe heads, which are a stripe's 4 KiB page of columns. Parity is column-wise, so ops on
+ * different slices of one stripe touch disjoint bytes on every member and run at once: the
+ * slices of a large write reach the same commit, where their member I/Os merge.
+ */
+static uint64_t lock_key(const struct sop *s)
+{
+	uint64_t chunk = s->q->a->geom.chunk, per = chunk > SLICE ? chunk / SLICE : 1;
+
+	return s->stripe * per + s->lo / SLICE;
+}
+
 static void sop_start(struct sop *s)
 {
 	struct raid_queue *q = s->q;
 
 	s->stage = S_LOCK;
-	s->w.stripe = s->stripe;
+	s->w.stripe = lock_key(s);
 	s->w.granted = granted;
 	if (!stripe_lock(R(q->a)->locks, &s->w)) {
 		q->c.stripe_lock_waits++;
