@@ -3,8 +3,8 @@
  * GPU of raid56_gpu_mock.c: stripes of several operations gathered into one launch, a full
  * batch launched at once and the rest at the queue's commit, launches that find the GPU busy
  * or that fail computed on the CPU; and, each time, the parity the "GPU" wrote read back
- * through an array that has lost two members, so a wrong or missing launch shows as wrong
- * data.
+ * through an array that has lost two members (the GPU rebuilding the lost chunks), so a
+ * wrong or missing launch shows as wrong data.
  */
 #include "testutil.h"
 
@@ -67,9 +67,12 @@ static void check_degraded(const uint8_t *data, int rows)
 		assert_int_equal(t_io(q, RAID_OP_READ, buf, (uint64_t)r * ROW, ROW), 0);
 		if (memcmp(buf, data + (size_t)r * ROW, ROW))
 			fail_msg("row %d reads back wrong without members 0 and 1: its parity was "
-				 "not what the GPU path should have written",
+				 "not what the GPU path should have written, or the GPU's recovery "
+				 "is wrong",
 				 r);
 	}
+	/* the mock GPU rebuilt the lost chunks (rows whose P and Q were on 0 and 1 need none) */
+	assert_true(q->c.gpu_stripes > 0);
 	raid_queue_destroy(q);
 	raid_array_put(a);
 	free(buf);

@@ -80,6 +80,15 @@ static void run(struct mjob *j)
 		case PQ_GPU_XOR_PQ:
 			c->xor_pq(s->k, s->a, s->b, s->len, s->ptrs);
 			break;
+		case PQ_GPU_RECOV_2D:
+			c->recov_2d(s->k, s->a, s->b, s->len, s->ptrs);
+			break;
+		case PQ_GPU_RECOV_DP:
+			c->recov_dp(s->k, s->a, s->len, s->ptrs);
+			break;
+		case PQ_GPU_RECOV_1D_P:
+			pq_recov_1d_p(c, s->k, s->a, s->len, s->ptrs);
+			break;
 		default:
 			fprintf(stderr, "pq_gpu mock: op %d: the engine gives the GPU no such op\n",
 				s->op);

@@ -22,29 +22,49 @@ static void pq_ptrs(const struct sop *s, void **ptrs)
 	ptrs[k + 1] = s->map.qd >= 0 ? s->mb[s->map.qd] : NULL;
 }
 
+/* The syndrome slots of the failed data chunks, ascending (at most 2); how many. */
+static int lost_slots(const struct sop *s, int fd[2])
+{
+	int nd = 0;
+
+	for (int i = 0; i < s->map.k; i++)
+		if (mfailed(s, s->map.data[i]) && nd < 2)
+			fd[nd++] = s->map.slot[i];
+	if (nd == 2 && fd[0] > fd[1]) {
+		int t = fd[0];
+
+		fd[0] = fd[1];
+		fd[1] = t;
+	}
+	return nd;
+}
+
 /* Rebuild the failed data chunks' columns lo..hi from the survivors read into mb[]. */
 static void recover(struct sop *s, const struct pq_calls *pq)
 {
-	int k = s->map.k, fd[2], nd = 0;
+	int k = s->map.k, fd[2], nd = lost_slots(s, fd);
 	size_t len = s->hi - s->lo;
 	void *ptrs[RAID56_MAX_MEMBERS + 2];
 
-	for (int i = 0; i < k; i++)
-		if (mfailed(s, s->map.data[i]) && nd < 2)
-			fd[nd++] = s->map.slot[i];
 	if (!nd)
 		return;
 	pq_ptrs(s, ptrs);
-	if (nd == 2) {
-		int a = fd[0] < fd[1] ? fd[0] : fd[1], b = fd[0] < fd[1] ? fd[1] : fd[0];
-
-		pq->recov_2d(k, a, b, len, ptrs);
-	} else if (!mfailed(s, s->map.pd)) {
+	if (nd == 2)
+		pq->recov_2d(k, fd[0], fd[1], len, ptrs);
+	else if (!mfailed(s, s->map.pd))
 		pq_recov_1d_p(pq, k, fd[0], len, ptrs);
-	} else {
+	else
 		pq->recov_dp(k, fd[0], len, ptrs);
-	}
 	s->pbytes += (uint64_t)k * len;
+}
+
+/* A degraded read: the wanted columns of the rebuilt chunks go to the caller's buffer. */
+static void dread_out(struct sop *s)
+{
+	for (int i = 0; i < s->map.k; i++)
+		if (written(s, i) && mfailed(s, s->map.data[i]))
+			memcpy(ubuf(s, i, s->wa[i]), s->mb[s->map.data[i]] + (s->wa[i] - s->lo),
+			       s->wb[i] - s->wa[i]);
 }
 
 static void gen(struct sop *s, const struct pq_calls *pq)
@@ -124,11 +144,7 @@ static void sop_parity(struct parity_job *j)
 	switch (s->mode) {
 	case M_DREAD:
 		recover(s, pq);
-		for (int i = 0; i < s->map.k; i++)
-			if (written(s, i) && mfailed(s, s->map.data[i]))
-				memcpy(ubuf(s, i, s->wa[i]),
-				       s->mb[s->map.data[i]] + (s->wa[i] - s->lo),
-				       s->wb[i] - s->wa[i]);
+		dread_out(s);
 		break;
 	case M_RECON:
 		recover(s, pq);
@@ -155,10 +171,30 @@ static void parity_done_post(struct raid_queue *q, struct raid_post *p)
 	raid56_sop_write(s);
 }
 
-/* The GPU's share of an operation: generation, or the RMW of a single changed chunk. */
+/*
+ * The GPU's share of an operation: generation, the RMW of a single changed chunk, or the
+ * recovery of a degraded read. (A degraded write that must reconstruct first, M_RECON, would
+ * take two dependent launches: the CPU does it.)
+ */
 static int gpu_stripe(struct sop *s, struct pq_gpu_stripe *st, void **ptrs)
 {
-	int k = s->map.k, changed = -1;
+	int k = s->map.k, changed = -1, fd[2], nd;
+
+	if (s->mode == M_DREAD) {
+		nd = lost_slots(s, fd);
+		if (!nd)
+			return -1;
+		pq_ptrs(s, ptrs);
+		*st = (struct pq_gpu_stripe){.op = nd == 2		    ? PQ_GPU_RECOV_2D
+						   : !mfailed(s, s->map.pd) ? PQ_GPU_RECOV_1D_P
+									    : PQ_GPU_RECOV_DP,
+					     .k = k,
+					     .a = fd[0],
+					     .b = nd == 2 ? fd[1] : fd[0],
+					     .len = s->hi - s->lo,
+					     .ptrs = ptrs};
+		return 0;
+	}
 
 	if (s->mode == M_FULL || s->mode == M_RCW) {
 		pq_ptrs(s, ptrs);
@@ -195,9 +231,19 @@ static void gpu_kernels_on_cpu(struct sop *s)
 
 	if (s->mode == M_RMW)
 		rmw_fold(s, pq);
+	else if (s->mode == M_DREAD)
+		recover(s, pq);
 	else
 		gen(s, pq);
 	s->pns += now_ns() - t0;
+}
+
+/* After the parity (GPU or CPU): a degraded read hands its rebuilt bytes over; then write. */
+static void gpu_finish(struct sop *s)
+{
+	if (s->mode == M_DREAD)
+		dread_out(s);
+	raid56_sop_write(s);
 }
 
 static void gpu_done_post(struct raid_queue *q, struct raid_post *p)
@@ -213,7 +259,7 @@ static void gpu_done_post(struct raid_queue *q, struct raid_post *p)
 	} else {
 		s->pbytes += (uint64_t)s->map.k * (s->hi - s->lo);
 	}
-	raid56_sop_write(s);
+	gpu_finish(s);
 }
 
 static int gpu_batch_alloc(struct r56_gpu_batch *b, int cap)
@@ -264,7 +310,7 @@ void raid56_gpu_flush(struct raid_queue *q)
 
 		j = j->next;
 		gpu_kernels_on_cpu(s);
-		raid56_sop_write(s);
+		gpu_finish(s);
 	}
 }
 
@@ -287,7 +333,7 @@ static bool gpu_compute(struct sop *s)
 		return false;
 	if (s->mode == M_RMW)
 		rmw_delta(s, pq);
-	else
+	else if (s->mode != M_DREAD)
 		overlay(s);
 	s->pns += now_ns() - t0;
 	s->job.q = q;
