@@ -1,34 +1,42 @@
 #!/usr/bin/env bash
 # tests/gpu/engine_fio.sh DEVICE - RAID6 through fio with raid_parity=cuda on a real GPU, run
 # by tests/gpu/check.sh: random writes of mixed sizes verified with crc32c, in copy and
-# mapped mode and at batch 1 and 256, each job's stats showing the GPU took the stripes.
+# mapped mode, at batch 1, 64 and 256, optimal and with a member missing (reads rebuilt on the
+# GPU), each job's stats showing the GPU took stripes.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 dev=${1:-0}
 dir=$(mktemp -d /dev/shm/raid-gpu-fio.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail=0
-for mode in copy mapped; do
-	for batch in 1 256; do
-		st=$dir/$mode-$batch.json
+# mode batch failed-member: the degraded runs read their lost chunks back through GPU recovery
+for run in "copy 1 -" "copy 256 -" "mapped 1 -" "mapped 256 -" "copy 64 1" "mapped 64 2"; do
+	read -r mode batch failed <<<"$run"
+	fopt=()
+	[[ $failed != - ]] && fopt=(--raid_failed="$failed")
+	{
+		st=$dir/$mode-$batch-$failed.json
 		m=$(printf "$dir/m%d:" 0 1 2 3 4 5)
 		if ! build/bin/fio --ioengine="external:$PWD/build/engines/raid.so" --thread=1 \
 			--name=gpu --filename=vol --raid_level=6 --raid_members="${m%:}" \
 			--raid_member_size=64m --raid_chunk=64k --raid_parity=cuda --raid_gpu="$dev" \
 			--raid_gpu_mode=$mode --raid_gpu_batch=$batch --rw=randwrite \
 			--bsrange=4k-1m --iodepth=32 --size=100% --verify=crc32c --do_verify=1 \
-			--verify_fatal=1 --verify_state_save=0 --raid_stats="$st" >"$dir/log" 2>&1; then
+			--verify_fatal=1 --verify_state_save=0 --raid_stats="$st" "${fopt[@]}" \
+			>"$dir/log" 2>&1; then
 			cat "$dir/log"
-			echo "FAIL $mode batch=$batch: fio failed"
+			echo "FAIL $mode batch=$batch failed=$failed: fio failed"
 			fail=1
+			rm -f "$dir"/m*
 			continue
 		fi
 		line=$(build/bin/raid-json get "$st" gpu.launches 2>/dev/null)
 		per=$(build/bin/raid-json get "$st" gpu.stripes_per_launch 2>/dev/null)
 		cpu=$(build/bin/raid-json get "$st" gpu.cpu_stripes 2>/dev/null)
-		echo "$mode batch=$batch: verified; $line launches, $per stripes each, $cpu on the CPU"
+		echo "$mode batch=$batch failed=$failed: verified; $line launches, $per stripes each," \
+			"$cpu on the CPU"
 		[[ ${line:-0} -gt 0 ]] || { echo "FAIL $mode batch=$batch: no GPU launch"; fail=1; }
 		rm -f "$dir"/m*
-	done
+	}
 done
 exit $fail
