@@ -19,7 +19,6 @@ struct fio_raid_options {
 	void *pad; /* fio: no option may sit at offset 0 */
 	char *level, *members, *chunk, *layout, *member_size, *backend, *parity, *failed;
 	char *spares, *rebuild, *stats;
-	/* options of later issues: parsed, answered "not supported yet" */
 	char *rmw, *stripe_cache, *workers, *gpu, *gpu_batch, *gpu_mode, *fail, *inject, *scrub,
 	    *init;
 	char *state, *rebuild_min, *rebuild_max;
@@ -30,6 +29,7 @@ struct fio_raid_data {
 	struct raid_array *a;
 	struct raid_queue *q;
 	struct raid_request **events;
+	bool buffers_offered; /* fio's I/O memory handed to raid_queue_register_buffers */
 };
 
 #define OPT(n, field, h)                                                                           \
@@ -173,6 +173,27 @@ static void fio_raid_cleanup(struct thread_data *td)
 	td->io_ops_data = NULL;
 }
 
+/*
+ * fio allocates its I/O memory after the engine's init, so it is offered to the library at
+ * the first I/O: the whole pages of it, which hold every io_u buffer when fio aligns them
+ * (direct=1). A GPU then reads the new data there instead of from a copy.
+ */
+static void offer_buffers(struct thread_data *td, struct fio_raid_data *d)
+{
+	uintptr_t lo = ((uintptr_t)td->orig_buffer + page_mask) & ~(uintptr_t)page_mask;
+	uintptr_t hi = ((uintptr_t)td->orig_buffer + td->orig_buffer_size) & ~(uintptr_t)page_mask;
+	int ret;
+
+	d->buffers_offered = true;
+	if (!td->orig_buffer || hi <= lo)
+		return;
+	ret = raid_queue_register_buffers(d->q, (void *)lo, hi - lo);
+	if (ret)
+		log_err("raid: fio's I/O buffers could not be pinned for the GPU (%s): new data "
+			"is copied to pinned memory first\n",
+			strerror(-ret));
+}
+
 static enum fio_q_status fio_raid_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct fio_raid_data *d = td->io_ops_data;
@@ -180,6 +201,8 @@ static enum fio_q_status fio_raid_queue(struct thread_data *td, struct io_u *io_
 	int ret;
 
 	fio_ro_check(td, io_u);
+	if (!d->buffers_offered)
+		offer_buffers(td, d);
 	switch (io_u->ddir) {
 	case DDIR_READ:
 	case DDIR_WRITE:

@@ -27,6 +27,7 @@ struct raid_counters {
 	uint64_t stripe_lock_waits;
 	/* the GPU path: launches, the stripes they carried, stripes the CPU did instead */
 	uint64_t gpu_launches, gpu_stripes, gpu_cpu_stripes;
+	uint64_t gpu_inplace_stripes; /* whose new data the GPU read from the caller's buffers */
 	/* member I/Os folded into another one by the queue's plug (merge.c) */
 	uint64_t merged;
 };
@@ -80,6 +81,7 @@ struct raid_array {
 
 struct raid_queue {
 	struct raid_array *a;
+	void *reg_buf; /* raid_queue_register_buffers(), undone at destroy */
 	const struct member_backend_ops *be;
 	void *be_priv;
 	unsigned depth;

@@ -75,6 +75,12 @@ struct raid_level_ops {
 	 * commit (RAID5/6's batch of GPU stripes).
 	 */
 	void (*queue_commit)(struct raid_queue *q);
+	/*
+	 * Optional: a caller's I/O buffers, to be read in place by a parity GPU (RAID5/6 with
+	 * raid_parity=cuda pins them). 0 when done or not needed; unregister undoes it.
+	 */
+	int (*buf_register)(struct raid_array *a, void *buf, size_t len);
+	void (*buf_unregister)(struct raid_array *a, void *buf);
 };
 
 extern const struct raid_level_ops raid0_ops;

@@ -314,6 +314,22 @@ void parity_path_free(struct parity_path *p, void *buf)
 		free(buf);
 }
 
+int parity_path_register(struct parity_path *p, void *buf, size_t len)
+{
+	return p->gpu ? pq_gpu_register(p->gpu, buf, len) : 0;
+}
+
+void parity_path_unregister(struct parity_path *p, void *buf)
+{
+	if (p->gpu)
+		pq_gpu_unregister(p->gpu, buf);
+}
+
+bool parity_path_pinned(const struct parity_path *p, const void *buf, size_t len)
+{
+	return p->gpu && pq_gpu_pinned(p->gpu, buf, len);
+}
+
 /* On a CUDA thread: only mark the batch's jobs and hand them back to their queue. */
 static void gpu_done(void *arg, int status)
 {

@@ -70,6 +70,13 @@ bool parity_path_gpu_info(const struct parity_path *p, int *device, bool *mapped
 			  size_t len);
 void *parity_path_alloc(struct parity_path *p, size_t len);
 void parity_path_free(struct parity_path *p, void *buf);
+/*
+ * The caller's own buffers (fio's I/O memory), pinned in place for the GPU, so that the GPU
+ * reads new data where the caller wrote it instead of from a copy. 0 without a GPU.
+ */
+int parity_path_register(struct parity_path *p, void *buf, size_t len);
+void parity_path_unregister(struct parity_path *p, void *buf);
+bool parity_path_pinned(const struct parity_path *p, const void *buf, size_t len);
 int parity_path_gpu_submit(struct parity_path *p, struct parity_job *head,
 			   const struct pq_gpu_stripe *s, int n);
 

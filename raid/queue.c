@@ -379,6 +379,20 @@ int raid_reap(struct raid_queue *q, unsigned min, unsigned max, const struct tim
 	return (int)n;
 }
 
+int raid_queue_register_buffers(struct raid_queue *q, void *buf, size_t len)
+{
+	int ret;
+
+	if (q->reg_buf)
+		return -EBUSY;
+	if (!buf || !len || !q->a->ops->buf_register)
+		return 0;
+	ret = q->a->ops->buf_register(q->a, buf, len);
+	if (!ret)
+		q->reg_buf = buf;
+	return ret;
+}
+
 unsigned raid_queue_inflight(const struct raid_queue *q)
 {
 	return q->nreq + q->ndone;
@@ -445,6 +459,8 @@ void raid_queue_destroy(struct raid_queue *q)
 		drain_posts(q);
 	if (q->a->ops->queue_exit)
 		q->a->ops->queue_exit(q);
+	if (q->reg_buf && q->a->ops->buf_unregister)
+		q->a->ops->buf_unregister(q->a, q->reg_buf);
 	q->be->exit(q);
 	merge_exit(q);
 	close(q->doorbell_fd);

@@ -183,6 +183,13 @@ int raid_commit(struct raid_queue *q);
 int raid_reap(struct raid_queue *q, unsigned min, unsigned max, const struct timespec *timeout,
 	      struct raid_request **out);
 unsigned raid_queue_inflight(const struct raid_queue *q);
+/*
+ * The caller's I/O buffers [buf, buf + len), for the queue's lifetime: where a GPU computes
+ * the parity (raid_parity=cuda), they are pinned in place so that the GPU reads new data
+ * where the caller wrote it, without a copy. 0 when done or not needed; negative errno when
+ * pinning failed (the engine then copies, as without this call). Once per queue.
+ */
+int raid_queue_register_buffers(struct raid_queue *q, void *buf, size_t len);
 
 /*
  * Handing work back to a queue from another thread (parity workers, GPU completions,

@@ -208,11 +208,23 @@ static int sop_buffers(struct sop *s)
 		s->mb[m] = s->scratch + off;
 		off += L;
 	}
-	/* parity straight from the caller's buffer, unless a GPU needs pinned copies */
-	if ((s->mode == M_FULL || s->mode == M_RCW) && !parity_path_gpu(R(s->q->a)->pp))
+	/*
+	 * Parity straight from the caller's buffer; for a GPU only where the caller registered
+	 * it (raid_queue_register_buffers: pinned in place), else from a pinned copy.
+	 */
+	if (s->mode == M_FULL || s->mode == M_RCW) {
+		struct parity_path *pp = R(s->q->a)->pp;
+		bool gpu = parity_path_gpu(pp), inplace = false;
+
 		for (int i = 0; i < k; i++)
-			if (fully_written(s, i))
+			if (fully_written(s, i) &&
+			    (!gpu || parity_path_pinned(pp, ubuf(s, i, s->lo), L))) {
 				s->mb[s->map.data[i]] = ubuf(s, i, s->lo);
+				inplace = true;
+			}
+		if (gpu && inplace)
+			s->q->c.gpu_inplace_stripes++;
+	}
 	if (s->mode == M_RMW)
 		for (int i = 0; i < k; i++) {
 			s->old[i] = s->scratch + off;
@@ -561,6 +573,16 @@ int raid56_array_init(struct raid_array *a, char *err, size_t errlen)
 	}
 	a->level_priv = r;
 	return 0;
+}
+
+int raid56_buf_register(struct raid_array *a, void *buf, size_t len)
+{
+	return parity_path_register(R(a)->pp, buf, len);
+}
+
+void raid56_buf_unregister(struct raid_array *a, void *buf)
+{
+	parity_path_unregister(R(a)->pp, buf);
 }
 
 const struct pq_calls *raid56_calls(const struct raid_array *a)

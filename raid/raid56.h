@@ -19,5 +19,7 @@ const struct pq_calls *raid56_calls(const struct raid_array *a);
 void raid56_queue_exit(struct raid_queue *q);
 /* launch the queue's gathered GPU stripes now (the queue_commit hook; raid56_parity.c) */
 void raid56_gpu_flush(struct raid_queue *q);
+int raid56_buf_register(struct raid_array *a, void *buf, size_t len);
+void raid56_buf_unregister(struct raid_array *a, void *buf);
 
 #endif

@@ -2,9 +2,9 @@
  * raid56_gpu_batch_test.c - how the RAID5/6 engine hands parity to the GPU, against the mock
  * GPU of raid56_gpu_mock.c: stripes of several operations gathered into one launch, a full
  * batch launched at once and the rest at the queue's commit, launches that find the GPU busy
- * or that fail computed on the CPU; and, each time, the parity the "GPU" wrote read back
- * through an array that has lost two members (the GPU rebuilding the lost chunks), so a
- * wrong or missing launch shows as wrong data.
+ * or that fail computed on the CPU, the caller's registered buffers read in place; and, each time,
+ * the parity the "GPU" wrote read back through an array that has lost two members (the GPU
+ * rebuilding the lost chunks), so a wrong or missing launch shows as wrong data.
  */
 #include "testutil.h"
 
@@ -83,7 +83,8 @@ static void check_degraded(const uint8_t *data, int rows)
  * queue's counters after the commit (launches so far) and after the reap (CPU redos).
  */
 static void write_rows(const char *batch, uint8_t *data, int rows, struct raid_counters *at_commit,
-		       struct raid_counters *at_end, uint64_t *launches_before_commit)
+		       struct raid_counters *at_end, uint64_t *launches_before_commit,
+		       bool register_data)
 {
 	struct raid_array *a = open_array(batch, "raid_level=6");
 	struct raid_request req[ROWS];
@@ -92,6 +93,8 @@ static void write_rows(const char *batch, uint8_t *data, int rows, struct raid_c
 
 	assert_int_equal(raid_queue_create(a, 32, false, &q, err, sizeof(err)), 0);
 	assert_non_null(a->gpu);
+	if (register_data)
+		assert_int_equal(raid_queue_register_buffers(q, data, (size_t)rows * ROW), 0);
 	for (int r = 0; r < rows; r++) {
 		req[r] = (struct raid_request){.op = RAID_OP_WRITE,
 					       .buf = data + (size_t)r * ROW,
@@ -127,12 +130,31 @@ static void test_gathered(void **state)
 	uint8_t *data = pattern(&seed);
 	struct raid_counters c, e;
 
-	write_rows("raid_gpu_batch=4", data, 10, &c, &e, &before);
+	write_rows("raid_gpu_batch=4", data, 10, &c, &e, &before, false);
 	assert_int_equal(before, 2);
 	assert_int_equal(c.gpu_launches, 3);
 	assert_int_equal(c.gpu_stripes, 10);
 	assert_int_equal(e.gpu_cpu_stripes, 0);
 	assert_int_equal(e.full_stripe, 10);
+	assert_int_equal(e.gpu_inplace_stripes, 0); /* fio's buffers not registered: copies */
+	check_degraded(data, 10);
+	free(data);
+}
+
+/*
+ * The caller's buffers registered (as the fio adapter does with fio's I/O memory): the GPU
+ * reads the new data in place, no copy; the mock refuses any block that is not pinned, and
+ * the parity must still read back right through the doubly degraded array.
+ */
+static void test_in_place(void **state)
+{
+	uint64_t seed = t_seed("raid56 gpu in place") ^ 0x1f, before;
+	uint8_t *data = pattern(&seed);
+	struct raid_counters c, e;
+
+	write_rows("raid_gpu_batch=8", data, 10, &c, &e, &before, true);
+	assert_int_equal(e.gpu_inplace_stripes, 10);
+	assert_int_equal(e.gpu_stripes + e.gpu_cpu_stripes, 10);
 	check_degraded(data, 10);
 	free(data);
 }
@@ -147,7 +169,7 @@ static void test_busy_and_failed(void **state)
 	uint8_t *data = pattern(&seed);
 	struct raid_counters c, e;
 
-	write_rows("raid_gpu_batch=1", data, ROWS, &c, &e, &before);
+	write_rows("raid_gpu_batch=1", data, ROWS, &c, &e, &before, false);
 	assert_int_equal(before, ROWS); /* a batch of one goes at once */
 	assert_int_equal(e.gpu_launches, ROWS - 1);
 	assert_int_equal(e.gpu_stripes, ROWS - 1);
@@ -169,6 +191,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_gathered, cleanup),
 	    cmocka_unit_test_teardown(test_busy_and_failed, cleanup),
+	    cmocka_unit_test_teardown(test_in_place, cleanup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

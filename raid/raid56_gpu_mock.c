@@ -32,6 +32,7 @@ struct mjob {
 struct range {
 	char *p;
 	size_t len;
+	bool registered; /* the caller's memory (pq_gpu_register), not ours to free */
 };
 
 struct pq_gpu {
@@ -154,7 +155,8 @@ void pq_gpu_close(struct pq_gpu *g)
 	pthread_mutex_unlock(&g->lock);
 	pthread_join(g->th, NULL);
 	for (int i = 0; i < g->nr; i++)
-		free(g->r[i].p);
+		if (!g->r[i].registered)
+			free(g->r[i].p);
 	free(g);
 }
 
@@ -164,8 +166,7 @@ void *pq_gpu_alloc_host(struct pq_gpu *g, size_t len)
 
 	pthread_mutex_lock(&g->lock);
 	if (g->nr < 4096 && !posix_memalign(&p, 4096, len)) {
-		g->r[g->nr].p = p;
-		g->r[g->nr++].len = len;
+		g->r[g->nr++] = (struct range){p, len, false};
 	}
 	pthread_mutex_unlock(&g->lock);
 	return p;
@@ -175,7 +176,7 @@ void pq_gpu_free_host(struct pq_gpu *g, void *p)
 {
 	pthread_mutex_lock(&g->lock);
 	for (int i = 0; i < g->nr; i++)
-		if (g->r[i].p == p) {
+		if (g->r[i].p == p && !g->r[i].registered) {
 			g->r[i] = g->r[--g->nr];
 			free(p);
 			break;
@@ -190,6 +191,44 @@ static bool pinned(struct pq_gpu *g, const void *p, size_t len)
 		    (const char *)p + len <= g->r[i].p + g->r[i].len)
 			return true;
 	return false;
+}
+
+int pq_gpu_register(struct pq_gpu *g, void *buf, size_t len)
+{
+	int ret = -ENOMEM;
+
+	pthread_mutex_lock(&g->lock);
+	if (g->nr < 4096) {
+		g->r[g->nr++] = (struct range){buf, len, true};
+		ret = 0;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return ret;
+}
+
+int pq_gpu_unregister(struct pq_gpu *g, void *buf)
+{
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&g->lock);
+	for (int i = 0; i < g->nr; i++)
+		if (g->r[i].p == buf && g->r[i].registered) {
+			g->r[i] = g->r[--g->nr];
+			ret = 0;
+			break;
+		}
+	pthread_mutex_unlock(&g->lock);
+	return ret;
+}
+
+int pq_gpu_pinned(struct pq_gpu *g, const void *p, size_t len)
+{
+	bool ret;
+
+	pthread_mutex_lock(&g->lock);
+	ret = pinned(g, p, len);
+	pthread_mutex_unlock(&g->lock);
+	return ret;
 }
 
 int pq_gpu_submit(struct pq_gpu *g, const struct pq_gpu_stripe *s, int n, pq_gpu_done_fn fn,

@@ -42,6 +42,8 @@ static json_object *gpu_obj(const struct raid_array *a, const struct raid_counte
 	    json_object_new_double(t->gpu_launches ? (double)t->gpu_stripes / t->gpu_launches : 0));
 	json_object_object_add(x, "cpu_stripes",
 			       json_object_new_int64((int64_t)t->gpu_cpu_stripes));
+	json_object_object_add(x, "inplace_stripes",
+			       json_object_new_int64((int64_t)t->gpu_inplace_stripes));
 	return x;
 }
 

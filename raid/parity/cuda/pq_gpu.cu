@@ -274,6 +274,16 @@ extern "C" int pq_gpu_unregister(struct pq_gpu *g, void *buf)
 	return ret;
 }
 
+extern "C" int pq_gpu_pinned(struct pq_gpu *g, const void *p, size_t len)
+{
+	int ret;
+
+	pq_ranges_rdlock(&g->pinned);
+	ret = pq_ranges_find(&g->pinned, p, len) != NULL;
+	pq_ranges_unlock(&g->pinned);
+	return ret;
+}
+
 /* Both run under the registry's read lock (pq_gpu_submit). */
 static void *xlate(void *ctx, void *p, size_t len)
 {

@@ -69,6 +69,8 @@ void *pq_gpu_alloc_host(struct pq_gpu *g, size_t len);
 void pq_gpu_free_host(struct pq_gpu *g, void *p);
 int pq_gpu_register(struct pq_gpu *g, void *buf, size_t len);
 int pq_gpu_unregister(struct pq_gpu *g, void *buf);
+/* 1 when all of [p, p + len) is pinned here (allocated or registered), else 0. */
+int pq_gpu_pinned(struct pq_gpu *g, const void *p, size_t len);
 
 /* status: 0, or -EIO when the GPU failed the batch (its buffers then hold no result). */
 typedef void (*pq_gpu_done_fn)(void *arg, int status);

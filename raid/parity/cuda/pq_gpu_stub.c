@@ -59,6 +59,11 @@ int pq_gpu_unregister(struct pq_gpu *g, void *buf)
 	return -ENODEV;
 }
 
+int pq_gpu_pinned(struct pq_gpu *g, const void *p, size_t len)
+{
+	return 0;
+}
+
 int pq_gpu_submit(struct pq_gpu *g, const struct pq_gpu_stripe *s, int n, pq_gpu_done_fn fn,
 		  void *arg)
 {
