@@ -21,7 +21,7 @@ for run in "copy 1 -" "copy 256 -" "mapped 1 -" "mapped 256 -" "copy 64 1" "mapp
 			--name=gpu --filename=vol --raid_level=6 --raid_members="${m%:}" \
 			--raid_member_size=64m --raid_chunk=64k --raid_parity=cuda --raid_gpu="$dev" \
 			--raid_gpu_mode=$mode --raid_gpu_batch=$batch --rw=randwrite \
-			--bsrange=4k-1m --iodepth=32 --size=100% --verify=crc32c --do_verify=1 \
+			--bsrange=4k-1m --iodepth=32 --size=100% --direct=1 --verify=crc32c --do_verify=1 \
 			--verify_fatal=1 --verify_state_save=0 --raid_stats="$st" "${fopt[@]}" \
 			>"$dir/log" 2>&1; then
 			cat "$dir/log"
@@ -33,8 +33,9 @@ for run in "copy 1 -" "copy 256 -" "mapped 1 -" "mapped 256 -" "copy 64 1" "mapp
 		line=$(build/bin/raid-json get "$st" gpu.launches 2>/dev/null)
 		per=$(build/bin/raid-json get "$st" gpu.stripes_per_launch 2>/dev/null)
 		cpu=$(build/bin/raid-json get "$st" gpu.cpu_stripes 2>/dev/null)
+		inp=$(build/bin/raid-json get "$st" gpu.inplace_stripes 2>/dev/null)
 		echo "$mode batch=$batch failed=$failed: verified; $line launches, $per stripes each," \
-			"$cpu on the CPU"
+			"$cpu on the CPU, $inp read from fio's buffers in place"
 		[[ ${line:-0} -gt 0 ]] || { echo "FAIL $mode batch=$batch: no GPU launch"; fail=1; }
 		rm -f "$dir"/m*
 	}
