@@ -172,9 +172,10 @@ static void parity_done_post(struct raid_queue *q, struct raid_post *p)
 }
 
 /*
- * The GPU's share of an operation: generation, the RMW of a single changed chunk, or the
- * recovery of a degraded read. (A degraded write that must reconstruct first, M_RECON, would
- * take two dependent launches: the CPU does it.)
+ * The GPU's share of an operation: generation (also of a degraded write that reconstructed
+ * its missing old data first, M_RECON: that recovery, a rare step before the generation, is
+ * done on the CPU while the op is prepared, rather than as a second dependent launch), the RMW
+ * of a single changed chunk, or the recovery of a degraded read.
  */
 static int gpu_stripe(struct sop *s, struct pq_gpu_stripe *st, void **ptrs)
 {
@@ -196,7 +197,7 @@ static int gpu_stripe(struct sop *s, struct pq_gpu_stripe *st, void **ptrs)
 		return 0;
 	}
 
-	if (s->mode == M_FULL || s->mode == M_RCW) {
+	if (s->mode == M_FULL || s->mode == M_RCW || s->mode == M_RECON) {
 		pq_ptrs(s, ptrs);
 		*st = (struct pq_gpu_stripe){.op = s->map.qd >= 0 ? PQ_GPU_GEN_PQ : PQ_GPU_GEN_P,
 					     .k = k,
@@ -333,7 +334,9 @@ static bool gpu_compute(struct sop *s)
 		return false;
 	if (s->mode == M_RMW)
 		rmw_delta(s, pq);
-	else if (s->mode != M_DREAD)
+	if (s->mode == M_RECON)
+		recover(s, pq);
+	if (s->mode != M_RMW && s->mode != M_DREAD)
 		overlay(s);
 	s->pns += now_ns() - t0;
 	s->job.q = q;
