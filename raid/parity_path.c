@@ -348,3 +348,11 @@ int parity_path_gpu_submit(struct parity_path *p, struct parity_job *head,
 		return -ENODEV;
 	return pq_gpu_submit(p->gpu, s, n, gpu_done, head);
 }
+
+int parity_path_gpu_run(struct parity_path *p, const struct pq_gpu_stripe *s, int n,
+			pq_gpu_done_fn fn, void *arg)
+{
+	if (!p->gpu)
+		return -ENODEV;
+	return pq_gpu_submit(p->gpu, s, n, fn, arg);
+}

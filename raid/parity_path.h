@@ -79,5 +79,8 @@ void parity_path_unregister(struct parity_path *p, void *buf);
 bool parity_path_pinned(const struct parity_path *p, const void *buf, size_t len);
 int parity_path_gpu_submit(struct parity_path *p, struct parity_job *head,
 			   const struct pq_gpu_stripe *s, int n);
+/* n stripes as one launch with the caller's own completion (recovery windows); as above */
+int parity_path_gpu_run(struct parity_path *p, const struct pq_gpu_stripe *s, int n,
+			pq_gpu_done_fn fn, void *arg);
 
 #endif

@@ -22,6 +22,17 @@ LDLIBS_raid56_gpu_test := -lcmocka
 # (not in TESTS: without a GPU raid_parity=cuda refuses the array, as it should).
 $(BUILD)/tests/raid56_cuda_test: $(OBJ)/raid/raid56_gpu_test.o $(LIBRAID)
 LDLIBS_raid56_cuda_test := -lcmocka
+# The RAID5/6 recovery windows (rebuild) through the GPU path, against the same mock.
+TESTS += $(BUILD)/tests/rebuild56_gpu_test
+$(OBJ)/raid/rebuild56_gpu_test.o: raid/rebuild56_test.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -DTEST_GPU -c $< -o $@
+$(BUILD)/tests/rebuild56_gpu_test: $(OBJ)/raid/rebuild56_gpu_test.o $(OBJ)/raid/raid56_gpu_mock.o \
+	$(LIBRAID)
+LDLIBS_rebuild56_gpu_test := -lcmocka
+# ... and on a real GPU, without the mock (tests/gpu/check.sh; not in TESTS)
+$(BUILD)/tests/rebuild56_cuda_test: $(OBJ)/raid/rebuild56_gpu_test.o $(LIBRAID)
+LDLIBS_rebuild56_cuda_test := -lcmocka
 # How stripes are gathered into launches, busy and failed launches, against the same mock.
 TESTS += $(BUILD)/tests/raid56_gpu_batch_test
 $(BUILD)/tests/raid56_gpu_batch_test: $(OBJ)/raid/raid56_gpu_batch_test.o \

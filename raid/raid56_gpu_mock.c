@@ -90,6 +90,9 @@ static void run(struct mjob *j)
 		case PQ_GPU_RECOV_1D_P:
 			pq_recov_1d_p(c, s->k, s->a, s->len, s->ptrs);
 			break;
+		case PQ_GPU_RECOV_DQ:
+			pq_recov_dq(c, s->k, s->a, s->len, s->ptrs);
+			break;
 		default:
 			fprintf(stderr, "pq_gpu mock: op %d: the engine gives the GPU no such op\n",
 				s->op);

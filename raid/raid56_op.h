@@ -13,7 +13,7 @@
 #include "stripe.h"
 
 #define SCRATCH_KEEP (4u << 20) /* larger scratch buffers go back to the system */
-#define SLICE (64ULL << 10)	/* most columns one stripe operation covers */
+#define SLICE RAID56_SLICE
 
 enum sop_mode { M_DREAD, M_FULL, M_RCW, M_RMW, M_RECON, M_NOPARITY };
 enum sop_stage { S_LOCK, S_READ, S_PARITY, S_WRITE };

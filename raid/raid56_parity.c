@@ -5,6 +5,7 @@
  * launch (raid_parity=cuda; raid_gpu_batch stripes at most).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,4 +372,66 @@ void raid56_sop_compute(struct sop *s)
 	s->job.post.fn = parity_done_post;
 	if (parity_path_submit(R(s->q->a)->pp, &s->job))
 		raid56_sop_write(s);
+}
+
+/* ---- recovery windows on the GPU (rebuild56.c), from the rebuild thread ---- */
+
+struct gpu_wait {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int pending, status;
+};
+
+/* On a CUDA thread: count the launch down; the rebuild thread waits for zero. */
+static void gpu_wait_done(void *arg, int status)
+{
+	struct gpu_wait *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	if (status)
+		w->status = status;
+	if (!--w->pending)
+		pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+bool raid56_gpu_pinned(struct raid_array *a, const void *buf, size_t len)
+{
+	return parity_path_pinned(R(a)->pp, buf, len);
+}
+
+bool raid56_gpu_run(struct raid_array *a, const struct pq_gpu_stripe *st, int n)
+{
+	struct parity_path *pp = R(a)->pp;
+	int batch = parity_path_gpu_batch(pp), ret = 0;
+	struct gpu_wait w = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+	if (!parity_path_gpu(pp))
+		return false;
+	for (int i = 0; i < n && !ret; i += batch) {
+		int m = n - i < batch ? n - i : batch;
+
+		pthread_mutex_lock(&w.mu);
+		w.pending++;
+		pthread_mutex_unlock(&w.mu);
+		ret = parity_path_gpu_run(pp, st + i, m, gpu_wait_done, &w);
+		if (ret) {
+			pthread_mutex_lock(&w.mu);
+			w.pending--;
+			pthread_mutex_unlock(&w.mu);
+		}
+	}
+	pthread_mutex_lock(&w.mu);
+	while (w.pending)
+		pthread_cond_wait(&w.cv, &w.mu);
+	pthread_mutex_unlock(&w.mu);
+	pthread_mutex_destroy(&w.mu);
+	pthread_cond_destroy(&w.cv);
+	if (ret || w.status)
+		return false;
+	pthread_mutex_lock(&a->lock);
+	a->totals.gpu_launches += (uint64_t)(n + batch - 1) / (uint64_t)batch;
+	a->totals.gpu_stripes += (uint64_t)n;
+	pthread_mutex_unlock(&a->lock);
+	return true;
 }

@@ -538,7 +538,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	double t_start = rec_elapsed(rec), last_cp = t_start, last_fg = -1, next_log = 0.1;
 	void *bufs[RAID_MAX_MEMBERS] = {0};
 	char who[RAID_ERRLEN];
-	int ret = 0;
+	int ret = 0, unpinned = 0;
 
 	for (int m = 0; m < a->geom.n; m++) {
 		if (!a->ops->rows_recover && !(targets >> m & 1))
@@ -548,7 +548,14 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			raid_log("raid: rebuild: out of memory");
 			goto out;
 		}
+		/* a parity GPU rebuilds the windows in place (without one this does nothing) */
+		if (a->ops->buf_register && a->ops->buf_register(a, bufs[m], REGION_MAX))
+			unpinned++;
 	}
+	if (unpinned)
+		raid_log("raid: rebuild: %d window buffers could not be pinned for the GPU: the "
+			 "CPU rebuilds",
+			 unpinned);
 	for (int t = 0; t < a->geom.n; t++)
 		if (targets >> t & 1) {
 			uint64_t f = atomic_load(&a->m[t].recovery_offset);
@@ -679,8 +686,11 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	pthread_mutex_unlock(&rec->mu);
 	raid_rec_state_save(a);
 out:
-	for (int m = 0; m < a->geom.n; m++)
+	for (int m = 0; m < a->geom.n; m++) {
+		if (bufs[m] && a->ops->buf_unregister)
+			a->ops->buf_unregister(a, bufs[m]);
 		free(bufs[m]);
+	}
 }
 
 /* Failed slots that can be rebuilt now: give each a free spare first. */

@@ -5,6 +5,7 @@
  * or rewrite P and Q for scrub and resync.
  */
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "parity/pq.h"
@@ -54,6 +55,82 @@ static void recov_d_from_p(const struct pq_calls *pq, int k, int fa, size_t len,
 	pq->gen_p(k, len, v);
 }
 
+/* The one GPU operation that rebuilds this row's lost set; false when nothing is lost. */
+static bool row_op(const struct raid56_stripe *s, uint64_t lost, struct pq_gpu_stripe *g)
+{
+	bool p = lost >> s->pd & 1, q = s->qd >= 0 && (lost >> s->qd & 1);
+	int d[2], nd = 0;
+
+	for (int i = 0; i < s->k; i++)
+		if (lost >> s->data[i] & 1 && nd < 2)
+			d[nd++] = s->slot[i];
+	if (nd == 2 && d[0] > d[1]) {
+		int t = d[0];
+
+		d[0] = d[1];
+		d[1] = t;
+	}
+	g->k = s->k;
+	g->a = nd ? d[0] : 0;
+	g->b = nd == 2 ? d[1] : g->a;
+	if (nd == 2)
+		g->op = PQ_GPU_RECOV_2D;
+	else if (nd == 1)
+		g->op = p ? PQ_GPU_RECOV_DP : q ? PQ_GPU_RECOV_DQ : PQ_GPU_RECOV_1D_P;
+	else if (q)
+		g->op = PQ_GPU_GEN_PQ;
+	else if (p)
+		g->op = PQ_GPU_GEN_P;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * The window on the GPU, when the array computes parity there and the window's buffers are
+ * pinned (rebuild.c registers them): one GPU stripe per row and 64 KiB column slice. False:
+ * the CPU does it (it recomputes everything, which is idempotent).
+ */
+static bool rows_recover_gpu(struct raid_array *a, uint64_t moff, uint64_t len, uint64_t lost,
+			     void **bufs)
+{
+	const struct raid_geom *g = &a->geom;
+	size_t c = g->chunk, piece = c < RAID56_SLICE ? c : RAID56_SLICE;
+	size_t per = c / piece, n = len / c * per, k = 0;
+	struct pq_gpu_stripe *st;
+	void **ptrs;
+	bool ok;
+
+	for (int m = 0; m < g->n; m++)
+		if (!a->gpu || !bufs[m] || !raid56_gpu_pinned(a, bufs[m], len))
+			return false;
+	st = calloc(n ? n : 1, sizeof(*st));
+	ptrs = calloc((n ? n : 1) * (PQ_MAX_DATA + 2), sizeof(*ptrs));
+	ok = st && ptrs;
+	for (uint64_t at = 0; ok && at < len; at += c) {
+		void *row[PQ_MAX_DATA + 2];
+		struct raid56_stripe s;
+		struct pq_gpu_stripe op;
+
+		row_ptrs(g, (moff + at) / c, at, bufs, row, &s);
+		if (!row_op(&s, lost, &op))
+			continue;
+		for (size_t j = 0; j < per; j++, k++) {
+			void **p = ptrs + k * (PQ_MAX_DATA + 2);
+
+			for (int i = 0; i < s.k + 2; i++)
+				p[i] = i == s.k + 1 && s.qd < 0 ? NULL : (char *)row[i] + j * piece;
+			st[k] = op;
+			st[k].len = piece;
+			st[k].ptrs = p;
+		}
+	}
+	ok = ok && (!k || raid56_gpu_run(a, st, (int)k));
+	free(st);
+	free(ptrs);
+	return ok;
+}
+
 void raid56_rec_rows_recover(struct raid_array *a, uint64_t moff, uint64_t len, uint64_t lost,
 			     void **bufs)
 {
@@ -65,6 +142,8 @@ void raid56_rec_rows_recover(struct raid_array *a, uint64_t moff, uint64_t len, 
 	const struct pq_calls *pq = pq_streaming(raid56_calls(a));
 	size_t c = g->chunk;
 
+	if (rows_recover_gpu(a, moff, len, lost, bufs))
+		return;
 	for (uint64_t at = 0; at < len; at += c) {
 		void *ptrs[PQ_MAX_DATA + 2];
 		struct raid56_stripe s;

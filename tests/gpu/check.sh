@@ -5,7 +5,8 @@
 #   2. runs pq_kernels_test (the kernels on the CPU shim) and pq_cuda_test with a long sweep
 #      (every op, random k 1..62, lengths, batches and failure positions, copy and mapped
 #      modes, polled and threaded completion, compared with pq_calls_base byte for byte);
-#   3. runs the RAID5/6 random model test with raid_parity=cuda on the device (raid56_cuda_test)
+#   3. runs the RAID5/6 random model test and the rebuild-window test with raid_parity=cuda on
+#      the device (raid56_cuda_test, rebuild56_cuda_test)
 #      and, when fio is built, RAID6 verify jobs through the engine (tests/gpu/engine_fio.sh);
 #   4. runs raid-gpu-bench (kernel only, end to end, pinned PCIe copies) as JSON;
 # and prints a summary with the two targets of docs/gpu.md. Exit 0 only if every step passed.
@@ -48,7 +49,7 @@ if [[ ! -x $nvcc ]]; then
 fi
 
 if step build 240 make -j"$(nproc)" build/tests/pq_cuda_test build/tests/pq_kernels_test \
-	build/bin/raid-gpu-bench build/tests/raid56_cuda_test; then
+	build/bin/raid-gpu-bench build/tests/raid56_cuda_test build/tests/rebuild56_cuda_test; then
 	step shim-test 60 build/tests/pq_kernels_test
 	PQ_CUDA_TEST_ROUNDS=${PQ_CUDA_TEST_ROUNDS:-400} step gpu-test 120 build/tests/pq_cuda_test
 	if grep -q "no usable GPU" "$out/gpu-test.log"; then
@@ -57,6 +58,7 @@ if step build 240 make -j"$(nproc)" build/tests/pq_cuda_test build/tests/pq_kern
 	fi
 	# the engine's GPU path (batches gathered per queue, copy and mapped) against its model
 	step engine-test 150 build/tests/raid56_cuda_test
+	step rebuild-test 60 build/tests/rebuild56_cuda_test
 	if [[ -x build/bin/fio && -f build/engines/raid.so ]]; then
 		step engine-fio 60 tests/gpu/engine_fio.sh "$dev"
 	else
