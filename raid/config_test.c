@@ -189,6 +189,10 @@ static void test_good_degraded(void **state)
 	t_config(&c, "raid_level=1", "raid_members=a:b:c", "raid_failed=0,2", NULL);
 	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), 0);
 	raid_config_free(&c);
+	/* RAID0 over one member, as mdadm --force allows: review A's 1-drive rows */
+	t_config(&c, "raid_level=0", "raid_members=a", NULL);
+	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), 0);
+	raid_config_free(&c);
 }
 
 static char dir[] = "/tmp/raid-config-test.XXXXXX";

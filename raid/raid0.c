@@ -18,7 +18,8 @@ static int raid0_map(const struct raid_geom *g, uint64_t off, struct raid_loc *l
 const struct raid_level_ops raid0_ops = {
     .level = 0,
     .name = "raid0",
-    .min_members = 2,
+    /* one member is md's `--level=0 --raid-devices=1 --force`: the RAID layer's cost alone */
+    .min_members = 1,
     .max_failed = 0,
     .uses_chunk = true,
     .default_layout = RAID_LAYOUT_DEFAULT,

@@ -14,6 +14,8 @@ verify_run() { # NAME LEVEL N ARGS...
 }
 
 t_case "raid0 3 members io_uring verify" verify_run r0 0 3 --raid_chunk=8k --bs=12k
+# one member (md's --force): review A's 1-drive RAID0 rows measure the RAID layer alone
+t_case "raid0 1 member io_uring verify" verify_run r01 0 1 --bsrange=4k-256k
 t_case "raid1 2 members io_uring verify" verify_run r1 1 2
 t_case "raid10 4 members io_uring verify" verify_run r10 10 4 --raid_chunk=16k --bs=64k
 t_done
