@@ -338,7 +338,7 @@ fi
 # Engine probes: ask the engine itself whether it knows a level/option (its answer, not a list).
 declare -A PROBE
 engine_answer() { # log -> the engine's "not supported" line, if that is why fio failed
-	grep -m1 -E 'not supported|Bad option|failed parsing raid_|unknown option.*raid_|no GPU|No CUDA' "$1" || true
+	grep -m1 -E 'not supported|Bad option|failed parsing raid_|unknown option.*raid_|no usable GPU|no GPU|No CUDA' "$1" || true
 }
 probe_option() { # OPTION=VALUE -> 0 when the engine accepts it
 	local key=$1 d

@@ -79,4 +79,22 @@ halved() {
 }
 t_case "gate: RAID5/6 parity rates halved fail it" halved
 t_case "scratch member files are removed" bash -c "! ls -d '$T_SCRATCH'/fio-raid-scratch.* 2>/dev/null"
+
+# --parity cuda: without a GPU the RAID 5/6 runs are skipped with the engine's one line (and
+# the run succeeds); with one they run.
+cuda_run() {
+	local out=$T_SCRATCH/cuda m st n=0
+	env TMPDIR="$T_SCRATCH" "$RUN" quick --no-build --no-report --parity cuda --scale 0.03 \
+		--runtime 1 --member-size 32M --out "$out" || return 1
+	for m in "$out"/*-quick/tests/raid[56]-*.meta.json; do
+		st=$("$RJ" get "$m" status)
+		n=$((n + 1))
+		[[ $st == ok ]] && continue
+		[[ $st == skipped ]] && "$RJ" get "$m" reason | grep -q 'no usable GPU' && continue
+		echo "$m: $st"
+		return 1
+	done
+	((n == 8))
+}
+t_case "--parity cuda: RAID 5/6 run on a GPU or are skipped saying why" cuda_run
 t_done
