@@ -70,8 +70,9 @@ Options:
 
 Member files this run creates start as zeros (clean arrays); reused member files and real
 drives get raid_init=resync when the engine supports it (the run says which). A test the
-engine cannot do yet ("raid: ... is not supported yet") is skipped with the engine's message,
-and the rest runs.
+engine cannot do here ("raid: ... is not supported yet", or a cuda run without a usable GPU:
+"raid: raid_parity=cuda: no usable GPU: ...") is skipped with the engine's message, and the
+rest runs.
 EOF
 }
 
