@@ -18,7 +18,7 @@ endef
 $(foreach t,$(RAID_CTESTS),$(eval $(call raid_ctest,$(t))))
 
 # recovery: spares and rebuild, scrub and resync, failures, the state file (docs/rebuild.md)
-LIBRAID_SRCS += raid/rebuild.c raid/rebuild_config.c raid/scrub.c raid/state.c raid/fault.c \
+LIBRAID_SRCS += raid/rebuild.c raid/rebuild_window.c raid/rebuild_config.c raid/scrub.c raid/state.c raid/fault.c \
 	raid/rebuild56.c
 TESTS += tests/e2e/rebuild.sh
 BENCHES += tests/bench/rebuild_bench.sh

@@ -135,6 +135,7 @@ void rec_io(struct raid_recovery *rec, struct rec_batch *b, enum raid_op op, int
 int rec_wait(struct raid_recovery *rec, struct rec_batch *b);
 void rec_tick(struct raid_recovery *rec); /* samples the foreground meter when due */
 void *rec_alloc(size_t len);
+void rec_parked_free(struct raid_recovery *rec); /* the writes still parked, at array free */
 
 /* scrub.c */
 int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool resync);
