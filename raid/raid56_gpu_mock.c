@@ -52,53 +52,14 @@ int pq_gpu_usable(int device, char *why, size_t why_len)
 	return 1;
 }
 
-void pq_gpu_opts_default(struct pq_gpu_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->batch = PQ_GPU_BATCH_DEFAULT;
-	o->max_k = PQ_MAX_DATA;
-	o->max_len = 1 << 20;
-	o->slots = PQ_GPU_SLOTS_DEFAULT;
-}
-
 static void run(struct mjob *j)
 {
-	const struct pq_calls *c = &pq_calls_base;
-
-	for (int i = 0; i < j->n; i++) {
-		struct pq_gpu_stripe *s = &j->st[i];
-
-		switch (s->op) {
-		case PQ_GPU_GEN_P:
-			c->gen_p(s->k, s->len, s->ptrs);
-			break;
-		case PQ_GPU_GEN_PQ:
-			c->gen_pq(s->k, s->len, s->ptrs);
-			break;
-		case PQ_GPU_XOR_P:
-			c->xor_p(s->k, s->a, s->b, s->len, s->ptrs);
-			break;
-		case PQ_GPU_XOR_PQ:
-			c->xor_pq(s->k, s->a, s->b, s->len, s->ptrs);
-			break;
-		case PQ_GPU_RECOV_2D:
-			c->recov_2d(s->k, s->a, s->b, s->len, s->ptrs);
-			break;
-		case PQ_GPU_RECOV_DP:
-			c->recov_dp(s->k, s->a, s->len, s->ptrs);
-			break;
-		case PQ_GPU_RECOV_1D_P:
-			pq_recov_1d_p(c, s->k, s->a, s->len, s->ptrs);
-			break;
-		case PQ_GPU_RECOV_DQ:
-			pq_recov_dq(c, s->k, s->a, s->len, s->ptrs);
-			break;
-		default:
+	for (int i = 0; i < j->n; i++)
+		if (pq_gpu_stripe_on_cpu(&pq_calls_base, &j->st[i])) {
 			fprintf(stderr, "pq_gpu mock: op %d: the engine gives the GPU no such op\n",
-				s->op);
+				j->st[i].op);
 			abort();
 		}
-	}
 }
 
 static void mjob_free(struct mjob *j)

@@ -90,15 +90,6 @@ extern "C" int pq_gpu_usable(int device, char *why, size_t why_len)
 	return probe(device, why, why_len);
 }
 
-extern "C" void pq_gpu_opts_default(struct pq_gpu_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->batch = PQ_GPU_BATCH_DEFAULT;
-	o->max_k = PQ_MAX_DATA;
-	o->max_len = 1 << 20;
-	o->slots = PQ_GPU_SLOTS_DEFAULT;
-}
-
 static void slot_free(struct pq_gpu_slot *s)
 {
 	if (s->stream)

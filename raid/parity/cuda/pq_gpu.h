@@ -49,6 +49,12 @@ struct pq_gpu_stripe {
 };
 
 /*
+ * What one stripe of a launch computes, done by CPU variant c instead: the engine's CPU side
+ * and the tests' mock GPU. 0, or -EINVAL for an op this does not know.
+ */
+int pq_gpu_stripe_on_cpu(const struct pq_calls *c, const struct pq_gpu_stripe *s);
+
+/*
  * Is a GPU usable? 1 if device `device` can be opened, else 0 with a one-line reason in why
  * (e.g. "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version
  * (35)" or "built without CUDA (no nvcc found)"). Cheap after the first call; thread-safe.

@@ -18,15 +18,6 @@ int pq_gpu_usable(int device, char *why, size_t why_len)
 	return 0;
 }
 
-void pq_gpu_opts_default(struct pq_gpu_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->batch = PQ_GPU_BATCH_DEFAULT;
-	o->max_k = PQ_MAX_DATA;
-	o->max_len = 1 << 20;
-	o->slots = PQ_GPU_SLOTS_DEFAULT;
-}
-
 int pq_gpu_open(const struct pq_gpu_opts *o, struct pq_gpu **out, char *err, size_t err_len)
 {
 	*out = NULL;

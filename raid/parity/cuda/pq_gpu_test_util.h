@@ -13,39 +13,14 @@
 static const char *const g_op_names[PQ_GPU_NR_OPS] = {
     "gen_p", "gen_pq", "xor_p", "xor_pq", "recov_2d", "recov_dp", "recov_1d_p", "recov_dq"};
 
-/* what the reference does for one op */
+/* what the reference does for one op, on the blocks in ptrs */
 static inline void g_apply_base(const struct pq_gpu_stripe *s, void **ptrs)
 {
-	const struct pq_calls *c = &pq_calls_base;
+	struct pq_gpu_stripe r = *s;
 
-	switch (s->op) {
-	case PQ_GPU_GEN_P:
-		c->gen_p(s->k, s->len, ptrs);
-		break;
-	case PQ_GPU_GEN_PQ:
-		c->gen_pq(s->k, s->len, ptrs);
-		break;
-	case PQ_GPU_XOR_P:
-		c->xor_p(s->k, s->a, s->b, s->len, ptrs);
-		break;
-	case PQ_GPU_XOR_PQ:
-		c->xor_pq(s->k, s->a, s->b, s->len, ptrs);
-		break;
-	case PQ_GPU_RECOV_2D:
-		c->recov_2d(s->k, s->a, s->b, s->len, ptrs);
-		break;
-	case PQ_GPU_RECOV_DP:
-		c->recov_dp(s->k, s->a, s->len, ptrs);
-		break;
-	case PQ_GPU_RECOV_1D_P:
-		pq_recov_1d_p(c, s->k, s->a, s->len, ptrs);
-		break;
-	case PQ_GPU_RECOV_DQ:
-		pq_recov_dq(c, s->k, s->a, s->len, ptrs);
-		break;
-	default:
+	r.ptrs = ptrs;
+	if (pq_gpu_stripe_on_cpu(&pq_calls_base, &r))
 		fail_msg("bad op %d", s->op);
-	}
 }
 
 /* One stripe under test: its blocks, the op, and the expected bytes of every block. */

@@ -7,6 +7,49 @@
 
 #include "pq_plan.h"
 
+/* Here, not in pq_gpu.cu: the CUDA build, the stub and the tests' mock share one set. */
+void pq_gpu_opts_default(struct pq_gpu_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->batch = PQ_GPU_BATCH_DEFAULT;
+	o->max_k = PQ_MAX_DATA;
+	o->max_len = 1 << 20;
+	o->slots = PQ_GPU_SLOTS_DEFAULT;
+}
+
+int pq_gpu_stripe_on_cpu(const struct pq_calls *c, const struct pq_gpu_stripe *s)
+{
+	switch (s->op) {
+	case PQ_GPU_GEN_P:
+		c->gen_p(s->k, s->len, s->ptrs);
+		break;
+	case PQ_GPU_GEN_PQ:
+		c->gen_pq(s->k, s->len, s->ptrs);
+		break;
+	case PQ_GPU_XOR_P:
+		c->xor_p(s->k, s->a, s->b, s->len, s->ptrs);
+		break;
+	case PQ_GPU_XOR_PQ:
+		c->xor_pq(s->k, s->a, s->b, s->len, s->ptrs);
+		break;
+	case PQ_GPU_RECOV_2D:
+		c->recov_2d(s->k, s->a, s->b, s->len, s->ptrs);
+		break;
+	case PQ_GPU_RECOV_DP:
+		c->recov_dp(s->k, s->a, s->len, s->ptrs);
+		break;
+	case PQ_GPU_RECOV_1D_P:
+		pq_recov_1d_p(c, s->k, s->a, s->len, s->ptrs);
+		break;
+	case PQ_GPU_RECOV_DQ:
+		pq_recov_dq(c, s->k, s->a, s->len, s->ptrs);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int pq_plan_check(const struct pq_gpu_stripe *s, int max_k, size_t max_len)
 {
 	uint64_t in, out;
