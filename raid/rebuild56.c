@@ -37,25 +37,13 @@ static void row_ptrs(const struct raid_geom *g, uint64_t row, uint64_t at, void 
 	for (int i = 0; i < s->k; i++)
 		ptrs[s->slot[i]] = (char *)bufs[s->data[i]] + at;
 	ptrs[s->k] = (char *)bufs[s->pd] + at;
-	if (s->qd >= 0)
-		ptrs[s->k + 1] = (char *)bufs[s->qd] + at;
+	ptrs[s->k + 1] = s->qd >= 0 ? (char *)bufs[s->qd] + at : NULL;
 }
 
-/* D_fa = P ^ every other data block, through gen_p over a shuffled pointer list. */
-static void recov_d_from_p(const struct pq_calls *pq, int k, int fa, size_t len, void **ptrs)
-{
-	void *v[PQ_MAX_DATA + 2];
-	int j = 0;
-
-	for (int i = 0; i < k; i++)
-		if (i != fa)
-			v[j++] = ptrs[i];
-	v[j++] = ptrs[k];
-	v[j] = ptrs[fa];
-	pq->gen_p(k, len, v);
-}
-
-/* The one GPU operation that rebuilds this row's lost set; false when nothing is lost. */
+/*
+ * The one stripe operation that rebuilds this row's lost set, for the GPU or, through
+ * pq_gpu_stripe_on_cpu(), the CPU; false when nothing in the row is lost.
+ */
 static bool row_op(const struct raid56_stripe *s, uint64_t lost, struct pq_gpu_stripe *g)
 {
 	bool p = lost >> s->pd & 1, q = s->qd >= 0 && (lost >> s->qd & 1);
@@ -119,7 +107,7 @@ static bool rows_recover_gpu(struct raid_array *a, uint64_t moff, uint64_t len, 
 			void **p = ptrs + k * (PQ_MAX_DATA + 2);
 
 			for (int i = 0; i < s.k + 2; i++)
-				p[i] = i == s.k + 1 && s.qd < 0 ? NULL : (char *)row[i] + j * piece;
+				p[i] = row[i] ? (char *)row[i] + j * piece : NULL;
 			st[k] = op;
 			st[k].len = piece;
 			st[k].ptrs = p;
@@ -147,28 +135,14 @@ void raid56_rec_rows_recover(struct raid_array *a, uint64_t moff, uint64_t len, 
 	for (uint64_t at = 0; at < len; at += c) {
 		void *ptrs[PQ_MAX_DATA + 2];
 		struct raid56_stripe s;
-		int d[2], nd = 0;
-		bool p, q;
+		struct pq_gpu_stripe op;
 
 		row_ptrs(g, (moff + at) / c, at, bufs, ptrs, &s);
-		p = lost >> s.pd & 1;
-		q = s.qd >= 0 && (lost >> s.qd & 1);
-		for (int i = 0; i < s.k; i++)
-			if (lost >> s.data[i] & 1 && nd < 2)
-				d[nd++] = s.slot[i];
-		if (nd == 2) {
-			pq->recov_2d(s.k, d[0] < d[1] ? d[0] : d[1], d[0] < d[1] ? d[1] : d[0], c,
-				     ptrs);
-		} else if (nd == 1 && p && s.qd >= 0) {
-			pq->recov_dp(s.k, d[0], c, ptrs);
-		} else {
-			if (nd == 1)
-				recov_d_from_p(pq, s.k, d[0], c, ptrs);
-			if (q)
-				pq->gen_pq(s.k, c, ptrs);
-			else if (p)
-				pq->gen_p(s.k, c, ptrs);
-		}
+		if (!row_op(&s, lost, &op))
+			continue;
+		op.len = c;
+		op.ptrs = ptrs;
+		pq_gpu_stripe_on_cpu(pq, &op);
 	}
 }
 
