@@ -40,23 +40,37 @@ static int lost_slots(const struct sop *s, int fd[2])
 	return nd;
 }
 
-/* Rebuild the failed data chunks' columns lo..hi from the survivors read into mb[]. */
-static void recover(struct sop *s, const struct pq_calls *pq)
+/*
+ * The recovery of the failed data chunks' columns lo..hi from the survivors read into mb[],
+ * as one stripe operation (for the GPU, or the CPU below); false when no data chunk failed.
+ */
+static bool recov_op(const struct sop *s, struct pq_gpu_stripe *st, void **ptrs)
 {
-	int k = s->map.k, fd[2], nd = lost_slots(s, fd);
-	size_t len = s->hi - s->lo;
-	void *ptrs[RAID56_MAX_MEMBERS + 2];
+	int fd[2], nd = lost_slots(s, fd);
 
 	if (!nd)
-		return;
+		return false;
 	pq_ptrs(s, ptrs);
-	if (nd == 2)
-		pq->recov_2d(k, fd[0], fd[1], len, ptrs);
-	else if (!mfailed(s, s->map.pd))
-		pq_recov_1d_p(pq, k, fd[0], len, ptrs);
-	else
-		pq->recov_dp(k, fd[0], len, ptrs);
-	s->pbytes += (uint64_t)k * len;
+	*st = (struct pq_gpu_stripe){.op = nd == 2		    ? PQ_GPU_RECOV_2D
+					   : !mfailed(s, s->map.pd) ? PQ_GPU_RECOV_1D_P
+								    : PQ_GPU_RECOV_DP,
+				     .k = s->map.k,
+				     .a = fd[0],
+				     .b = nd == 2 ? fd[1] : fd[0],
+				     .len = s->hi - s->lo,
+				     .ptrs = ptrs};
+	return true;
+}
+
+static void recover(struct sop *s, const struct pq_calls *pq)
+{
+	void *ptrs[RAID56_MAX_MEMBERS + 2];
+	struct pq_gpu_stripe st;
+
+	if (!recov_op(s, &st, ptrs))
+		return;
+	pq_gpu_stripe_on_cpu(pq, &st);
+	s->pbytes += (uint64_t)s->map.k * st.len;
 }
 
 /* A degraded read: the wanted columns of the rebuilt chunks go to the caller's buffer. */
@@ -180,23 +194,10 @@ static void parity_done_post(struct raid_queue *q, struct raid_post *p)
  */
 static int gpu_stripe(struct sop *s, struct pq_gpu_stripe *st, void **ptrs)
 {
-	int k = s->map.k, changed = -1, fd[2], nd;
+	int k = s->map.k, changed = -1;
 
-	if (s->mode == M_DREAD) {
-		nd = lost_slots(s, fd);
-		if (!nd)
-			return -1;
-		pq_ptrs(s, ptrs);
-		*st = (struct pq_gpu_stripe){.op = nd == 2		    ? PQ_GPU_RECOV_2D
-						   : !mfailed(s, s->map.pd) ? PQ_GPU_RECOV_1D_P
-									    : PQ_GPU_RECOV_DP,
-					     .k = k,
-					     .a = fd[0],
-					     .b = nd == 2 ? fd[1] : fd[0],
-					     .len = s->hi - s->lo,
-					     .ptrs = ptrs};
-		return 0;
-	}
+	if (s->mode == M_DREAD)
+		return recov_op(s, st, ptrs) ? 0 : -1;
 
 	if (s->mode == M_FULL || s->mode == M_RCW || s->mode == M_RECON) {
 		pq_ptrs(s, ptrs);
