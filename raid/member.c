@@ -44,21 +44,11 @@ void sync_be_exit(struct raid_queue *q)
 	q->be_priv = NULL;
 }
 
-static void append(struct member_io **head, struct member_io **tail, struct member_io *m)
-{
-	m->next = NULL;
-	if (*tail)
-		(*tail)->next = m;
-	else
-		*head = m;
-	*tail = m;
-}
-
 int sync_be_prep(struct raid_queue *q, struct member_io *mio)
 {
 	struct sync_be *s = q->be_priv;
 
-	append(&s->pend_head, &s->pend_tail, mio);
+	mio_append(&s->pend_head, &s->pend_tail, mio);
 	return 0;
 }
 
@@ -72,7 +62,7 @@ int sync_be_submit(struct raid_queue *q)
 		struct member_io *next = m->next;
 
 		m->res = s->xfer(q, m);
-		append(&s->done_head, &s->done_tail, m);
+		mio_append(&s->done_head, &s->done_tail, m);
 		m = next;
 	}
 	return 0;

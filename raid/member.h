@@ -66,6 +66,17 @@ extern const struct member_backend_ops member_null_ops;
 
 const struct member_backend_ops *member_backend(enum raid_backend_kind kind);
 
+/* Append m to the list head..tail (the backlog, the plug, the sync backends' lists). */
+static inline void mio_append(struct member_io **head, struct member_io **tail, struct member_io *m)
+{
+	m->next = NULL;
+	if (*tail)
+		(*tail)->next = m;
+	else
+		*head = m;
+	*tail = m;
+}
+
 /* Called by backends for every finished member I/O: bytes moved, or negative errno. */
 void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res);
 /* Read the doorbell eventfd dry (non-blocking). */

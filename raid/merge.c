@@ -86,12 +86,7 @@ void merge_exit(struct raid_queue *q)
 
 void merge_plug(struct raid_queue *q, struct member_io *mio)
 {
-	mio->next = NULL;
-	if (q->plug_tail)
-		q->plug_tail->next = mio;
-	else
-		q->plug_head = mio;
-	q->plug_tail = mio;
+	mio_append(&q->plug_head, &q->plug_tail, mio);
 }
 
 /* Add p to the run led by `lead` if it extends the run at either end and fits. */

@@ -53,12 +53,7 @@ void raid_mio_to_backend(struct raid_queue *q, struct member_io *mio)
 	int ret;
 
 	if (q->backlog_head || q->be_inflight >= q->be_capacity) {
-		mio->next = NULL;
-		if (q->backlog_tail)
-			q->backlog_tail->next = mio;
-		else
-			q->backlog_head = mio;
-		q->backlog_tail = mio;
+		mio_append(&q->backlog_head, &q->backlog_tail, mio);
 		return;
 	}
 	q->be_inflight++;
