@@ -344,9 +344,7 @@ static void gpu_done(void *arg, int status)
 int parity_path_gpu_submit(struct parity_path *p, struct parity_job *head,
 			   const struct pq_gpu_stripe *s, int n)
 {
-	if (!p->gpu)
-		return -ENODEV;
-	return pq_gpu_submit(p->gpu, s, n, gpu_done, head);
+	return parity_path_gpu_run(p, s, n, gpu_done, head);
 }
 
 int parity_path_gpu_run(struct parity_path *p, const struct pq_gpu_stripe *s, int n,

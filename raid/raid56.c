@@ -216,12 +216,13 @@ static int sop_buffers(struct sop *s)
 		struct parity_path *pp = R(s->q->a)->pp;
 		bool gpu = parity_path_gpu(pp), inplace = false;
 
-		for (int i = 0; i < k; i++)
-			if (fully_written(s, i) &&
-			    (!gpu || parity_path_pinned(pp, ubuf(s, i, s->lo), L))) {
-				s->mb[s->map.data[i]] = ubuf(s, i, s->lo);
-				inplace = true;
-			}
+		/* one lookup for the caller's whole buffer, not one per chunk */
+		if (!gpu || parity_path_pinned(pp, s->parent->buf, s->parent->length))
+			for (int i = 0; i < k; i++)
+				if (fully_written(s, i)) {
+					s->mb[s->map.data[i]] = ubuf(s, i, s->lo);
+					inplace = true;
+				}
 		if (gpu && inplace)
 			s->q->c.gpu_inplace_stripes++;
 	}
