@@ -43,6 +43,7 @@ include raid/parity/cuda/cuda.mk
 include engines/engines.mk
 include report/report.mk
 include workloads/workloads.mk
+include tools/tools.mk
 include tests/tests.mk
 
 all: $(FIO) $(BINS)

@@ -3,6 +3,7 @@
 #   t_case NAME CMD...     run CMD; OK when it exits 0, FAILED (with its output) otherwise
 #   t_case_fail NAME CMD.. OK when CMD exits non-zero (bad-input tests)
 #   t_done                 print the summary; exit 1 if anything failed
+#   t_skip REASON          the whole program cannot run here (a missing tool): one line, exit 0
 # Also: ROOT, FIO, ENGINE, and T_SCRATCH (a private scratch directory removed at exit).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -54,6 +55,12 @@ t_done() {
 		printf '[  FAILED  ] %s\n' "${T_FAILED_NAMES[@]}"
 		exit 1
 	fi
+	exit 0
+}
+
+# A skip is not a failure: tests/run.sh reports REASON (one line naming what is missing).
+t_skip() {
+	echo "[  SKIPPED ] $*"
 	exit 0
 }
 

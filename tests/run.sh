@@ -3,10 +3,11 @@
 # "N passed, N failed". Each program is a cmocka binary or a shell script using
 # tests/lib.sh; both print cmocka's "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)"
 # summary, which this runner adds up. A program that crashes or prints no summary counts
-# as one failed test.
+# as one failed test; one that prints only "[  SKIPPED ] REASON" (t_skip: it cannot run
+# here) is listed as skipped, not failed.
 set -uo pipefail
 
-passed=0 failed=0 failed_progs=()
+passed=0 failed=0 failed_progs=() skipped=()
 log_dir=${TEST_LOG_DIR:-build/test-logs}
 mkdir -p "$log_dir"
 
@@ -26,7 +27,10 @@ for t in "$@"; do
 	if [[ $rc -ne 0 && $f -eq 0 ]]; then
 		f=1 # crashed or failed outside a test case
 	fi
-	if [[ $rc -eq 0 && $p -eq 0 && $f -eq 0 ]]; then
+	skip=$(sed -n 's/^\[  SKIPPED \] //p' "$log" | head -1)
+	if [[ $rc -eq 0 && $p -eq 0 && $f -eq 0 && -n $skip ]]; then
+		skipped+=("$name: $skip") # cannot run here (t_skip): not a failure
+	elif [[ $rc -eq 0 && $p -eq 0 && $f -eq 0 ]]; then
 		f=1 # ran nothing: that is a failure, not a pass
 		echo "    (no test summary in $log)"
 	fi
@@ -40,6 +44,7 @@ for t in "$@"; do
 	fi
 done
 
+for s in "${skipped[@]}"; do echo "skipped: $s"; done
 [[ ${#failed_progs[@]} -gt 0 ]] && echo "failed: ${failed_progs[*]}"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# mdvm_test.sh - the md appliance (tools/mdvm, docs/md.md): a guest boots with md, sees the
+# host's tree read-only at the caller's cwd, writes only into --rw directories, forwards
+# stdout and stderr, and its command's exit status comes back; a hung guest ends at its
+# timeout; bad options are refused before any boot. Skipped (one line) where md can't be had.
+source "$(dirname "$0")/../lib.sh"
+
+MDVM=$ROOT/tools/mdvm/mdvm
+S=$T_SCRATCH
+
+where=$("$MDVM" check 2>"$S/check.err")
+[[ $? -eq 77 ]] && t_skip "$where $(tail -1 "$S/check.err")"
+echo "$where"
+
+# One boot: md is there, the tree is the host's, only --rw is writable, status comes back.
+guest() {
+	cat /proc/mdstat
+	echo "cwd=$PWD MDVM=${MDVM:-} boot=${MDVM_BOOT_S:-}"
+	echo "to stderr" >&2
+	echo written >"$1/from-guest"
+	touch "$ROOT/build/mdvm-ro-probe" 2>/dev/null && echo "host tree writable"
+	exit 7
+}
+export -f guest
+export ROOT
+boot() {
+	cd "$ROOT" || return 1
+	"$MDVM" run --rw "$S" -- bash -c 'guest "$1"' _ "$S" >"$S/out" 2>"$S/err"
+	echo $? >"$S/rc"
+	cat "$S/out" "$S/err"
+}
+t_case "a guest boots and runs the command" boot
+t_case "its exit status comes back (7)" grep -qx 7 "$S/rc"
+t_case "the guest kernel has md: raid0/1/10/5/6 personalities" \
+	grep -q 'Personalities.*raid0.*raid1.*raid10.*raid6.*raid5' "$S/out"
+t_case "cwd is the caller's, MDVM=1 inside" grep -q "^cwd=$ROOT MDVM=1 boot=[0-9]" "$S/out"
+t_case "stderr comes back on stderr, with one line naming the accelerator" \
+	bash -c "grep -qx 'to stderr' '$S/err' && grep -q 'under \(tcg\|kvm\)' '$S/err'"
+t_case "--rw DIR is written at its own path" grep -qx written "$S/from-guest"
+t_case_fail "the host's tree is read-only" bash -c "grep -q 'host tree writable' '$S/out' || [[ -e '$ROOT/build/mdvm-ro-probe' ]]"
+
+# a guest that hangs is stopped at --timeout, with one line saying so
+hang() {
+	"$MDVM" run --timeout 20 -- sleep 600 2>"$S/hang.err"
+	local rc=$?
+	cat "$S/hang.err"
+	[[ $rc -eq 124 ]] && grep -q 'did not finish within 20 s' "$S/hang.err"
+}
+t_case "a hung guest ends at --timeout (exit 124)" hang
+
+t_case_fail "an unknown option is refused" "$MDVM" run --bogus -- true
+t_case_fail "--numa2 with an odd --smp is refused" "$MDVM" run --numa2 --smp 3 -- true
+t_case_fail "--rw of a missing directory is refused" "$MDVM" run --rw "$S/none" -- true
+t_case_fail "no command is refused" "$MDVM" run --
+t_done

@@ -1,0 +1,321 @@
+# tools/mdvm/lib.sh: the md appliance (docs/md.md), sourced by tools/mdvm/mdvm, run.sh and
+# the tests. Linux md on any machine: a stock Debian kernel booted under QEMU with a small
+# busybox initramfs (tools/mdvm/init) that mounts the host's / read-only over 9p, chroots
+# into it and runs the caller's command, so that the host's mdadm, losetup and the
+# project's fio run against a real md driver. Where the host kernel has md, mdvm_exec runs
+# the command on the host instead.
+#
+#   mdvm_prepare            install QEMU, busybox and mdadm (as root), fetch the kernel,
+#                           build the initramfs, find the accelerator; cached in MDVM_CACHE
+#   mdvm_check              one line on stdout: where md comes from; 77 when it can't be had
+#   mdvm_run [OPTS] -- CMD  run CMD in the appliance, exit with its status
+#   mdvm_exec [OPTS] -- CMD the same, on the host when its kernel has md
+#
+# Environment: MDVM_CACHE (default build/mdvm), MDVM_ACCEL=tcg|kvm (skip the probe),
+# MDVM_TIMEOUT (seconds a run may take, default 900), MDVM_KEEP=1 (keep the run's directory).
+
+MDVM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+MDVM_CACHE=${MDVM_CACHE:-$MDVM_ROOT/build/mdvm}
+# what the initramfs loads, with their dependencies from modules.dep (and parameters)
+# crc32c_generic first: libcrc32c (raid456) finds it by name at init, not by symbol
+MDVM_MODULES=(virtio_pci 9pnet_virtio 9p loop crc32c_generic md_mod raid0 raid1 raid10 raid456)
+declare -A MDVM_MODPARAMS=([loop]="max_loop=16")
+
+mdvm__say() { echo "mdvm: $*" >&2; }
+
+# The host kernel has md (a real server): no appliance needed.
+mdvm_host_md() {
+	[[ -e /proc/mdstat ]] && return 0
+	modprobe -q md_mod 2>/dev/null && [[ -e /proc/mdstat ]]
+}
+
+# The commands the appliance needs, by the Debian package that brings them.
+declare -A MDVM_CMDS=([qemu-system-x86_64]=qemu-system-x86 [busybox]=busybox-static [mdadm]=mdadm)
+
+mdvm__missing_pkgs() {
+	local c
+	for c in "${!MDVM_CMDS[@]}"; do
+		command -v "$c" >/dev/null || PATH=$PATH:/sbin:/usr/sbin command -v "$c" >/dev/null ||
+			echo "${MDVM_CMDS[$c]}"
+	done
+}
+
+# As root, mk/deps.sh installs them (with the rest of the suite's packages).
+mdvm__install() {
+	local missing
+	missing=$(mdvm__missing_pkgs)
+	[[ -z "$missing" ]] && return 0
+	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+		mdvm__say "installing" $missing
+		bash "$MDVM_ROOT/mk/deps.sh" >"$MDVM_CACHE/apt.log" 2>&1
+		missing=$(mdvm__missing_pkgs)
+		[[ -z "$missing" ]] && return 0
+		mdvm__say "apt-get install" $missing "failed (log: $MDVM_CACHE/apt.log)"
+		return 77
+	fi
+	# shellcheck disable=SC2086
+	mdvm__say "missing Debian packages:" $missing "(as root: apt-get install" $missing")"
+	return 77
+}
+
+# The kernel image package linux-image-amd64 depends on (linux-image-6.1.0-57-amd64).
+mdvm__kernel_pkg() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -1
+}
+
+# modules.load for MODDIR (lib/modules/VER): each module after its dependencies, once.
+mdvm__module_order() {
+	local moddir=$1
+	awk -v want="${MDVM_MODULES[*]}" '
+		function name(p) { sub(/.*\//, "", p); sub(/\.ko.*$/, "", p); gsub(/-/, "_", p); return p }
+		function load(p,   i, n, d) {
+			if (p in done) return
+			done[p] = 1
+			n = split(deps[p], d, " ")
+			for (i = n; i >= 1; i--) load(d[i])
+			print p
+		}
+		{ p = $1; sub(/:$/, "", p); path[name(p)] = p; $1 = ""; deps[p] = $0 }
+		END {
+			n = split(want, w, " ")
+			for (i = 1; i <= n; i++) {
+				if (!(w[i] in path)) { print "missing " w[i] > "/dev/stderr"; exit 1 }
+				load(path[w[i]])
+			}
+		}' "$moddir/modules.dep"
+}
+
+# Build DIR/vmlinuz and DIR/initrd.cpio for kernel package PKG (downloaded into the cache).
+mdvm__build_kernel() {
+	local pkg=$1 dir=$2 deb x ver m p
+	mkdir -p "$MDVM_CACHE/dl"
+	deb=$(ls "$MDVM_CACHE/dl/${pkg}_"*.deb 2>/dev/null | head -1)
+	if [[ -z "$deb" ]]; then
+		mdvm__say "downloading $pkg"
+		(cd "$MDVM_CACHE/dl" && apt-get download "$pkg") >"$MDVM_CACHE/download.log" 2>&1 ||
+			{ mdvm__say "apt-get download $pkg failed (log: $MDVM_CACHE/download.log)"; return 77; }
+		deb=$(ls "$MDVM_CACHE/dl/${pkg}_"*.deb | head -1)
+	fi
+	x=$(mktemp -d "$MDVM_CACHE/unpack.XXXXXX") || return 1
+	mdvm__say "unpacking $(basename "$deb")"
+	dpkg-deb -x "$deb" "$x" || { rm -rf "$x"; return 1; }
+	ver=${pkg#linux-image-}
+	busybox depmod -b "$x" "$ver" || { rm -rf "$x"; mdvm__say "busybox depmod failed"; return 1; }
+	mkdir -p "$x/initrd/bin"
+	cp /bin/busybox "$x/initrd/bin/busybox"
+	install -m 0755 "$MDVM_ROOT/tools/mdvm/init" "$x/initrd/init"
+	mdvm__module_order "$x/lib/modules/$ver" >"$x/order" || { rm -rf "$x"; return 1; }
+	while read -r p; do
+		m=$(basename "$p" .ko)
+		mkdir -p "$x/initrd/mod"
+		cp "$x/lib/modules/$ver/$p" "$x/initrd/mod/"
+		echo "mod/$m.ko ${MDVM_MODPARAMS[${m//-/_}]:-}"
+	done <"$x/order" >"$x/initrd/modules.load"
+	mkdir -p "$dir"
+	(cd "$x/initrd" && find . | busybox cpio -o -H newc 2>/dev/null) >"$dir/initrd.cpio" &&
+		cp "$x/boot/vmlinuz-$ver" "$dir/vmlinuz" && echo "$ver" >"$dir/version" &&
+		mdvm__modules_line >"$dir/modules"
+	local rc=$?
+	rm -rf "$x"
+	return $rc
+}
+
+mdvm__modules_line() {
+	local m
+	for m in "${MDVM_MODULES[@]}"; do printf '%s %s;' "$m" "${MDVM_MODPARAMS[$m]:-}"; done
+}
+
+# Is the appliance built, and up to date with init and the module list?
+mdvm__ready() {
+	local k=$MDVM_CACHE/kernel
+	[[ -s $k/vmlinuz && -s $k/initrd.cpio && -s $k/version &&
+		$k/initrd.cpio -nt $MDVM_ROOT/tools/mdvm/init &&
+		$(cat "$k/modules" 2>/dev/null) == "$(mdvm__modules_line)" ]]
+}
+
+mdvm_prepare() {
+	mkdir -p "$MDVM_CACHE" || return 1
+	(
+		flock 9
+		mdvm__install || exit $?
+		if ! mdvm__ready; then
+			local pkg
+			pkg=$(mdvm__kernel_pkg)
+			if [[ -z "$pkg" ]]; then
+				mdvm__say "no kernel package: apt-cache knows no linux-image-amd64 (apt-get update?)"
+				exit 77
+			fi
+			rm -rf "$MDVM_CACHE/kernel.new"
+			mdvm__build_kernel "$pkg" "$MDVM_CACHE/kernel.new" || exit $?
+			rm -rf "$MDVM_CACHE/kernel" "$MDVM_CACHE/accel"
+			mv "$MDVM_CACHE/kernel.new" "$MDVM_CACHE/kernel"
+			mdvm__say "appliance kernel $(cat "$MDVM_CACHE/kernel/version") ready in $MDVM_CACHE/kernel"
+		fi
+		mdvm__accel >/dev/null
+	) 9>"$MDVM_CACHE/.lock"
+}
+
+# tcg or kvm: KVM is tried once (a trivial boot within 30 s) and the answer kept.
+mdvm__accel() {
+	local f=$MDVM_CACHE/accel a=tcg
+	if [[ -n "${MDVM_ACCEL:-}" ]]; then
+		echo "$MDVM_ACCEL"
+		return
+	fi
+	if [[ ! -s $f ]]; then
+		if [[ -r /dev/kvm && -w /dev/kvm ]]; then
+			mdvm__say "trying KVM once (kept in $f)"
+			MDVM_ACCEL=kvm MDVM_TIMEOUT=30 MDVM_KEEP=0 mdvm_run -- true 2>/dev/null && a=kvm
+		fi
+		echo "$a" >"$f"
+		mdvm__say "accelerator: $a"
+	fi
+	cat "$f"
+}
+
+mdvm_check() {
+	if mdvm_host_md; then
+		echo "mdvm: md from the host kernel"
+		return 0
+	fi
+	local rc
+	mdvm_prepare
+	rc=$?
+	if [[ $rc -ne 0 ]]; then
+		echo "mdvm: no md: the host kernel has none and the appliance can't be had (above)"
+		return 77
+	fi
+	echo "mdvm: md from the appliance $(cat "$MDVM_CACHE/kernel/version") under $(mdvm__accel)"
+}
+
+# mdvm_run [--numa2] [--mem MB] [--smp N] [--rw DIR]... [--timeout S] -- CMD [ARG...]
+mdvm_run() {
+	local numa2=0 mem=2048 smp=2 tmo=${MDVM_TIMEOUT:-900} rw=() d
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--numa2) numa2=1 ;;
+		--mem) mem=$2; shift ;;
+		--smp) smp=$2; shift ;;
+		--timeout) tmo=$2; shift ;;
+		--rw)
+			d=$(realpath -e -- "$2" 2>/dev/null) && [[ -d $d && $d != / ]] ||
+				{ mdvm__say "--rw: '$2' is not a directory other than /"; return 2; }
+			rw+=("$d")
+			shift
+			;;
+		--) shift; break ;;
+		*) mdvm__say "unknown option '$1' (usage: mdvm run [--numa2] [--mem MB] [--smp N] [--rw DIR]... -- CMD)"; return 2 ;;
+		esac
+		shift
+	done
+	[[ $# -gt 0 ]] || { mdvm__say "run: no command after --"; return 2; }
+	[[ $mem =~ ^[0-9]+$ && $mem -ge 256 ]] || { mdvm__say "--mem: '$mem' is not a size in MiB >= 256"; return 2; }
+	[[ $smp =~ ^[0-9]+$ && $smp -ge 1 ]] || { mdvm__say "--smp: '$smp' is not a CPU count"; return 2; }
+	[[ $tmo =~ ^[0-9]+$ && $tmo -ge 1 ]] || { mdvm__say "--timeout: '$tmo' is not a number of seconds"; return 2; }
+	if [[ $numa2 -eq 1 ]] && ((smp < 2 || smp % 2)); then
+		mdvm__say "--numa2 needs an even --smp of at least 2 (got $smp)"
+		return 2
+	fi
+	if [[ -z "${MDVM_ACCEL:-}" ]] || ! mdvm__ready; then
+		mdvm_prepare || return $?
+	fi
+	local k=$MDVM_CACHE/kernel accel ctl
+	accel=$(mdvm__accel)
+	mkdir -p "$MDVM_CACHE/runs" || return 1
+	ctl=$(mktemp -d "$MDVM_CACHE/runs/run.XXXXXX") || return 1
+	if [[ $ctl =~ [[:space:]] ]]; then
+		mdvm__say "the cache path '$ctl' holds white space (set MDVM_CACHE)"
+		rm -rf "$ctl"
+		return 2
+	fi
+
+	# the command, its environment and working directory, run by init under chroot
+	local v i
+	{
+		for v in $(compgen -e); do
+			case $v in PWD | OLDPWD | SHLVL | _ | SHELLOPTS | BASHOPTS | MDVM_BOOT_S) continue ;; esac
+			printf 'export %s=%q\n' "$v" "${!v}"
+		done
+		while read -r _ _ v; do # exported functions (export -f) too
+			declare -f "$v"
+			echo "export -f $v"
+		done < <(declare -Fx)
+		echo "export MDVM=1"
+		printf 'cd -- %q || exit 126\n' "$PWD"
+		printf 'exec'
+		printf ' %q' "$@"
+		echo
+	} >"$ctl/cmd.sh"
+	: >"$ctl/stdout"
+	: >"$ctl/stderr"
+	: >"$ctl/rw"
+	local q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
+		-monitor none -m "$mem" -kernel "$k/vmlinuz" -initrd "$k/initrd.cpio"
+		-append "console=ttyS0 loglevel=4 panic=-1 mdvm.ctl=$ctl"
+		-serial "file:$ctl/console.log"
+		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none,multidevs=remap")
+	for i in "${!rw[@]}"; do
+		q+=(-virtfs "local,path=${rw[i]},mount_tag=rw$i,security_model=none,multidevs=remap")
+		echo "rw$i ${rw[i]}" >>"$ctl/rw"
+	done
+	if [[ $accel == kvm ]]; then
+		q+=(-accel kvm -cpu host)
+	else
+		q+=(-accel tcg,thread=multi -cpu max)
+	fi
+	if [[ $numa2 -eq 1 ]]; then
+		local h=$((smp / 2)) hm=$((mem / 2))
+		q+=(-smp "$smp,sockets=2,cores=$h,threads=1"
+			-object "memory-backend-ram,id=m0,size=${hm}M"
+			-object "memory-backend-ram,id=m1,size=$((mem - hm))M"
+			-numa "node,nodeid=0,cpus=0-$((h - 1)),memdev=m0"
+			-numa "node,nodeid=1,cpus=$h-$((smp - 1)),memdev=m1")
+	else
+		q+=(-smp "$smp")
+	fi
+	mdvm__say "appliance $(cat "$k/version") under $accel: $smp CPUs$([[ $numa2 -eq 1 ]] && echo ", 2 sockets, 2 NUMA nodes"), $mem MiB"
+
+	local qpid t1 t2 qrc rc keep=${MDVM_KEEP:-0}
+	timeout -k 10 "$tmo" "${q[@]}" </dev/null >"$ctl/qemu.log" 2>&1 &
+	qpid=$!
+	tail -n +1 -s 0.2 -f --pid="$qpid" "$ctl/stdout" &
+	t1=$!
+	tail -n +1 -s 0.2 -f --pid="$qpid" "$ctl/stderr" >&2 &
+	t2=$!
+	wait "$qpid"
+	qrc=$?
+	wait "$t1" "$t2"
+	if [[ -s $ctl/rc ]]; then
+		rc=$(<"$ctl/rc")
+	else
+		if [[ $qrc -eq 124 || $qrc -eq 137 ]]; then
+			mdvm__say "the guest did not finish within ${tmo} s: stopped (console: $ctl/console.log)"
+			rc=124
+		else
+			mdvm__say "the guest ended without an exit status (QEMU exit $qrc; a panic or an init failure): last console lines below"
+			rc=125
+		fi
+		tail -n 15 "$ctl/qemu.log" "$ctl/console.log" 2>/dev/null | sed 's/^/mdvm:   /' >&2
+		keep=${MDVM_KEEP:-1} # the console log, for the post-mortem
+	fi
+	[[ $keep == 1 ]] || rm -rf "$ctl"
+	return "$rc"
+}
+
+# mdvm_exec [run options] -- CMD: on the host when its kernel has md, else in the appliance.
+mdvm_exec() {
+	if mdvm_host_md; then
+		while [[ $# -gt 0 && $1 != -- ]]; do
+			case $1 in --mem | --smp | --rw | --timeout) shift ;; esac
+			shift
+		done
+		[[ ${1:-} == -- ]] && shift
+		[[ $# -gt 0 ]] || { mdvm__say "exec: no command after --"; return 2; }
+		mdvm__say "md from the host kernel: running on the host"
+		"$@"
+		return
+	fi
+	mdvm_run "$@"
+}
