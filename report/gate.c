@@ -277,12 +277,33 @@ static void junit(FILE *f, const struct row *rows, size_t n, double tol)
 int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gate_opts *o,
 	    FILE *out, char *err, size_t errlen)
 {
-	json_object *figs = NULL;
+	json_object *figs = NULL, *fmt = NULL;
+	const char *bp = o->baseline_path ? o->baseline_path : "baseline";
+	if (!json_object_object_get_ex(baseline, "format", &fmt) ||
+	    !json_object_is_type(fmt, json_type_int) ||
+	    json_object_get_int(fmt) != BASELINE_FORMAT) {
+		snprintf(err, errlen,
+			 "%s: format %s is not a baseline format this raid-report reads (%d; "
+			 "write one with raid-report baseline)",
+			 bp, fmt ? json_object_to_json_string(fmt) : "(none)", BASELINE_FORMAT);
+		return -EINVAL;
+	}
 	if (!json_object_object_get_ex(baseline, "figures", &figs) ||
 	    !json_object_is_type(figs, json_type_array)) {
 		snprintf(err, errlen,
-			 "baseline: no \"figures\" array (write one with raid-report "
-			 "baseline)");
+			 "%s: no \"figures\" array (write one with raid-report baseline)", bp);
+		return -EINVAL;
+	}
+	if (json_object_array_length(figs) == 0) {
+		snprintf(err, errlen, "%s: no figures: a baseline without figures gates nothing",
+			 bp);
+		return -EINVAL;
+	}
+	/* Another preset's figures are other tests: every one would be "missing" or "new". */
+	const char *bpreset = jstr(baseline, "preset");
+	if (!bpreset || strcmp(bpreset, run->preset)) {
+		snprintf(err, errlen, "%s is a baseline of preset '%s', %s a run of preset '%s'",
+			 bp, bpreset ? bpreset : "(none)", run->dir, run->preset);
 		return -EINVAL;
 	}
 	const char *bhost = jstr(baseline, "host");
@@ -308,8 +329,8 @@ int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gat
 		const char *id = jstr(f, "id"), *kind = jstr(f, "kind"),
 			   *better = jstr(f, "better");
 		if (!id || !kind || !better || !json_object_object_get_ex(f, "value", &v)) {
-			snprintf(err, errlen,
-				 "baseline: figure %zu lacks id, kind, better or value", i);
+			snprintf(err, errlen, "%s: figure %zu lacks id, kind, better or value", bp,
+				 i);
 			rc = -EINVAL;
 			break;
 		}

@@ -29,6 +29,28 @@ static char *path_join(const char *a, const char *b, const char *c)
 	return p;
 }
 
+/* Says what is wrong with a file's JSON, at which line: json-c's status words
+ * ("continue" for text that ends inside a value, "success" for a bare null) are not errors
+ * a person can act on. jerr < 0: no value starts at the beginning of any line. */
+static void json_error(const char *path, const char *buf, size_t at, int jerr, char *err,
+		       size_t errlen)
+{
+	size_t line = 1;
+	for (size_t i = 0; i < at && buf[i]; i++)
+		line += buf[i] == '\n';
+	if (jerr < 0)
+		snprintf(err, errlen, "%s: malformed JSON (no JSON object in file)", path);
+	else if (jerr == json_tokener_continue)
+		snprintf(err, errlen, "%s: malformed JSON (truncated: the file ends inside a value)",
+			 path);
+	else if (jerr == json_tokener_success)
+		snprintf(err, errlen, "%s:%zu: malformed JSON (null where an object was expected)",
+			 path, line);
+	else
+		snprintf(err, errlen, "%s:%zu: malformed JSON (%s)", path, line,
+			 json_tokener_error_desc(jerr));
+}
+
 /* fio may be followed by or preceded with stray lines (warnings, an engine message): read
  * the first JSON value that starts at the beginning of a line. */
 json_object *rr_json_load(const char *path, char *err, size_t errlen)
@@ -50,7 +72,13 @@ json_object *rr_json_load(const char *path, char *err, size_t errlen)
 		n = fread(buf + len, 1, cap - len - 1, f);
 		len += n;
 	} while (n > 0);
+	int rerr = ferror(f) ? errno : 0;
 	fclose(f);
+	if (rerr) {
+		snprintf(err, errlen, "%s: %s", path, strerror(rerr));
+		free(buf);
+		return NULL;
+	}
 	buf[len] = '\0';
 
 	const char *start = buf;
@@ -62,11 +90,13 @@ json_object *rr_json_load(const char *path, char *err, size_t errlen)
 	json_object *obj =
 	    *start ? json_tokener_parse_ex(tok, start, (int)(buf + len - start)) : NULL;
 	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
+	if (!*start || jerr != json_tokener_success || !obj)
+		json_error(path, buf, (size_t)(start - buf) + end, *start ? jerr : -1, err,
+			   errlen);
 	free(buf);
 	if (!obj || jerr != json_tokener_success) {
-		snprintf(err, errlen, "%s: malformed JSON (%s)", path,
-			 *start ? json_tokener_error_desc(jerr) : "no JSON object in file");
 		json_object_put(obj);
 		return NULL;
 	}
@@ -233,6 +263,88 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 	return 0;
 }
 
+/* The type each key the report reads must have (null is always allowed: "not recorded").
+ * json_type_double stands for any number. A key of another type would otherwise be read as
+ * absent, and its figure silently dropped from the report. */
+struct field {
+	const char *key; /* a.b for a nested key */
+	enum json_type type;
+};
+
+static const struct field meta_fields[] = {
+    {"preset", json_type_string},  {"test", json_type_string},	  {"workload", json_type_string},
+    {"engine", json_type_string},  {"layout", json_type_string},  {"parity", json_type_string},
+    {"state", json_type_string},   {"rw", json_type_string},	  {"backend", json_type_string},
+    {"status", json_type_string},  {"reason", json_type_string},  {"host", json_type_string},
+    {"level", json_type_int},	   {"members", json_type_int},	  {"chunk", json_type_int},
+    {"bs", json_type_int},	   {"iodepth", json_type_int},	  {"numjobs", json_type_int},
+    {"scale", json_type_double},
+};
+
+static const struct field stats_fields[] = {
+    {"parity_impl", json_type_string},	  {"parity_used", json_type_string},
+    {"parity_path", json_type_string},	  {"volume.reads", json_type_double},
+    {"volume.writes", json_type_double},  {"member_io.reads", json_type_double},
+    {"member_io.writes", json_type_double}, {"parity.bytes", json_type_double},
+    {"parity.cpu_ns", json_type_double},  {"gpu.stripes_per_launch", json_type_double},
+    {"rebuild", json_type_object},	  {"rebuild.start_s", json_type_double},
+    {"rebuild.end_s", json_type_double},  {"rebuild.mbps", json_type_double},
+    {"rebuild.min_per_tb", json_type_double}, {"rebuild.samples", json_type_array},
+};
+
+static const struct field run_fields[] = {
+    {"run_id", json_type_string},	 {"preset", json_type_string},
+    {"host", json_type_object},		 {"host.hostname", json_type_string},
+    {"host.mem_bw_gbps", json_type_double}, {"hosts", json_type_array},
+};
+
+static const char *type_name(enum json_type t)
+{
+	switch (t) {
+	case json_type_int:
+		return "an integer";
+	case json_type_double:
+		return "a number";
+	case json_type_string:
+		return "a string";
+	case json_type_boolean:
+		return "true/false";
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	default:
+		return "null";
+	}
+}
+
+/* -EINVAL with one line naming the file and key when a key has the wrong type */
+static int check_fields(json_object *o, const char *path, const struct field *f, size_t n,
+			char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "%s", f[i].key);
+		char *dot = strchr(key, '.');
+		if (dot)
+			*dot = '\0';
+		json_object *v = get(o, key);
+		if (dot && v && json_object_is_type(v, json_type_object))
+			v = get(v, dot + 1);
+		else if (dot)
+			v = NULL; /* the parent's own type is checked by its own entry */
+		if (!v || json_object_is_type(v, json_type_null))
+			continue;
+		enum json_type t = json_object_get_type(v);
+		if (t == f[i].type || (f[i].type == json_type_double && t == json_type_int))
+			continue;
+		snprintf(err, errlen, "%s: \"%s\" is %s, expected %s", path, f[i].key,
+			 type_name(t), type_name(f[i].type));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void parse_meta(json_object *m, struct rr_test *t)
 {
 	t->preset = str(get(m, "preset"));
@@ -337,7 +449,9 @@ static int load_test(const char *tdir, const char *stem, struct rr_test *t, char
 
 	test_init(t);
 	t->test = xstrdup(stem);
-	if (!(meta = rr_json_load(mp, err, errlen)))
+	if (!(meta = rr_json_load(mp, err, errlen)) ||
+	    check_fields(meta, mp, meta_fields, sizeof(meta_fields) / sizeof(meta_fields[0]), err,
+			 errlen))
 		goto out;
 	parse_meta(meta, t);
 	if (stat(fp, &st) != 0) {
@@ -361,7 +475,9 @@ static int load_test(const char *tdir, const char *stem, struct rr_test *t, char
 		goto out;
 	}
 	if (stat(sp, &st) == 0) {
-		if (!(stats = rr_json_load(sp, err, errlen)))
+		if (!(stats = rr_json_load(sp, err, errlen)) ||
+		    check_fields(stats, sp, stats_fields,
+				 sizeof(stats_fields) / sizeof(stats_fields[0]), err, errlen))
 			goto out;
 		parse_stats(stats, t);
 	}
@@ -401,7 +517,10 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 	run->id = xstrdup(base ? base + 1 : run->dir);
 
 	char *rp = path_join(run->dir, "run.json", NULL);
-	if (stat(rp, &st) == 0 && !(run->run_json = rr_json_load(rp, err, errlen))) {
+	if (stat(rp, &st) == 0 &&
+	    (!(run->run_json = rr_json_load(rp, err, errlen)) ||
+	     check_fields(run->run_json, rp, run_fields, sizeof(run_fields) / sizeof(run_fields[0]),
+			  err, errlen))) {
 		free(rp);
 		rr_run_free(run);
 		return -EINVAL;

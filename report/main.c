@@ -4,6 +4,7 @@
 #include "report/report.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,12 +20,22 @@ static const char usage[] =
 
 static char err[4096];
 
-static int fail(const char *fmt, const char *arg)
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fprintf(stderr, "raid-report: ");
-	fprintf(stderr, fmt, arg);
+	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	va_end(ap);
 	return RR_BAD_INPUT;
+}
+
+/* An option that takes a value, given last: name what it needs rather than calling it unknown */
+static int missing_value(const char *cmd, const char *opt, const char *what)
+{
+	return fail("%s: %s needs %s", cmd, opt, what);
 }
 
 static int load(const char *dir, struct rr_run *run)
@@ -72,6 +83,8 @@ static int cmd_compare(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--out") && i + 1 < argc)
 			outdir = argv[++i];
+		else if (!strcmp(argv[i], "--out"))
+			return missing_value("--compare", "--out", "a directory");
 		else if (argv[i][0] == '-')
 			return fail("--compare: unknown option '%s'", argv[i]);
 		else if (nd < 2)
@@ -117,8 +130,12 @@ static int cmd_gate(int argc, char **argv)
 			if (*end || end == argv[i] || o.tolerance_pct < 0 || o.tolerance_pct >= 100)
 				return fail("gate: --tolerance '%s': a percentage from 0 to 99",
 					    argv[i]);
+		} else if (!strcmp(argv[i], "--baseline") || !strcmp(argv[i], "--junit")) {
+			return missing_value("gate", argv[i], "a FILE");
+		} else if (!strcmp(argv[i], "--tolerance")) {
+			return missing_value("gate", argv[i], "a percentage");
 		} else if (argv[i][0] == '-') {
-			return fail("gate: unknown option or missing value '%s'", argv[i]);
+			return fail("gate: unknown option '%s'", argv[i]);
 		} else if (!dir) {
 			dir = argv[i];
 		} else {
@@ -135,6 +152,7 @@ static int cmd_gate(int argc, char **argv)
 		json_object_put(b);
 		return RR_BAD_INPUT;
 	}
+	o.baseline_path = base;
 	int rc = rr_gate(&run, b, &o, stdout, err, sizeof(err));
 	if (rc < 0)
 		rc = fail("%s", err);
@@ -158,9 +176,12 @@ static int cmd_baseline(int argc, char **argv)
 				free(dirs);
 				return fail("baseline: --max-spread '%s': a percentage", argv[i]);
 			}
+		} else if (!strcmp(argv[i], "--max-spread")) {
+			free(dirs);
+			return missing_value("baseline", argv[i], "a percentage");
 		} else if (argv[i][0] == '-') {
 			free(dirs);
-			return fail("baseline: unknown option or missing value '%s'", argv[i]);
+			return fail("baseline: unknown option '%s'", argv[i]);
 		} else {
 			dirs[nd++] = argv[i];
 		}
@@ -213,11 +234,14 @@ int main(int argc, char **argv)
 		return cmd_baseline(argc - 2, argv + 2);
 	if (cmd[0] == '-')
 		return fail("unknown option '%s'; try raid-report --help", cmd);
+	/* a word that is not a path is a mistyped command, whatever follows it */
+	int is_dir = access(cmd, F_OK) == 0;
+	if (!is_dir && !strchr(cmd, '/'))
+		return fail("unknown command '%s' (commands: gate, baseline, --compare; or a "
+			    "RESULTS_DIR)%s",
+			    cmd, !strcmp(cmd, "compare") ? ": did you mean --compare?" : "");
 	if (argc > 2)
-		return fail("unexpected argument '%s'; try raid-report --help", argv[2]);
-	if (!strchr(cmd, '/') && access(cmd, F_OK) != 0)
-		return fail("'%s' is neither a command (gate, baseline, --compare) nor a results "
-			    "directory",
-			    cmd);
+		return fail("unexpected argument '%s' after RESULTS_DIR %s; try raid-report --help",
+			    argv[2], cmd);
 	return cmd_report(cmd);
 }

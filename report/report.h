@@ -142,7 +142,8 @@ void rr_figures_free(struct rr_figures *f);
 json_object *rr_baseline_json(const struct rr_run *runs, size_t nruns, double max_spread);
 struct rr_gate_opts {
 	double tolerance_pct;
-	const char *junit_path; /* NULL: none */
+	const char *junit_path;	   /* NULL: none */
+	const char *baseline_path; /* named in errors; NULL: "baseline" */
 };
 int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gate_opts *o,
 	    FILE *out, char *err, size_t errlen);

@@ -117,10 +117,63 @@ echo '{"jobs": [ {"read": ' >"$BROKEN/tests/raid0-4-SEQ1M-Q8T64-read.json"
 echo 'not json' >"$T_SCRATCH/notjson"
 t_case "missing directory: exit 2" bad "no such results directory" "$T_SCRATCH/nope/"
 t_case "malformed fio JSON: exit 2" bad "malformed JSON" "$BROKEN"
-t_case "unknown subcommand: exit 2" bad "neither a command" frobnicate
+t_case "unknown subcommand: exit 2" bad "unknown command 'frobnicate'" frobnicate
+t_case "unknown subcommand with arguments is named as a command" \
+	bad "unknown command 'gates'" gates --baseline "$T_SCRATCH/base.json" "$RUN"
+t_case "'compare' points to --compare" bad "did you mean --compare" compare "$FIX" "$RUN"
+t_case "extra argument after RESULTS_DIR: exit 2" bad "unexpected argument 'x'" "$RUN" x
+t_case "--compare --out without a value: exit 2" bad "--out needs a directory" --compare "$FIX" "$RUN" --out
+t_case "gate --baseline without a value: exit 2" bad "--baseline needs a FILE" gate "$RUN" --baseline
+t_case "baseline --max-spread without a value: exit 2" bad "--max-spread needs a percentage" baseline "$RUN" --max-spread
 t_case "unknown option: exit 2" bad "unknown option" --frob
 t_case "gate without baseline: exit 2" bad "baseline" gate "$RUN"
 t_case "gate with malformed baseline: exit 2" bad "malformed JSON" gate --baseline "$T_SCRATCH/notjson" "$RUN"
 t_case "gate with bad tolerance: exit 2" bad "tolerance" gate --baseline "$T_SCRATCH/base.json" "$RUN" --tolerance x
 t_case "directory without tests: exit 2" bad "no tests" "$T_SCRATCH/cmp"
+
+# json-c's status words are not messages: a truncated file and a bad token say what and where
+printf '{"format": 1,\n "figures": [' >"$T_SCRATCH/trunc.json"
+printf '{"format": 1,\n "figures": x}\n' >"$T_SCRATCH/token.json"
+t_case "truncated JSON says so, naming the file" bad "trunc.json: malformed JSON (truncated" \
+	gate --baseline "$T_SCRATCH/trunc.json" "$RUN"
+t_case "a bad token names the file and line" bad "token.json:2: malformed JSON" \
+	gate --baseline "$T_SCRATCH/token.json" "$RUN"
+t_case "json-c status words are never shown" bash -c \
+	"! grep -h 'continue)\|success)' '$T_SCRATCH'/err"
+t_case "a directory as the baseline: exit 2" bad "Is a directory" gate --baseline "$T_SCRATCH" "$RUN"
+
+# A baseline that cannot gate anything, or gates another preset, is bad input, not a pass
+printf '{"format": 1, "preset": "quick", "figures": []}\n' >"$T_SCRATCH/empty.json"
+printf '{"format": 7, "preset": "quick", "figures": [{"id": "x"}]}\n' >"$T_SCRATCH/fmt7.json"
+printf '{"preset": "quick", "figures": [{"id": "x"}]}\n' >"$T_SCRATCH/nofmt.json"
+sed 's/"preset":"quick"/"preset":"hwluxx"/; s/"preset": "quick"/"preset": "hwluxx"/' \
+	"$T_SCRATCH/base.json" >"$T_SCRATCH/hwluxx.json"
+t_case "gate: baseline without figures: exit 2" bad "empty.json: no figures" \
+	gate --baseline "$T_SCRATCH/empty.json" "$RUN"
+t_case "gate: unknown baseline format: exit 2" bad "fmt7.json: format 7 is not" \
+	gate --baseline "$T_SCRATCH/fmt7.json" "$RUN"
+t_case "gate: baseline without a format: exit 2" bad "nofmt.json: format (none)" \
+	gate --baseline "$T_SCRATCH/nofmt.json" "$RUN"
+t_case "gate: baseline of another preset: exit 2, both named" \
+	bad "baseline of preset 'hwluxx', .* a run of preset 'quick'" gate --baseline "$T_SCRATCH/hwluxx.json" "$RUN"
+
+# Fields of the wrong type are bad input, not silently absent figures
+wrong_type() { # FILE-IN-RUN SED EXPECTED
+	local r=$T_SCRATCH/wt.$RANDOM
+	cp -r "$FIX" "$r"
+	sed -i "$2" "$r/$1"
+	bad "$3" "$r"
+}
+t_case "meta.json: members as a string: exit 2 naming file and key" wrong_type \
+	tests/raid0-4-SEQ1M-Q8T64-read.meta.json 's/"members":4/"members":"4"/' \
+	'raid0-4-SEQ1M-Q8T64-read.meta.json: "members" is a string, expected an integer'
+t_case "meta.json: rw as a number: exit 2" wrong_type \
+	tests/raid0-4-SEQ1M-Q8T64-read.meta.json 's/"rw":"read"/"rw":1/' '"rw" is an integer, expected a string'
+t_case "meta.json: scale as a string: exit 2" wrong_type \
+	tests/raid0-4-SEQ1M-Q8T64-read.meta.json 's/"scale":[0-9.]*/"scale":"x"/' '"scale" is a string, expected a number'
+t_case "stats: a nested counter of the wrong type: exit 2" wrong_type \
+	tests/raid0-4-SEQ1M-Q8T64-read.stats.json '0,/"reads": [0-9]*/s//"reads": "many"/' \
+	'stats.json: "volume.reads" is a string, expected a number'
+t_case "run.json: host as a string: exit 2" wrong_type run.json \
+	's/"host":{/"host":"x","was_host":{/' 'run.json: "host" is a string, expected an object' 
 t_done
