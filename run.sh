@@ -61,7 +61,13 @@ Options:
                          auto: min(1, cores/32) rounded down to a power of two
                          (here: $(auto_scale)); recorded in run.json and each meta.json
   --hosts H1,H2          run every test on these hosts at once through fio's client/server
-                         mode (each host runs 'fio --server'; member paths are the same there)
+                         mode: each host runs 'fio --server' (host, host:port, IPv4[:port],
+                         [IPv6][:port]; port 8765 by default); member files go to
+                         <scratch>/<host>_<port>/ on each, or --drives there
+  --hosts-file FILE      the hosts, one a line: HOST[:PORT] [scratch=DIR | drives=A,B,...]
+                         (each host's own member directory or drives; '#' comments)
+  --only REGEX           run only the preset's tests whose id matches REGEX (extended regular
+                         expression, e.g. 'raid[05]-'; ids as --dry-run prints them)
   --out DIR              results directory (default: results/)
   --dry-run              print the fio commands (with their environment) and exit
   --no-build             do not run make first
@@ -80,6 +86,8 @@ die() {
 	echo "run.sh: $*" >&2
 	exit 1
 }
+# shellcheck source=workloads/hosts.sh
+source "$ROOT/workloads/hosts.sh"
 
 auto_scale() {
 	local cores s=1
@@ -90,20 +98,22 @@ auto_scale() {
 
 # ---- options ----
 preset="" drives="" force=0 scratch="" member_size="" keep=0 profile="" parity="" gpu="" gpu_batch=""
-runtime="" scale="" hosts="" out="$ROOT/results" dry_run=0 build=1 report=1
+runtime="" scale="" hosts="" hosts_file="" only="" out="$ROOT/results" dry_run=0 build=1 report=1
 while (($#)); do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
 	--list)
 		for p in "${PRESETS[@]}"; do printf '%-9s %s\n' "$p" "${PRESET_DOC[$p]}"; done
 		exit 0 ;;
-	--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | --out | --gpu | --gpu-batch)
+	--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | --hosts-file | --only | --out | --gpu | --gpu-batch)
 		(($# >= 2)) || die "$1 needs a value"
 		v=$2
+		# './run.sh --scratch --keep' would otherwise make a directory named --keep
+		[[ $v != --* ]] || die "$1 needs a value, not the option '$v'"
 		case $1 in
 		--drives) drives=$v ;; --scratch) scratch=$v ;; --member-size) member_size=$v ;;
 		--profile) profile=$v ;; --parity) parity=$v ;; --runtime) runtime=$v ;;
-		--scale) scale=$v ;; --hosts) hosts=$v ;; --out) out=$v ;;
+		--scale) scale=$v ;; --hosts) hosts=$v ;; --hosts-file) hosts_file=$v ;; --only) only=$v ;; --out) out=$v ;;
 		--gpu) gpu=$v ;; --gpu-batch) gpu_batch=$v ;;
 		esac
 		shift ;;
@@ -131,6 +141,8 @@ scale=${scale:-$(auto_scale)}
 awk -v s="$scale" 'BEGIN { exit !(s ~ /^[0-9]*\.?[0-9]+(e-?[0-9]+)?$/ && s > 0 && s <= 1) }' ||
 	die "--scale must be a number in (0, 1], not '$scale'"
 [[ -z $drives || -z $scratch ]] || die "--drives and --scratch exclude each other"
+[[ -z $hosts || -z $hosts_file ]] || die "--hosts and --hosts-file exclude each other"
+scratch_given=$scratch
 
 to_bytes() { # 512k, 1G, 4096 -> bytes
 	local v=${1,,} m=1
@@ -286,27 +298,19 @@ if [[ $preset == proxmox ]]; then
 		die "profile $profile_name has no proxmox-final layout (the proxmox preset needs one)"
 fi
 mapfile -t PLAN < <("plan_${preset//-/_}")
-total=${#PLAN[@]}
-((total > 0)) || die "preset $preset planned no runs"
+((${#PLAN[@]} > 0)) || die "preset $preset planned no runs"
 
 # ---- members: drives or files ----
 drive_list=()
-if [[ -n $drives ]]; then
-	IFS=, read -r -a drive_list <<<"$drives"
-	bad=0
-	for d in "${drive_list[@]}"; do
-		[[ -b $d ]] || die "--drives: $d is not a block device"
-		if [[ -n $(lsblk -nro MOUNTPOINTS "$d" 2>/dev/null | tr -d '[:space:]') ]]; then
-			die "--drives: $d (or a partition of it) is mounted: refusing even with --force"
-		fi
-		sig=$( { wipefs -n "$d" 2>/dev/null | tail -n +2; lsblk -nro NAME,TYPE,FSTYPE,PTTYPE "$d" 2>/dev/null | awk 'NR > 1 || $3 != "" || $4 != ""'; } | sort -u)
-		if [[ -n $sig ]]; then
-			echo "run.sh: $d holds data that the tests would destroy:" >&2
-			sed 's/^/    /' <<<"$sig" >&2
-			bad=1
-		fi
-	done
-	((bad == 0 || force)) || die "refusing to use --drives that hold data (add --force to destroy it)"
+if [[ -n $hosts || -n $hosts_file ]]; then
+	hosts_load "$hosts" "$hosts_file"
+	hosts=$(IFS=,; echo "${HOSTS[*]}")
+	[[ -z $drives ]] || list_split --drives "$drives"
+elif [[ -n $drives ]]; then
+	list_split --drives "$drives"
+	drive_list=("${LIST_ITEMS[@]}")
+	drives_check --drives "${drive_list[@]}"
+	drives_guard "${drive_list[@]}"
 fi
 
 # ---- per-run facts ----
@@ -316,10 +320,27 @@ json_of() { # workload file -> its @workload / @published fields
 	wl_id=$(awk '$2 == "@workload" { print $3 }' "$f")
 	eval "$(awk '$2 == "@published" { for (i = 3; i <= NF; i++) print "pub_" $i }' "$f")"
 }
+test_id_of() { # array state (after json_of) -> the test's id
+	echo "$1-$wl_id-$pub_rw$([[ $2 == rebuilding ]] && echo -rebuilding || true)"
+}
 data_members() { # level n -> members holding data
 	case $1 in 0 | jbod) echo "$2" ;; 1) echo 1 ;; 10) echo $(($2 / 2)) ;; 5) echo $(($2 - 1)) ;; 6) echo $(($2 - 2)) ;; esac
 }
 layout_of() { case $1 in 5 | 6) echo left-symmetric ;; 10) echo near2 ;; *) echo "" ;; esac; }
+if [[ -n $only ]]; then
+	rc=0
+	[[ "" =~ $only ]] || rc=$?
+	((rc != 2)) || die "--only: '$only' is not an extended regular expression"
+	kept=()
+	for line in "${PLAN[@]}"; do
+		read -r _ array _ _ _ _ state _ job <<<"$line"
+		json_of "$job"
+		[[ $(test_id_of "$array" "$state") =~ $only ]] && kept+=("$line")
+	done
+	((${#kept[@]})) || die "--only: '$only' matches none of preset $preset's test ids (./run.sh $preset --dry-run lists them)"
+	PLAN=("${kept[@]}")
+fi
+total=${#PLAN[@]}
 
 run_id=$(date +%Y%m%d-%H%M%S)-$preset
 rdir=$out/$run_id
@@ -334,6 +355,13 @@ if ((!dry_run)); then
 	fi
 else
 	scratch=${scratch:-${TMPDIR:-/var/tmp}/fio-raid-scratch.DRYRUN}
+fi
+if [[ -n $hosts ]]; then
+	hosts_members
+	if ((!dry_run)); then
+		hosts_reachable
+		hosts_prepare_dirs
+	fi
 fi
 
 # Engine probes: ask the engine itself whether it knows a level/option (its answer, not a list).
@@ -408,7 +436,7 @@ prepare_run() { # plan line -> globals describing the run
 	spares=""
 	[[ $bays == *+* ]] && spares=${bays#*+} bays=${bays%%+*}
 	[[ $bays == - ]] && bays=$(seq_bays 0 $((n - 1)))
-	test_id=$array-$wl_id-$pub_rw$([[ $state == rebuilding ]] && echo -rebuilding || true)
+	test_id=$(test_id_of "$array" "$state")
 	numjobs=$(scaled "$pub_numjobs") iodepth=$(scaled "$pub_iodepth")
 	bs_bytes=$(to_bytes "$pub_bs")
 	local dm csz vol slice
@@ -432,33 +460,42 @@ prepare_run() { # plan line -> globals describing the run
 	fi
 	run_time=$runtime
 	[[ $wl_id == REBUILD-* ]] && run_time=$((runtime * 4))
-	members=()
-	local b
-	for b in ${bays//,/ }; do
-		if [[ -n $drives ]]; then
-			members+=("${drive_list[$b]:-}")
-		else
-			members+=("$scratch/$array/bay$b")
-		fi
-	done
-	spare_paths=()
 	if [[ $state == rebuilding && -z $spares ]]; then
 		spares=$((n))
 	fi
-	for b in ${spares//,/ }; do
-		if [[ -n $drives ]]; then spare_paths+=("${drive_list[$b]:-}"); else spare_paths+=("$scratch/$array/spare$b"); fi
-	done
+	if [[ -n $drives && -z $hosts ]]; then
+		set_members "" "${drive_list[@]}"
+	else
+		set_members "$scratch/$array/"
+	fi
 	place_array "$array" "$bays" >&2
 	envs=(NUMJOBS="$numjobs" IODEPTH="$iodepth" JOB_SIZE="$job_size" JOB_OFFSET="$job_offset"
 		RUNTIME="$run_time" RAMP=0 LOOPS=1)
+	build_target "$scratch/$array.vol" "$rdir/tests/$test_id.stats.json"
+	fio_out=(--output-format=json+ "--output=$rdir/tests/$test_id.json")
+}
+
+set_members() { # PREFIX [DRIVE...]: members and spare_paths of the run's bays (drives by bay)
+	local prefix=$1 b
+	shift
+	members=() spare_paths=()
+	for b in ${bays//,/ }; do
+		if (($#)); then members+=("${@:b+1:1}"); else members+=("${prefix}bay$b"); fi
+	done
+	for b in ${spares//,/ }; do
+		if (($#)); then spare_paths+=("${@:b+1:1}"); else spare_paths+=("${prefix}spare$b"); fi
+	done
+}
+
+build_target() { # VOLUME STATS_FILE: fio's options naming the run's target
 	target=()
 	if [[ $level == jbod ]]; then
 		target=(--ioengine=io_uring "--filename=$(IFS=:; echo "${members[*]}")")
 	else
-		target=(--ioengine="external:$ENGINE" --thread=1 "--filename=$scratch/$array.vol"
+		target=(--ioengine="external:$ENGINE" --thread=1 "--filename=$1"
 			--raid_level="$level" "--raid_members=$(IFS=:; echo "${members[*]}")"
 			--raid_chunk="$chunk" --raid_parity="$par"
-			"--raid_stats=$rdir/tests/$test_id.stats.json" "${resync_opt[@]}")
+			"--raid_stats=$2" "${resync_opt[@]}")
 		[[ -n $drives && -n $member_size ]] && target+=(--raid_member_size="$msize")
 		[[ -n $hosts ]] && target+=(--raid_member_size="$msize")
 		if ((${#spare_paths[@]})); then
@@ -472,7 +509,7 @@ prepare_run() { # plan line -> globals describing the run
 	fi
 	[[ -n ${PLACE_CPUS[$array]} ]] && target+=(--cpus_allowed="${PLACE_CPUS[$array]}")
 	[[ -n ${PLACE_MEM[$array]} ]] && target+=(--numa_mem_policy="${PLACE_MEM[$array]}")
-	fio_out=(--output-format=json+ "--output=$rdir/tests/$test_id.json")
+	return 0
 }
 
 render_job() { # the job file as run: target in [global], ${VAR}s expanded (client mode)
@@ -487,9 +524,8 @@ render_job() { # the job file as run: target in [global], ${VAR}s expanded (clie
 
 fio_cmd() { # the command line of the current run
 	if [[ -n $hosts ]]; then
-		local h c=("$FIO" "${fio_out[@]}")
-		for h in ${hosts//,/ }; do c+=("--client=$h" "$rdir/tests/$test_id.fio"); done
-		printf '%q ' "${c[@]}"
+		hosts_cmd
+		printf '%q ' "${cmd[@]}"
 	else
 		printf '%q ' env "${envs[@]}" "$FIO" "${target[@]}" "${fio_out[@]}" "$WL/$job.fio"
 	fi
@@ -528,7 +564,7 @@ write_run_json() { # extra raid-json args
 		options.drives:s="$drives" options.force:b=$([[ $force == 1 ]] && echo true || echo false) \
 		options.scratch:s="${scratch:-}" options.keep:b=$([[ $keep == 1 ]] && echo true || echo false) \
 		options.parity:s="${parity:-default}" options.gpu:s="${gpu:-0}" \
-		options.gpu_batch:s="${gpu_batch:-64}" options.hosts:s="$hosts" options.out:s="$out" \
+		options.gpu_batch:s="${gpu_batch:-64}" options.hosts:s="$hosts" options.hosts_file:s="$hosts_file" options.out:s="$out" \
 		host:J="$work/host.json" kernel:s="$(uname -r)" fio_version:s="$fio_version" \
 		engine.path:s="$ENGINE" engine.built:b="$engine_built" engine.sha256:s="$engine_sha" \
 		engine.git:s="$git_rev" engine.parity:s="${parity:-per preset}" \
@@ -548,7 +584,8 @@ for line in "${PLAN[@]}"; do
 		placement.warning:s="${PLACE_WARN[$array]}")")
 done
 started=$(date -Iseconds)
-write_run_json "${arrays_args[@]}" started:s="$started"
+mapfile -t hosts_args < <(hosts_json)
+write_run_json "${arrays_args[@]}" "${hosts_args[@]}" started:s="$started"
 
 echo "run.sh: preset $preset, $total runs, scale $scale, ${runtime}s each, results in $rdir"
 [[ $engine_built == true ]] || echo "run.sh: $ENGINE is not built yet: RAID runs are skipped, JBOD runs go on"
@@ -566,12 +603,14 @@ eta() {
 make_members() {
 	local m
 	((${#drive_list[@]})) && return 0
-	mkdir -p "$scratch/$array"
 	for m in "${members[@]}" "${spare_paths[@]}"; do
 		[[ -e $m ]] && continue
+		mkdir -p "${m%/*}"
 		fallocate -l "$msize" "$m" 2>/dev/null || truncate -s "$msize" "$m"
 	done
 }
+meta_hosts=()
+for h in "${HOSTS[@]}"; do meta_hosts+=("hosts:as=$h"); done
 write_meta() { # status reason
 	local lvl=$level
 	"$RJSON" obj preset:s="$preset" test:s="$test_id" workload:s="$wl_id" \
@@ -585,16 +624,25 @@ write_meta() { # status reason
 		group:s="$group" bays:s="$bays" spares:s="$spares" runtime_s:i="$run_time" \
 		published.iodepth:i="$pub_iodepth" published.numjobs:i="$pub_numjobs" \
 		job_file:s="workloads/$job.fio" cpus_allowed:s="${PLACE_CPUS[$array]}" \
-		>"$rdir/tests/$test_id.meta.json"
+		"${meta_hosts[@]}" >"$rdir/tests/$test_id.meta.json"
 }
 finish_run() { # idx test rc -> status line (reads the run's files)
 	local idx=$1 t=$2 rc=$3 ans head
 	local log=$rdir/logs/$t.log
 	ans=$(engine_answer "$log")
-	if ((rc == 0)) && head=$("$RJSON" headline "$rdir/tests/$t.json" 2>>"$log"); then
-		echo "[$idx/$total] done  $t: $head"
+	if ((rc == 0)) && head=$("$RJSON" headline "$rdir/tests/$t.json" 2>>"$log") &&
+		{ [[ -z $hosts ]] || hosts_split "$t"; }; then
+		echo "[$idx/$total] done  $t: $head${hosts:+ ($HOSTS_HEADLINES)}"
 		n_ok=$((n_ok + 1))
 		"$RJSON" set "$rdir/tests/$t.meta.json" status:s=ok "headline:s=$head"
+	elif [[ -n $hosts ]] && lost=$(hosts_lost "$log") && [[ -n $lost ]]; then
+		echo "[$idx/$total] FAIL  $t: host $lost lost: its fio server stopped answering (log: $log)"
+		n_fail=$((n_fail + 1))
+		"$RJSON" set "$rdir/tests/$t.meta.json" status:s=failed "reason:s=host $lost lost"
+		hosts_abort="host $lost lost during $t"
+		# what the other hosts measured is no sum over the hosts: kept as a log only
+		[[ ! -e $rdir/tests/$t.json ]] || mv "$rdir/tests/$t.json" "$rdir/logs/$t.partial.json"
+		rm -f "$rdir/tests/$t@"*.meta.json "$rdir/tests/$t@"*[0-9].json
 	elif [[ -n $ans ]]; then
 		echo "[$idx/$total] skip  $t: $ans"
 		n_skip=$((n_skip + 1))
@@ -636,18 +684,23 @@ for i in "${!PLAN[@]}"; do
 		n_skip=$((n_skip + 1)) done_runs=$((done_runs + 1))
 		continue
 	fi
-	make_members
-	write_meta running ""
-	[[ -n $hosts ]] && render_job >"$rdir/tests/$test_id.fio"
-	fio_cmd >"$rdir/logs/$test_id.cmd"
-	echo "[$idx/$total] start $test_id: $([[ $level == jbod ]] && echo JBOD || echo RAID$level) x$n, $pub_rw bs=$pub_bs ${numjobs}T Q$iodepth, ${run_time}s, ETA $(eta $((total - i)))"
-	log=$rdir/logs/$test_id.log
 	if [[ -n $hosts ]]; then
-		cmd=("$FIO" "${fio_out[@]}")
-		for h in ${hosts//,/ }; do cmd+=("--client=$h" "$rdir/tests/$test_id.fio"); done
+		hosts_cmd # each host's members and job file, and the client command
+		if [[ -n $HOST_SHORT ]]; then
+			write_meta skipped "needs bays $bays, $HOST_SHORT"
+			echo "[$idx/$total] skip  $test_id: needs bays $bays, $HOST_SHORT"
+			n_skip=$((n_skip + 1)) done_runs=$((done_runs + 1))
+			continue
+		fi
+		printf '%q ' "${cmd[@]}" >"$rdir/logs/$test_id.cmd"
 	else
+		make_members
+		fio_cmd >"$rdir/logs/$test_id.cmd"
 		cmd=(env "${envs[@]}" "$FIO" "${target[@]}" "${fio_out[@]}" "$WL/$job.fio")
 	fi
+	write_meta running ""
+	echo "[$idx/$total] start $test_id: $([[ $level == jbod ]] && echo JBOD || echo RAID$level) x$n, $pub_rw bs=$pub_bs ${numjobs}T Q$iodepth, ${run_time}s, ETA $(eta $((total - i)))"
+	log=$rdir/logs/$test_id.log
 	if [[ $group == - ]]; then
 		rc=0
 		"${cmd[@]}" >"$log" 2>&1 || rc=$?
@@ -659,11 +712,15 @@ for i in "${!PLAN[@]}"; do
 	# Free an array's member files once its last run is over (scratch space is small).
 	if [[ ${ARRAY_LAST[$array]} == "$i" && -n ${scratch_made:-} && $keep -eq 0 && $group == - ]]; then
 		rm -rf "${scratch:?}/$array" "$scratch/$array.vol"
+		[[ -z $hosts ]] || rm -f "$scratch"/*/"$array"-*
 	fi
+	# One host gone: the rest of the preset would measure fewer hosts than asked for.
+	[[ -z ${hosts_abort:-} ]] || break
 done
 wait_group
+[[ -z ${hosts_abort:-} ]] || echo "run.sh: $hosts_abort: the remaining tests were not run" >&2
 
-write_run_json "${arrays_args[@]}" started:s="$started" finished:s="$(date -Iseconds)" \
+write_run_json "${arrays_args[@]}" "${hosts_args[@]}" started:s="$started" finished:s="$(date -Iseconds)" \
 	counts.ok:i=$n_ok counts.skipped:i=$n_skip counts.failed:i=$n_fail
 echo "run.sh: $n_ok ok, $n_skip skipped, $n_fail failed in $(($(date +%s) - start_all)) s: $rdir"
 ((keep)) && [[ -n ${scratch_made:-} ]] && echo "run.sh: member files kept in $scratch_made"

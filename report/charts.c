@@ -686,6 +686,18 @@ static void chart_costs(const struct rr_run *run, const char *dir, struct rr_cha
 	free(mio.b);
 }
 
+/* for charts drawn elsewhere (hosts.c): the .dat/.gp pair, and gnuplot run on the .gp */
+int rr_chart_open(struct rr_charts *c, const char *dir, const char *name, const char *title,
+		  FILE **dat, FILE **gp)
+{
+	return open_chart(c, dir, name, title, dat, gp);
+}
+
+void rr_chart_finish(const char *dir, struct rr_charts *c, const char *name, const char *title)
+{
+	finish(dir, c, name, title);
+}
+
 int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struct rr_charts *out)
 {
 	char dir[4096];
@@ -704,5 +716,6 @@ int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struc
 	chart_percentiles(run, dir, out);
 	chart_states(run, pub, dir, out);
 	chart_rebuild(run, pub, dir, out);
+	rr_chart_hosts(run, dir, out);
 	return 0;
 }

@@ -82,6 +82,31 @@ static int chart(const struct rr_run *a, const struct rr_run *b, const char *out
 	return rr_gnuplot(outdir, "compare.gp") == 0 ? 0 : -EIO;
 }
 
+/* one test's (or one host's) figures in A and B: a CSV row and a table row per figure */
+static void compare_pair(FILE *csv, FILE *out, const char *id, const struct rr_test *ta,
+			 const struct rr_test *tb)
+{
+	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
+		double va = val(ta, &metrics[m]), vb = val(tb, &metrics[m]);
+		if (isnan(va) && isnan(vb))
+			continue;
+		double chg = va != 0 ? 100 * (vb - va) / va : NAN;
+		int better = isnan(chg) ? 0 : metrics[m].lower_better ? chg < 0 : chg > 0;
+		rr_csv_str(csv, id);
+		fprintf(csv, ",%s,", metrics[m].name);
+		rr_csv_num(csv, va);
+		fputc(',', csv);
+		rr_csv_num(csv, vb);
+		fputc(',', csv);
+		rr_csv_num(csv, chg);
+		fprintf(csv, ",%s\n", isnan(chg) || chg == 0 ? "" : better ? "B" : "A");
+		char c[32] = "";
+		if (!isnan(chg))
+			snprintf(c, sizeof(c), "%+.1f%%", chg);
+		fprintf(out, "%-48s %-18s %12.6g %12.6g %9s\n", id, metrics[m].name, va, vb, c);
+	}
+}
+
 int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdir, FILE *out,
 	       char *err, size_t errlen)
 {
@@ -108,26 +133,17 @@ int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdi
 			continue;
 		}
 		matched++;
-		for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
-			double va = val(ta, &metrics[m]), vb = val(tb, &metrics[m]);
-			if (isnan(va) && isnan(vb))
-				continue;
-			double chg = va != 0 ? 100 * (vb - va) / va : NAN;
-			int better = isnan(chg) ? 0 : metrics[m].lower_better ? chg < 0 : chg > 0;
-			rr_csv_str(csv, tb->test);
-			fprintf(csv, ",%s,", metrics[m].name);
-			rr_csv_num(csv, va);
-			fputc(',', csv);
-			rr_csv_num(csv, vb);
-			fputc(',', csv);
-			rr_csv_num(csv, chg);
-			fprintf(csv, ",%s\n", isnan(chg) || chg == 0 ? "" : better ? "B" : "A");
-			char c[32] = "";
-			if (!isnan(chg))
-				snprintf(c, sizeof(c), "%+.1f%%", chg);
-			fprintf(out, "%-48s %-18s %12.6g %12.6g %9s\n", tb->test, metrics[m].name,
-				va, vb, c);
-		}
+		compare_pair(csv, out, tb->test, ta, tb);
+		/* multi-host runs: the hosts both runs had, each on its own row ("<test> @<host>")
+		 */
+		for (size_t h = 0; h < tb->nhosts; h++)
+			for (size_t k = 0; k < ta->nhosts; k++) {
+				if (strcmp(ta->hosts[k].host, tb->hosts[h].host))
+					continue;
+				char id[512];
+				snprintf(id, sizeof(id), "%s @%s", tb->test, tb->hosts[h].host);
+				compare_pair(csv, out, id, &ta->hosts[k], &tb->hosts[h]);
+			}
 	}
 	for (size_t i = 0; i < a->ntests; i++)
 		if (!rr_run_find(b, a->tests[i].test))

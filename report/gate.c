@@ -70,6 +70,15 @@ void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
 			t->test);
 		fig_add(out, "ratio", "higher", "x", t->parity_gbps / run->mem_bw_gbps,
 			"%s parity_gbps/mem_bw", t->test);
+		/* multi-host runs: each host on its own too, so that one lagging host shows */
+		for (size_t h = 0; h < t->nhosts; h++) {
+			const struct rr_test *r = &t->hosts[h];
+			fig_add(out, "absolute", "higher", rr_is_large(t) ? "MB/s" : "IOPS",
+				primary(r), "%s @%s %s", t->test, r->host,
+				rr_is_large(t) ? "MB/s" : "IOPS");
+			fig_add(out, "ratio", "lower", "x", r->member_ios_per_io,
+				"%s @%s member_ios_per_io", t->test, r->host);
+		}
 		if (jbod)
 			continue;
 		for (size_t k = 0; k < run->ntests; k++) {
@@ -96,9 +105,10 @@ void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
  * the run's settings. Absolute figures are gated only when all of it is the same. */
 static json_object *conditions(const struct rr_run *run)
 {
-	static const char *const keys[][2] = {
-	    {"host", "cpu_model"}, {"host", "cores"},	  {"host", "memory_bytes"}, {"scale", NULL},
-	    {"runtime_s", NULL},   {"member_size", NULL}, {"options", "drives"}};
+	static const char *const keys[][2] = {{"host", "cpu_model"},	{"host", "cores"},
+					      {"host", "memory_bytes"}, {"scale", NULL},
+					      {"runtime_s", NULL},	{"member_size", NULL},
+					      {"options", "drives"},	{"options", "hosts"}};
 	json_object *c = json_object_new_object();
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		json_object *v = NULL;

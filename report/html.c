@@ -501,6 +501,7 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 	facts(f, run);
 	charts(f, c);
 	summary(f, run);
+	rr_html_hosts(f, run);
 	published(f, run, pub);
 	fputs("</body>\n</html>\n", f);
 	int bad = fclose(f);
@@ -508,4 +509,15 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 		snprintf(err, errlen, "%s: write failed", path);
 	free(path);
 	return bad ? -EIO : 0;
+}
+
+/* for the page's other sections (hosts.c) */
+void rr_html_td_num(FILE *f, double v)
+{
+	td_num(f, v);
+}
+
+void rr_html_td_str(FILE *f, const char *s)
+{
+	td_str(f, s);
 }

@@ -41,8 +41,8 @@ static void json_error(const char *path, const char *buf, size_t at, int jerr, c
 	if (jerr < 0)
 		snprintf(err, errlen, "%s: malformed JSON (no JSON object in file)", path);
 	else if (jerr == json_tokener_continue)
-		snprintf(err, errlen, "%s: malformed JSON (truncated: the file ends inside a value)",
-			 path);
+		snprintf(err, errlen,
+			 "%s: malformed JSON (truncated: the file ends inside a value)", path);
 	else if (jerr == json_tokener_success)
 		snprintf(err, errlen, "%s:%zu: malformed JSON (null where an object was expected)",
 			 path, line);
@@ -93,8 +93,7 @@ json_object *rr_json_load(const char *path, char *err, size_t errlen)
 	size_t end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
 	if (!*start || jerr != json_tokener_success || !obj)
-		json_error(path, buf, (size_t)(start - buf) + end, *start ? jerr : -1, err,
-			   errlen);
+		json_error(path, buf, (size_t)(start - buf) + end, *start ? jerr : -1, err, errlen);
 	free(buf);
 	if (!obj || jerr != json_tokener_success) {
 		json_object_put(obj);
@@ -208,6 +207,8 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 	static const char *const dirs[] = {"read", "write", "trim"};
 	static const char *const pkeys[] = {"50.000000", "99.000000", "99.900000", "99.990000"};
 	json_object *jobs = get(fio, "jobs");
+	if (!jobs) /* fio's client/server output: every host's jobs */
+		jobs = get(fio, "client_stats");
 	if (!jobs || !json_object_is_type(jobs, json_type_array))
 		return -EINVAL;
 
@@ -216,6 +217,10 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 	size_t cap = 0;
 	for (size_t j = 0; j < json_object_array_length(jobs); j++) {
 		json_object *job = json_object_array_get_idx(jobs, j);
+		/* client mode adds its own sum of the hosts, without bins: the hosts are summed
+		 * here */
+		if (!strcmp(str_of(get(job, "jobname")), "All clients"))
+			continue;
 		/* fio's usr_cpu/sys_cpu of a group_reporting entry are CPU time over the summed
 		 * runtime of its threads: the mean per thread. Weighting by summed runtime over
 		 * wall time gives the whole group's CPU in % of one core (1 for a single job). */
@@ -272,30 +277,41 @@ struct field {
 };
 
 static const struct field meta_fields[] = {
-    {"preset", json_type_string},  {"test", json_type_string},	  {"workload", json_type_string},
-    {"engine", json_type_string},  {"layout", json_type_string},  {"parity", json_type_string},
-    {"state", json_type_string},   {"rw", json_type_string},	  {"backend", json_type_string},
-    {"status", json_type_string},  {"reason", json_type_string},  {"host", json_type_string},
-    {"level", json_type_int},	   {"members", json_type_int},	  {"chunk", json_type_int},
-    {"bs", json_type_int},	   {"iodepth", json_type_int},	  {"numjobs", json_type_int},
+    {"preset", json_type_string}, {"test", json_type_string},	{"workload", json_type_string},
+    {"engine", json_type_string}, {"layout", json_type_string}, {"parity", json_type_string},
+    {"state", json_type_string},  {"rw", json_type_string},	{"backend", json_type_string},
+    {"status", json_type_string}, {"reason", json_type_string}, {"host", json_type_string},
+    {"level", json_type_int},	  {"members", json_type_int},	{"chunk", json_type_int},
+    {"bs", json_type_int},	  {"iodepth", json_type_int},	{"numjobs", json_type_int},
     {"scale", json_type_double},
 };
 
 static const struct field stats_fields[] = {
-    {"parity_impl", json_type_string},	  {"parity_used", json_type_string},
-    {"parity_path", json_type_string},	  {"volume.reads", json_type_double},
-    {"volume.writes", json_type_double},  {"member_io.reads", json_type_double},
-    {"member_io.writes", json_type_double}, {"parity.bytes", json_type_double},
-    {"parity.cpu_ns", json_type_double},  {"gpu.stripes_per_launch", json_type_double},
-    {"rebuild", json_type_object},	  {"rebuild.start_s", json_type_double},
-    {"rebuild.end_s", json_type_double},  {"rebuild.mbps", json_type_double},
-    {"rebuild.min_per_tb", json_type_double}, {"rebuild.samples", json_type_array},
+    {"parity_impl", json_type_string},
+    {"parity_used", json_type_string},
+    {"parity_path", json_type_string},
+    {"volume.reads", json_type_double},
+    {"volume.writes", json_type_double},
+    {"member_io.reads", json_type_double},
+    {"member_io.writes", json_type_double},
+    {"parity.bytes", json_type_double},
+    {"parity.cpu_ns", json_type_double},
+    {"gpu.stripes_per_launch", json_type_double},
+    {"rebuild", json_type_object},
+    {"rebuild.start_s", json_type_double},
+    {"rebuild.end_s", json_type_double},
+    {"rebuild.mbps", json_type_double},
+    {"rebuild.min_per_tb", json_type_double},
+    {"rebuild.samples", json_type_array},
 };
 
 static const struct field run_fields[] = {
-    {"run_id", json_type_string},	 {"preset", json_type_string},
-    {"host", json_type_object},		 {"host.hostname", json_type_string},
-    {"host.mem_bw_gbps", json_type_double}, {"hosts", json_type_array},
+    {"run_id", json_type_string},
+    {"preset", json_type_string},
+    {"host", json_type_object},
+    {"host.hostname", json_type_string},
+    {"host.mem_bw_gbps", json_type_double},
+    {"hosts", json_type_array},
 };
 
 static const char *type_name(enum json_type t)
@@ -338,8 +354,8 @@ static int check_fields(json_object *o, const char *path, const struct field *f,
 		enum json_type t = json_object_get_type(v);
 		if (t == f[i].type || (f[i].type == json_type_double && t == json_type_int))
 			continue;
-		snprintf(err, errlen, "%s: \"%s\" is %s, expected %s", path, f[i].key,
-			 type_name(t), type_name(f[i].type));
+		snprintf(err, errlen, "%s: \"%s\" is %s, expected %s", path, f[i].key, type_name(t),
+			 type_name(f[i].type));
 		return -EINVAL;
 	}
 	return 0;
@@ -362,6 +378,7 @@ static void parse_meta(json_object *m, struct rr_test *t)
 	t->iodepth = (int)lnum(get(m, "iodepth"), 0);
 	t->numjobs = (int)lnum(get(m, "numjobs"), 0);
 	t->scale = num(get(m, "scale"));
+	t->host = str(get(m, "host"));
 	if (!*t->state) {
 		free(t->state);
 		t->state = xstrdup("optimal");
@@ -388,6 +405,8 @@ static void parse_stats(json_object *s, struct rr_test *t)
 	    num(get_path(s, "member_io", "reads")) + num(get_path(s, "member_io", "writes"));
 	t->member_ios_per_io = vol > 0 ? mem / vol : NAN;
 	double pb = num(get_path(s, "parity", "bytes")), pns = num(get_path(s, "parity", "cpu_ns"));
+	t->st_volume_ios = vol, t->st_member_ios = mem;
+	t->st_parity_bytes = pb, t->st_parity_ns = pns;
 	t->parity_gbps = pb > 0 && pns > 0 ? pb / pns : NAN; /* bytes per ns is GB/s */
 	t->gpu_stripes_per_launch = num(get_path(s, "gpu", "stripes_per_launch"));
 
@@ -424,10 +443,13 @@ static void test_init(struct rr_test *t)
 	t->rebuild_s = t->rebuild_mbps = t->rebuild_min_per_tb = NAN;
 }
 
-static void test_free(struct rr_test *t)
+void rr_test_free(struct rr_test *t)
 {
-	char **s[] = {&t->test,	  &t->preset, &t->workload, &t->engine,	 &t->layout,
-		      &t->parity, &t->state,  &t->rw,	    &t->backend, &t->parity_impl};
+	char **s[] = {&t->test,	 &t->preset, &t->workload, &t->engine,	    &t->layout, &t->parity,
+		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host};
+	for (size_t i = 0; i < t->nhosts; i++)
+		rr_test_free(&t->hosts[i]);
+	free(t->hosts);
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		free(*s[i]);
 	free(t->bins);
@@ -454,6 +476,13 @@ static int load_test(const char *tdir, const char *stem, struct rr_test *t, char
 			 errlen))
 		goto out;
 	parse_meta(meta, t);
+	if (*t->host) {
+		/* a host's share of a multi-host test: tests/<test>@<host>; rr_hosts_attach puts
+		 * it under <test> */
+		char *at = strrchr(t->test, '@');
+		if (at)
+			*at = '\0';
+	}
 	if (stat(fp, &st) != 0) {
 		/* run.sh records skipped and failed tests with their reason: list them, quietly */
 		const char *status = str_of(get(meta, "status")),
@@ -490,7 +519,7 @@ out:
 	free(fp);
 	free(sp);
 	if (rc < 0 && rc != -ENOENT)
-		test_free(t);
+		rr_test_free(t);
 	return rc;
 }
 
@@ -565,7 +594,7 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 				run->left_out[run->nleft_out++] =
 				    (struct rr_left_out){xstrdup(t->test), t->status, t->reason};
 				t->status = t->reason = NULL;
-				test_free(t);
+				rr_test_free(t);
 			} else {
 				rc = r;
 			}
@@ -574,6 +603,8 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 	}
 	free(ents);
 	free(tdir);
+	if (rc == 0)
+		rr_hosts_attach(run);
 	if (rc == 0 && run->ntests == 0) {
 		snprintf(err, errlen, "%s: no test has fio output", run->dir);
 		rc = -ENOENT;
@@ -590,7 +621,7 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 void rr_run_free(struct rr_run *run)
 {
 	for (size_t i = 0; i < run->ntests; i++)
-		test_free(&run->tests[i]);
+		rr_test_free(&run->tests[i]);
 	free(run->tests);
 	for (size_t i = 0; i < run->nleft_out; i++) {
 		free(run->left_out[i].test);

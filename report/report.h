@@ -46,6 +46,13 @@ struct rr_test {
 	double rebuild_s, rebuild_mbps, rebuild_min_per_tb;
 	struct rr_sample *samples;
 	size_t nsamples;
+	double st_volume_ios, st_member_ios, st_parity_bytes, st_parity_ns; /* stats counters */
+
+	/* multi-host runs (hosts.c): a host's own row has "host" (meta.json); the test itself
+	 * is the sum over all hosts and holds their rows, sorted by host */
+	char *host; /* "" for the test itself */
+	struct rr_test *hosts;
+	size_t nhosts;
 };
 
 /* a test the run recorded but that has no fio output (skipped or failed, with run.sh's reason) */
@@ -61,11 +68,13 @@ struct rr_run {
 	size_t ntests;
 	struct rr_left_out *left_out;
 	size_t nleft_out;
+	int multi_host; /* some test has per-host rows (run.sh --hosts) */
 };
 
 /* load.c */
 int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen);
 void rr_run_free(struct rr_run *run);
+void rr_test_free(struct rr_test *t);
 const struct rr_test *rr_run_find(const struct rr_run *run, const char *test);
 double rr_percentile(const struct rr_bin *bins, size_t n, double pct);
 int rr_fio_parse(json_object *fio, struct rr_test *t);
@@ -108,7 +117,7 @@ struct rr_chart {
 	char why[200]; /* when not drawn: why */
 };
 struct rr_charts {
-	struct rr_chart list[16];
+	struct rr_chart list[24];
 	size_t n;
 };
 int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struct rr_charts *out);
@@ -116,8 +125,20 @@ int rr_gnuplot(const char *dir, const char *script);
 const char *rr_png_terminal(void);
 void rr_chart_note(struct rr_charts *c, const char *name, const char *title, int drawn,
 		   const char *why);
+int rr_chart_open(struct rr_charts *c, const char *dir, const char *name, const char *title,
+		  FILE **dat, FILE **gp);
+void rr_chart_finish(const char *dir, struct rr_charts *c, const char *name, const char *title);
+
+/* hosts.c */
+void rr_hosts_attach(struct rr_run *run);
+int rr_write_hosts_csv(const struct rr_run *run, char *err, size_t errlen);
+json_object *rr_hosts_json(const struct rr_test *t);
+void rr_html_hosts(FILE *f, const struct rr_run *run);
+void rr_chart_hosts(const struct rr_run *run, const char *dir, struct rr_charts *c);
 
 /* html.c */
+void rr_html_td_num(FILE *f, double v);
+void rr_html_td_str(FILE *f, const char *s);
 int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub,
 		  const struct rr_charts *charts, char *err, size_t errlen);
 

@@ -1,7 +1,7 @@
 # report/report.mk: build fragment, included by the top-level Makefile (see its header).
 # raid-report reads run directories (results/README.md) and needs only json-c and gnuplot.
 REPORT_SRCS := report/load.c report/summary.c report/published.c report/charts.c \
-	       report/html.c report/compare.c report/gate.c
+	       report/html.c report/compare.c report/gate.c report/hosts.c
 REPORT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(REPORT_SRCS))
 
 BINS += $(BUILD)/bin/raid-report

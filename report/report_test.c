@@ -1,7 +1,8 @@
 /* report/report_test.c: unit tests of raid-report on the checked-in fixture run
  * (report/testdata/run-quick): percentiles from merged clat bins against fio's own, the
- * per-test figures against the raw fio and stats JSON, published matching, and the gate's
- * verdicts. Run from the repository root (make test does). */
+ * per-test figures against the raw fio and stats JSON, a multi-host (client/server) test's
+ * sum, published matching, and the gate's verdicts. Run from the repository root (make test
+ * does). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -103,6 +104,38 @@ static void jobs_are_summed(void **state)
 			assert_true(t->bins[k].ns > t->bins[k - 1].ns);
 	}
 	assert_int_equal(total, (uint64_t)n);
+	json_object_put(fio);
+}
+
+/* fio's client/server output: each host's jobs in "client_stats" plus fio's "All clients"
+ * sum (no bins). The test sums the hosts once, and its percentiles come from their merged
+ * bins: here p50 is 2 us, where averaging the hosts' p50 (1 and 10 us) would say 5.5. */
+static void hosts_merged_not_averaged(void **state)
+{
+	static const char text[] =
+	    "{\"client_stats\": ["
+	    "{\"jobname\": \"t\", \"hostname\": \"a\", \"port\": 1, \"job_runtime\": 1000,"
+	    " \"read\": {\"iops\": 100, \"bw_bytes\": 409600, \"total_ios\": 100,"
+	    " \"runtime\": 1000, \"clat_ns\": {\"N\": 100, \"mean\": 1100,"
+	    " \"bins\": {\"1000\": 90, \"2000\": 10}}}},"
+	    "{\"jobname\": \"t\", \"hostname\": \"b\", \"port\": 1, \"job_runtime\": 1000,"
+	    " \"read\": {\"iops\": 300, \"bw_bytes\": 1228800, \"total_ios\": 100,"
+	    " \"runtime\": 1000, \"clat_ns\": {\"N\": 100, \"mean\": 10000,"
+	    " \"bins\": {\"10000\": 100}}}},"
+	    "{\"jobname\": \"All clients\", \"job_runtime\": 2000,"
+	    " \"read\": {\"iops\": 400, \"bw_bytes\": 1638400, \"total_ios\": 200,"
+	    " \"runtime\": 1000, \"clat_ns\": {\"N\": 200, \"mean\": 5550}}}]}";
+	json_object *fio = json_tokener_parse(text);
+	assert_non_null(fio);
+	struct rr_test t;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(rr_fio_parse(fio, &t), 0);
+	assert_close(t.iops, 400, 1e-12);
+	assert_close(t.mbps, 1.6384, 1e-12);
+	assert_close(t.lat_mean_us, 5.55, 1e-12);
+	assert_close(t.lat_p50_us, 2, 1e-12);
+	assert_close(t.lat_p99_us, 10, 1e-12);
+	free(t.bins);
 	json_object_put(fio);
 }
 
@@ -318,10 +351,10 @@ static void gate_verdicts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(percentile_rule), cmocka_unit_test(percentiles_match_fio),
-	    cmocka_unit_test(jobs_are_summed), cmocka_unit_test(stats_figures),
-	    cmocka_unit_test(malformed_input), cmocka_unit_test(published_matching),
-	    cmocka_unit_test(gate_verdicts),
+	    cmocka_unit_test(percentile_rule),	  cmocka_unit_test(percentiles_match_fio),
+	    cmocka_unit_test(jobs_are_summed),	  cmocka_unit_test(hosts_merged_not_averaged),
+	    cmocka_unit_test(stats_figures),	  cmocka_unit_test(malformed_input),
+	    cmocka_unit_test(published_matching), cmocka_unit_test(gate_verdicts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

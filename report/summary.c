@@ -200,8 +200,12 @@ int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
 	json_object_object_add(o, "run", json_object_new_string(run->id));
 	json_object_object_add(o, "preset", jstr(run->preset));
 	json_object_object_add(o, "host", jstr(run->host));
-	for (size_t r = 0; r < run->ntests; r++)
-		json_object_array_add(rows, rr_test_json(&run->tests[r]));
+	for (size_t r = 0; r < run->ntests; r++) {
+		json_object *row = rr_test_json(&run->tests[r]);
+		if (run->tests[r].nhosts)
+			json_object_object_add(row, "hosts", rr_hosts_json(&run->tests[r]));
+		json_object_array_add(rows, row);
+	}
 	json_object_object_add(o, "tests", rows);
 	json_object *nr = json_object_new_array();
 	for (size_t r = 0; r < run->nleft_out; r++) {
@@ -220,5 +224,7 @@ int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, json_util_get_last_err());
 	json_object_put(o);
 	free(path);
-	return rc < 0 ? -EIO : 0;
+	if (rc < 0)
+		return -EIO;
+	return rr_write_hosts_csv(run, err, errlen);
 }

@@ -9,6 +9,8 @@
  *   raid-json get FILE KEY          print one value (a.b.c; [N] not needed so far)
  *   raid-json headline FIO_JSON     the figure a progress line shows: "1234 MB/s" for
  *                                   sequential tests, "56789 IOPS, 12.3 us mean" for random
+ *   raid-json client FIO_JSON HOST PORT   one host's part of fio's client/server output
+ *                                   (its "client_stats" entries) as a plain fio JSON+
  */
 #include <errno.h>
 #include <stdio.h>
@@ -105,8 +107,9 @@ out:
 	return ret;
 }
 
-/* fio may print warnings ahead of the JSON in its output file (client mode, old engines):
- * parse from the first '{'. */
+/* fio may print warnings ahead of the JSON in its output file (client mode prints each
+ * server's job lines there, old engines their messages): parse from the first line that
+ * starts with '{'. */
 static json_object *load_fio_json(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -127,8 +130,11 @@ static json_object *load_fio_json(const char *path)
 		len += n;
 	} while (n > 0);
 	buf[len] = '\0';
-	brace = strchr(buf, '{');
-	if (brace)
+	for (brace = buf; *brace && *brace != '{';) {
+		char *nl = strchr(brace, '\n');
+		brace = nl ? nl + 1 : brace + strlen(brace);
+	}
+	if (*brace)
 		o = json_tokener_parse(brace);
 out:
 	free(buf);
@@ -201,6 +207,55 @@ static int cmd_headline(const char *path)
 	return 0;
 }
 
+/* fio's client mode writes every host's jobs into one "client_stats" array, each entry with
+ * the "hostname" and "port" given to --client, and one more "All clients" sum. */
+static int cmd_client(const char *path, const char *host, const char *port)
+{
+	json_object *root = load_fio_json(path), *jobs, *v, *out, *arr;
+	size_t n = 0;
+
+	if (!root) {
+		fprintf(stderr, "%s: %s: no fio JSON in it\n", prog, path);
+		return 1;
+	}
+	if (!json_object_object_get_ex(root, "client_stats", &jobs) ||
+	    !json_object_is_type(jobs, json_type_array)) {
+		fprintf(stderr, "%s: %s: not fio client/server output (no client_stats)\n", prog,
+			path);
+		json_object_put(root);
+		return 1;
+	}
+	out = json_object_new_object();
+	arr = json_object_new_array();
+	if (json_object_object_get_ex(root, "fio version", &v))
+		json_object_object_add(out, "fio version", json_object_get(v));
+	if (json_object_object_get_ex(root, "global options", &v))
+		json_object_object_add(out, "global options", json_object_get(v));
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i), *h, *p, *name;
+		if (json_object_object_get_ex(j, "jobname", &name) &&
+		    !strcmp(json_object_get_string(name), "All clients"))
+			continue;
+		if (!json_object_object_get_ex(j, "hostname", &h) ||
+		    !json_object_object_get_ex(j, "port", &p) ||
+		    strcmp(json_object_get_string(h), host) ||
+		    strcmp(json_object_get_string(p), port))
+			continue;
+		json_object_array_add(arr, json_object_get(j));
+		n++;
+	}
+	json_object_object_add(out, "jobs", arr);
+	if (n)
+		puts(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		fprintf(stderr, "%s: %s: no results from host %s port %s\n", prog, path, host,
+			port);
+	json_object_put(out);
+	json_object_put(root);
+	return n ? 0 : 1;
+}
+
 static int cmd_get(const char *path, const char *key)
 {
 	json_object *o = json_object_from_file(path), *cur = o;
@@ -262,9 +317,11 @@ int main(int argc, char **argv)
 		return cmd_headline(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "get"))
 		return cmd_get(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "client"))
+		return cmd_client(argv[2], argv[3], argv[4]);
 	fprintf(stderr,
 		"usage: %s obj KEY:T=VALUE... | set FILE KEY:T=VALUE... | get FILE KEY | headline "
-		"FIO_JSON\n",
+		"FIO_JSON | client FIO_JSON HOST PORT\n",
 		prog);
 	return 2;
 }

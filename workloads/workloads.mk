@@ -1,6 +1,7 @@
 # workloads/workloads.mk: build fragment, included by the top-level Makefile (see its header).
 # NUMA placement library code (raid/numa.c), the run.sh helpers raid-hwinfo and raid-json,
-# the placement unit test and the preset shell tests.
+# the placement unit test and the preset shell tests (edges: run.sh's bad input; hosts: --hosts
+# end to end on fio servers on loopback ports).
 
 LIBRAID_SRCS += raid/numa.c
 
@@ -13,3 +14,4 @@ $(BUILD)/tests/numa_test: $(OBJ)/raid/numa_test.o $(LIBRAID)
 LDLIBS_numa_test := -lcmocka
 
 TESTS += tests/presets/profiles_test.sh tests/presets/dryrun_test.sh tests/presets/quick_test.sh
+TESTS += tests/presets/edges_test.sh tests/presets/hosts_test.sh

@@ -69,7 +69,7 @@ t_case "proxmox RAID6 gets the two hot spares" bash -c \
 t_case "--parity restricts the variants" bash -c \
 	"! \"$RUN\" hwluxx --dry-run --no-build --parity cpu | grep -q 'raid_parity=cuda'"
 t_case "--hosts uses fio client mode on each host" bash -c \
-	"\"$RUN\" quick --dry-run --no-build --hosts h1,h2 | grep -q -- '--client=h1 .*--client=h2 '"
+	"\"$RUN\" quick --dry-run --no-build --hosts h1,h2:9000 --scratch /srv/m | grep -q -- '--client=h1.,8765 .*h1_8765.fio --client=h2.,9000 .*h2_9000.fio'"
 t_case "rebuild preset fails a member and rebuilds onto a spare" bash -c \
 	"\"$RUN\" rebuild --dry-run --no-build | grep -q -- '--raid_spares=.* --raid_failed=0 --raid_rebuild=1'"
 t_case "--gpu and --gpu-batch reach the GPU runs only" bash -c \
@@ -78,7 +78,7 @@ t_case "--gpu and --gpu-batch reach the GPU runs only" bash -c \
 	 ! grep -- '--raid_parity=cpu' <<<\"\$out\" | grep -q -- '--raid_gpu'"
 t_case "--list names every preset" bash -c \
 	"[[ \$(\"$RUN\" --list | awk '{print \$1}' | tr '\n' ' ') == 'quick hwluxx proxmox sr-gen5 megaraid rebuild ' ]]"
-t_case "--help documents every option" bash -c "h=\$(\"$RUN\" --help); for o in --list --drives --force --scratch --member-size --keep --profile --parity --gpu --gpu-batch --runtime --scale --hosts --out --dry-run; do grep -q -- \"\$o\" <<<\"\$h\" || { echo \"\$o missing\"; exit 1; }; done"
+t_case "--help documents every option" bash -c "h=\$(\"$RUN\" --help); for o in --list --drives --force --scratch --member-size --keep --profile --parity --gpu --gpu-batch --runtime --scale --hosts --hosts-file --only --out --dry-run; do grep -q -- \"\$o\" <<<\"\$h\" || { echo \"\$o missing\"; exit 1; }; done"
 for p in quick rebuild; do
 	t_case "$p dry-run" "$RUN" "$p" --dry-run --no-build
 done

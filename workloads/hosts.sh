@@ -1,0 +1,328 @@
+# workloads/hosts.sh: sourced by run.sh. The checks of --drives (attached block devices, none
+# named twice or through another path) and run.sh's multi-host runs through fio's
+# client/server mode: host names validated, per-host member paths (--hosts-file), the hosts
+# reachable before the run, one fio client for all hosts per test, each host's share of the
+# output split out, a lost host named. Uses run.sh's die, RJSON, scratch, drive_list, ...
+
+FIO_PORT=8765 # fio's default server port
+
+# drives_check WHAT PATH...: every path an attached block device, no device twice (a
+# symlink such as /dev/disk/by-id/... is the device it points to).
+drives_check() {
+	local what=$1 d dev maj min sectors
+	shift
+	local -A seen=()
+	for d in "$@"; do
+		[[ -n $d ]] || die "$what: an empty entry in the list"
+		[[ -b $d ]] || die "$what: $d is not a block device"
+		dev=$(stat -Lc '%t:%T' -- "$d") || die "$what: cannot stat $d"
+		maj=$((16#${dev%:*})) min=$((16#${dev#*:}))
+		[[ -z ${seen[$maj:$min]+x} ]] ||
+			die "$what: $d and ${seen[$maj:$min]} are the same device ($maj:$min)"
+		seen[$maj:$min]=$d
+		# An unattached loop device (or a bay without its medium) exists but has no size.
+		sectors=$(cat "/sys/dev/block/$maj:$min/size" 2>/dev/null || echo 0)
+		((sectors > 0)) ||
+			die "$what: $d has no medium (size 0: a loop device with no file attached?)"
+		if [[ -n $member_size ]] && ((sectors * 512 < msize)); then
+			die "$what: $d holds $((sectors * 512)) bytes, less than --member-size $member_size"
+		fi
+	done
+}
+
+# drives_guard PATH...: refuse mounted devices always, devices holding data unless --force
+drives_guard() {
+	local d sig bad=0
+	for d in "$@"; do
+		if [[ -n $(lsblk -nro MOUNTPOINTS "$d" 2>/dev/null | tr -d '[:space:]') ]]; then
+			die "--drives: $d (or a partition of it) is mounted: refusing even with --force"
+		fi
+		sig=$( { wipefs -n "$d" 2>/dev/null | tail -n +2; lsblk -nro NAME,TYPE,FSTYPE,PTTYPE "$d" 2>/dev/null | awk 'NR > 1 || $3 != "" || $4 != ""'; } | sort -u) || true
+		if [[ -n $sig ]]; then
+			echo "run.sh: $d holds data that the tests would destroy:" >&2
+			sed 's/^/    /' <<<"$sig" >&2
+			bad=1
+		fi
+	done
+	((bad == 0 || force)) || die "refusing to use --drives that hold data (add --force to destroy it)"
+}
+
+# list_split WHAT LIST -> LIST_ITEMS: a ','-separated list; an empty entry is an error. Never
+# word-split or globbed (a '*' stays a '*').
+list_split() {
+	local what=$1 list=$2
+	[[ $list != ,* && $list != *, && $list != *,,* ]] || die "$what: an empty entry in '$list'"
+	IFS=, read -r -a LIST_ITEMS <<<"$list"
+}
+
+# ipv6_literal ADDR: 0 when ADDR is an IPv6 address (hex groups, at most one '::', an
+# optional dotted IPv4 tail)
+ipv6_literal() {
+	local a=$1 g n=0
+	[[ $a =~ ^[0-9A-Fa-f:.]+$ && $a == *:* && $a != *:::* ]] || return 1
+	[[ $a != *::*::* ]] || return 1
+	if [[ $a =~ :([0-9.]+)$ && ${BASH_REMATCH[1]} == *.* ]]; then
+		local v4=${BASH_REMATCH[1]}
+		ipv4_literal "$v4" || return 1
+		a=${a%"$v4"}0:0 # the IPv4 tail stands for two groups
+	fi
+	[[ $a != *.* ]] || return 1
+	local IFS=:
+	for g in $a; do
+		[[ -z $g || $g =~ ^[0-9A-Fa-f]{1,4}$ ]] || return 1
+		[[ -n $g ]] && n=$((n + 1))
+	done
+	if [[ $a == *::* ]]; then ((n < 8)); else ((n == 8)); fi
+}
+
+ipv4_literal() {
+	local IFS=. p
+	[[ $1 =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || return 1
+	for p in $1; do ((10#$p <= 255)) || return 1; done
+}
+
+# host_parse SPEC -> HP_ADDR (name or address, no brackets), HP_PORT, HP_V6; 1 when SPEC is
+# none of: host, host:port, IPv4, IPv4:port, [IPv6], [IPv6]:port
+host_parse() {
+	local s=$1 label
+	HP_V6=0 HP_PORT=$FIO_PORT
+	if [[ $s =~ ^\[([^]]+)\](:([0-9]{1,5}))?$ ]]; then
+		HP_ADDR=${BASH_REMATCH[1]} HP_PORT=${BASH_REMATCH[3]:-$FIO_PORT} HP_V6=1
+		ipv6_literal "$HP_ADDR" || return 1
+	elif [[ $s =~ ^([A-Za-z0-9.-]+)(:([0-9]{1,5}))?$ ]]; then
+		HP_ADDR=${BASH_REMATCH[1]} HP_PORT=${BASH_REMATCH[3]:-$FIO_PORT}
+		if [[ $HP_ADDR =~ ^[0-9.]+$ ]]; then
+			ipv4_literal "$HP_ADDR" || return 1
+		else
+			((${#HP_ADDR} <= 253)) || return 1
+			local IFS=.
+			for label in $HP_ADDR; do
+				[[ $label =~ ^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$ ]] || return 1
+			done
+			[[ $HP_ADDR != .* && $HP_ADDR != *. && $HP_ADDR != *..* ]] || return 1
+		fi
+	else
+		return 1
+	fi
+	((10#$HP_PORT >= 1 && 10#$HP_PORT <= 65535)) || return 1
+	HP_PORT=$((10#$HP_PORT))
+}
+
+host_is_local() { # ADDR: this machine (loopback, its names, its addresses)
+	local a=$1 x
+	[[ $a == 127.* || $a == ::1 || $a == localhost || $a == localhost.localdomain ]] && return 0
+	for x in $(hostname 2>/dev/null) $(hostname -f 2>/dev/null) $(hostname -I 2>/dev/null); do
+		[[ $a == "$x" ]] && return 0
+	done
+	return 1
+}
+
+# hosts_add SPEC SCRATCH DRIVES WHERE: one host (WHERE names the option or file line)
+HOSTS=() HOST_ADDR=() HOST_PORT=() HOST_CLIENT=() HOST_LABEL=() HOST_LOCAL=() HOST_SCRATCH=()
+HOST_DRIVES=()
+hosts_add() {
+	local spec=$1 where=$4 i
+	local hint=""
+	[[ $spec != *:*:* || $spec == \[* ]] || hint=" (an IPv6 address goes in brackets: [$spec])"
+	host_parse "$spec" ||
+		die "$where: '$spec' is not a host (host, host:port, an IPv4 address, [IPv6] or [IPv6]:port)$hint"
+	local norm=$HP_ADDR:$HP_PORT client=$HP_ADDR,$HP_PORT
+	if ((HP_V6)); then
+		# fio's own syntax: host,port and ip6:ADDR,port
+		norm="[$HP_ADDR]:$HP_PORT" client=ip6:$HP_ADDR,$HP_PORT
+	fi
+	for i in "${!HOSTS[@]}"; do
+		[[ ${HOSTS[$i]} != "$norm" ]] || die "$where: host $norm is named twice"
+	done
+	HOSTS+=("$norm") HOST_ADDR+=("$HP_ADDR") HOST_PORT+=("$HP_PORT")
+	HOST_CLIENT+=("$client")
+	local label=${HP_ADDR//:/_}_$HP_PORT
+	HOST_LABEL+=("$label")
+	HOST_LOCAL+=("$(host_is_local "$HP_ADDR" && echo 1 || echo 0)")
+	HOST_SCRATCH+=("$2") HOST_DRIVES+=("$3")
+}
+
+# hosts_load HOSTS_LIST HOSTS_FILE: fills HOSTS... from --hosts or --hosts-file. A hosts file
+# line: HOST[:PORT] [scratch=DIR] [drives=A,B,...]; '#' starts a comment.
+hosts_load() {
+	local list=$1 file=$2 line n=0 spec kv sd dr x
+	if [[ -n $list ]]; then
+		list_split --hosts "$list"
+		for spec in "${LIST_ITEMS[@]}"; do hosts_add "$spec" "" "" --hosts; done
+	fi
+	[[ -z $file ]] && return 0
+	[[ -f $file && -r $file ]] || die "--hosts-file: $file: no such readable file"
+	while IFS= read -r line || [[ -n $line ]]; do
+		n=$((n + 1))
+		line=${line%%#*}
+		read -r -a kv <<<"$line"
+		((${#kv[@]})) || continue
+		spec=${kv[0]} sd="" dr=""
+		for x in "${kv[@]:1}"; do
+			case $x in
+			scratch=/*) sd=${x#scratch=} ;;
+			drives=*) dr=${x#drives=}
+				list_split "$file:$n: drives" "$dr"
+				local d
+				for d in "${LIST_ITEMS[@]}"; do
+					[[ $d == /* ]] || die "$file:$n: drives: '$d' is not an absolute path"
+				done ;;
+			scratch=*) die "$file:$n: scratch=${x#scratch=}: the directory must be an absolute path" ;;
+			*) die "$file:$n: '$x' is neither scratch=DIR nor drives=A,B,..." ;;
+			esac
+		done
+		[[ -z $sd || -z $dr ]] || die "$file:$n: scratch= and drives= exclude each other"
+		hosts_add "$spec" "$sd" "$dr" "$file:$n"
+	done <"$file"
+	((${#HOSTS[@]})) || die "--hosts-file: $file names no host"
+}
+
+# hosts_members: each host's member directory or drives. Defaults: the run's --drives, else
+# <scratch>/<label> (a directory per host, since two servers on one machine must not share
+# member files). Refuses what would make two local servers share members.
+hosts_members() {
+	local i j
+	for i in "${!HOSTS[@]}"; do
+		if [[ -z ${HOST_SCRATCH[$i]} && -z ${HOST_DRIVES[$i]} ]]; then
+			if [[ -n $drives ]]; then
+				HOST_DRIVES[$i]=$drives
+			elif ((HOST_LOCAL[i])) || [[ -n ${scratch_given:-} ]]; then
+				HOST_SCRATCH[$i]=$scratch/${HOST_LABEL[$i]}
+			else
+				die "--hosts: ${HOSTS[$i]} is not this machine: give --scratch DIR (DIR/${HOST_LABEL[$i]} must exist there), --drives, or a --hosts-file line with scratch= or drives="
+			fi
+		fi
+	done
+	# Servers on one machine (one address, or all local): members must differ.
+	local -a local_drives=()
+	for i in "${!HOSTS[@]}"; do
+		for ((j = i + 1; j < ${#HOSTS[@]}; j++)); do
+			same_machine "$i" "$j" || continue
+			[[ -z ${HOST_SCRATCH[$i]} || ${HOST_SCRATCH[$i]} != "${HOST_SCRATCH[$j]}" ]] ||
+				die "hosts ${HOSTS[$i]} and ${HOSTS[$j]} are one machine and share scratch ${HOST_SCRATCH[$i]}: their member files would collide"
+			if [[ -n ${HOST_DRIVES[$i]} && ${HOST_DRIVES[$i]} == "${HOST_DRIVES[$j]}" ]] && ! ((HOST_LOCAL[i])); then
+				die "hosts ${HOSTS[$i]} and ${HOSTS[$j]} are one machine and share drives ${HOST_DRIVES[$i]}"
+			fi
+		done
+		if ((HOST_LOCAL[i])) && [[ -n ${HOST_DRIVES[$i]} ]]; then
+			list_split "${HOSTS[$i]}: drives" "${HOST_DRIVES[$i]}"
+			local_drives+=("${LIST_ITEMS[@]}")
+		fi
+	done
+	# The local servers' drives together: attached, none twice (also across hosts), no data
+	if ((${#local_drives[@]})); then
+		drives_check "drives of the local hosts" "${local_drives[@]}"
+		drives_guard "${local_drives[@]}"
+	fi
+}
+same_machine() {
+	((HOST_LOCAL[$1] && HOST_LOCAL[$2])) || [[ ${HOST_ADDR[$1]} == "${HOST_ADDR[$2]}" ]]
+}
+
+# hosts_reachable: every host has a fio server listening (a TCP connect; fio's server
+# forks a handler that sees the connection close and exits).
+host_answers() { # index
+	timeout 3 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "${HOST_ADDR[$1]}" "${HOST_PORT[$1]}" 2>/dev/null
+}
+hosts_reachable() {
+	local i
+	for i in "${!HOSTS[@]}"; do
+		host_answers "$i" ||
+			die "--hosts: no fio server answers at ${HOSTS[$i]} (start 'fio --server=${HOST_CLIENT[$i]}' there)"
+	done
+}
+
+# hosts_prepare_dirs: the local hosts' member directories (remote ones must exist there)
+hosts_prepare_dirs() {
+	local i
+	for i in "${!HOSTS[@]}"; do
+		[[ -n ${HOST_SCRATCH[$i]} ]] && ((HOST_LOCAL[i])) || continue
+		mkdir -p "${HOST_SCRATCH[$i]}" || die "cannot create ${HOST_SCRATCH[$i]} for ${HOSTS[$i]}"
+	done
+}
+
+# host_job I: the current run (prepare_run's globals) as host I runs it: its members, its
+# stats file, its job file written to tests/<test>@<label>.fio
+host_stats() { echo "$rdir/tests/$test_id@${HOST_LABEL[$1]}.stats.json"; }
+host_job() {
+	local i=$1
+	if [[ -n ${HOST_DRIVES[$i]} ]]; then
+		list_split "${HOSTS[$i]}: drives" "${HOST_DRIVES[$i]}"
+		set_members "" "${LIST_ITEMS[@]}"
+	else
+		set_members "${HOST_SCRATCH[$i]}/$array-"
+	fi
+	if printf '%s\n' "${members[@]}" "${spare_paths[@]}" | grep -qx ""; then
+		HOST_SHORT="${HOSTS[$i]} has ${#LIST_ITEMS[@]} drives"
+	fi
+	build_target "${HOST_SCRATCH[$i]:-$scratch}/$array.vol" "$(host_stats "$i")"
+	if ((!dry_run)) && ((HOST_LOCAL[i])) && [[ -n ${HOST_SCRATCH[$i]} ]]; then
+		make_members
+	fi
+}
+
+# hosts_cmd: one fio client invocation sending each host its own job file
+hosts_cmd() {
+	local i
+	cmd=("$FIO" "${fio_out[@]}") HOST_SHORT=""
+	for i in "${!HOSTS[@]}"; do
+		host_job "$i"
+		if ((dry_run)); then
+			echo "#   ${HOSTS[$i]}: $(printf '%q ' "${target[@]}")"
+		elif [[ -z $HOST_SHORT ]]; then
+			render_job >"$rdir/tests/$test_id@${HOST_LABEL[$i]}.fio"
+		fi
+		cmd+=("--client=${HOST_CLIENT[$i]}" "$rdir/tests/$test_id@${HOST_LABEL[$i]}.fio")
+	done
+}
+
+# hosts_lost LOG: the hosts whose server no longer answers; failing that, those that fio
+# saw disconnect (its line names the address only)
+hosts_lost() {
+	local i lost=()
+	for i in "${!HOSTS[@]}"; do
+		host_answers "$i" || lost+=("${HOSTS[$i]}")
+	done
+	if ((${#lost[@]} == 0)); then
+		for i in "${!HOSTS[@]}"; do
+			grep -qF "client: host=${HOST_ADDR[$i]} disconnected" "$1" && lost+=("${HOSTS[$i]}")
+		done
+	fi
+	echo "${lost[*]}"
+}
+
+# hosts_split TEST: each host's share of fio's output and its meta.json, with "host"; the
+# headline of each. 1 (and a line naming the host) when a host returned nothing.
+hosts_split() {
+	local t=$1 i out head heads="" rc=0
+	for i in "${!HOSTS[@]}"; do
+		out=$rdir/tests/$t@${HOST_LABEL[$i]}
+		if ! "$RJSON" client "$rdir/tests/$t.json" "${HOST_ADDR[$i]}" "${HOST_PORT[$i]}" >"$out.json" 2>>"$rdir/logs/$t.log"; then
+			echo "run.sh: host ${HOSTS[$i]} returned no results for $t" >&2
+			rm -f "$out.json"
+			rc=1
+			continue
+		fi
+		cp "$rdir/tests/$t.meta.json" "$out.meta.json"
+		head=$("$RJSON" headline "$out.json" 2>/dev/null) || head="?"
+		"$RJSON" set "$out.meta.json" host:s="${HOSTS[$i]}" hosts:n status:s=ok "headline:s=$head"
+		if [[ $level != jbod && ! -s $(host_stats "$i") ]] && ! ((HOST_LOCAL[i])); then
+			echo "run.sh: ${HOSTS[$i]} wrote its engine stats on its own side: $(host_stats "$i") (share the results directory or copy the file back)" >&2
+		fi
+		heads+="${heads:+, }${HOSTS[$i]} $head"
+	done
+	HOSTS_HEADLINES=$heads
+	return $rc
+}
+
+# hosts_json: run.json's "hosts" array arguments
+hosts_json() {
+	local i
+	for i in "${!HOSTS[@]}"; do
+		local is_local=false
+		((HOST_LOCAL[i] == 0)) || is_local=true
+		echo "hosts:aj=$("$RJSON" obj host:s="${HOSTS[$i]}" label:s="${HOST_LABEL[$i]}" \
+			client:s="${HOST_CLIENT[$i]}" local:b=$is_local \
+			scratch:s="${HOST_SCRATCH[$i]}" drives:s="${HOST_DRIVES[$i]}" | tr -d '\n')"
+	done
+}
