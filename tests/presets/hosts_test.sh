@@ -169,15 +169,30 @@ killed_run() {
 		-s $r/logs/$t.partial.json ]]
 }
 t_case "a server killed mid-run: the run fails, naming that host" killed_run
-nothing_left() { # of the killed server's session nothing runs; the survivor's job ended too
-	local left
+in_session() { # SID: the live (not zombie) processes of that session, from /proc (no procps)
+	local f st
+	for f in /proc/[0-9]*/stat; do
+		{ read -r st <"$f"; } 2>/dev/null || continue
+		st=${st##*) } # after "pid (comm) ": state ppid pgrp session ...
+		read -r -a st <<<"$st"
+		[[ ${st[0]} != Z && ${st[3]} == "$1" ]] && echo "${f//[^0-9]/}"
+	done
+	return 0
+}
+nothing_left() { # of the killed server's session nothing runs; no fio client of the run either
+	local left f
 	for _ in $(seq 50); do
-		left=$(ps -eo pid=,sid=,stat=,args= | awk -v s="${SERVERS[1]}" '$2 == s && $3 !~ /^Z/')
+		left=$(in_session "${SERVERS[1]}")
 		[[ -z $left ]] && break
 		sleep 0.1
 	done
 	[[ -z $left ]] || { echo "left: $left"; return 1; }
-	! ps -eo args= | grep -v grep | grep -q -- "--output=$T_SCRATCH/killed/"
+	for f in /proc/[0-9]*/cmdline; do
+		if tr '\0' ' ' <"$f" 2>/dev/null | grep -q -- "--output=$T_SCRATCH/killed/"; then
+			echo "left: ${f//[^0-9]/}"
+			return 1
+		fi
+	done
 }
 t_case "no process of the killed server or the run is left" nothing_left
 t_done
