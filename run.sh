@@ -345,13 +345,14 @@ total=${#PLAN[@]}
 run_id=$(date +%Y%m%d-%H%M%S)-$preset
 rdir=$out/$run_id
 if ((!dry_run)); then
-	mkdir -p "$rdir/tests" "$rdir/logs" || die "cannot create $rdir"
+	make_dir --out "$rdir/tests"
+	make_dir --out "$rdir/logs"
 	if [[ -z $drives ]]; then
 		if [[ -z $scratch ]]; then
 			scratch=$(mktemp -d "${TMPDIR:-/var/tmp}/fio-raid-scratch.XXXXXX")
 			scratch_made=$scratch
 		fi
-		mkdir -p "$scratch" || die "cannot create --scratch $scratch"
+		make_dir --scratch "$scratch"
 	fi
 else
 	scratch=${scratch:-${TMPDIR:-/var/tmp}/fio-raid-scratch.DRYRUN}
@@ -386,7 +387,12 @@ probe_option() { # OPTION=VALUE -> 0 when the engine accepts it
 	return "${PROBE[$key]}"
 }
 resync_opt=() resync_note=""
-if [[ -n $drives || ( -n $scratch && -z ${scratch_made:-} && $dry_run -eq 0 && -n $(ls -A "$scratch" 2>/dev/null) ) ]]; then
+if [[ -n $hosts ]]; then
+	reuse=$(hosts_reuse && echo 1 || echo 0)
+else
+	reuse=$([[ -n $drives || ( -n $scratch && -z ${scratch_made:-} && $dry_run -eq 0 && -n $(ls -A "$scratch" 2>/dev/null) ) ]] && echo 1 || echo 0)
+fi
+if ((reuse)); then
 	if ((dry_run)); then
 		resync_opt=(--raid_init=resync)
 		resync_note="members are real drives or reused files: arrays get raid_init=resync (the real run first asks the engine whether it supports it)"

@@ -66,7 +66,8 @@ static const char css[] =
     ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em 1em}"
     ".wide{overflow-x:auto}td:first-child{white-space:nowrap}"
     "table.facts th{text-align:left}td.raw{font-family:monospace;font-size:11px;"
-    "word-break:break-all}details{margin:1em 0}";
+    "word-break:break-all}details{margin:1em 0}tr.sum td{font-weight:bold;"
+    "border-bottom:2px solid #bbb}";
 
 static json_object *jget(json_object *o, const char *path)
 {

@@ -1,10 +1,17 @@
-# workloads/hosts.sh: sourced by run.sh. The checks of --drives (attached block devices, none
-# named twice or through another path) and run.sh's multi-host runs through fio's
-# client/server mode: host names validated, per-host member paths (--hosts-file), the hosts
-# reachable before the run, one fio client for all hosts per test, each host's share of the
-# output split out, a lost host named. Uses run.sh's die, RJSON, scratch, drive_list, ...
+# workloads/hosts.sh: sourced by run.sh. Directories made with one error line, the checks of
+# --drives (attached block devices, none named twice or through another path) and run.sh's
+# multi-host runs through fio's client/server mode: host names validated, per-host member
+# paths (--hosts-file), the hosts reachable before the run, one fio client for all hosts per
+# test, each host's share of the output split out, a lost host named. Uses run.sh's die,
+# RJSON, scratch, drive_list, ...
 
 FIO_PORT=8765 # fio's default server port
+
+# make_dir WHAT DIR: mkdir -p, or one line naming the option and why (not mkdir's line too)
+make_dir() {
+	local err
+	err=$(mkdir -p -- "$2" 2>&1) || die "$1: cannot create $2: ${err##*: }"
+}
 
 # drives_check WHAT PATH...: every path an attached block device, no device twice (a
 # symlink such as /dev/disk/by-id/... is the device it points to).
@@ -232,12 +239,24 @@ hosts_reachable() {
 	done
 }
 
+# hosts_reuse: 0 when some host's members may hold data (drives, files left in a local
+# directory, or a remote host, whose directory this machine cannot see): raid_init=resync
+hosts_reuse() {
+	local i
+	for i in "${!HOSTS[@]}"; do
+		[[ -z ${HOST_DRIVES[$i]} ]] || return 0
+		((HOST_LOCAL[i])) || return 0
+		[[ -z $(ls -A "${HOST_SCRATCH[$i]}" 2>/dev/null) ]] || return 0
+	done
+	return 1
+}
+
 # hosts_prepare_dirs: the local hosts' member directories (remote ones must exist there)
 hosts_prepare_dirs() {
 	local i
 	for i in "${!HOSTS[@]}"; do
 		[[ -n ${HOST_SCRATCH[$i]} ]] && ((HOST_LOCAL[i])) || continue
-		mkdir -p "${HOST_SCRATCH[$i]}" || die "cannot create ${HOST_SCRATCH[$i]} for ${HOSTS[$i]}"
+		make_dir "${HOSTS[$i]}" "${HOST_SCRATCH[$i]}"
 	done
 }
 

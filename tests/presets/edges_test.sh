@@ -67,12 +67,28 @@ hf "127.0.0.1:9001 scratch=$T_SCRATCH/a # one" "127.0.0.1:9002 scratch=$T_SCRATC
 t_case "hosts file: each host's members in its own directory" bash -c \
 	"'$RUN' quick --dry-run --no-build --hosts-file '$HF' | grep -q -- '9002: .*--raid_members=$T_SCRATCH/b/raid0-4m-bay0:'"
 
+# Members left in a host's directory by an earlier run get raid_init=resync; new ones do not
+mkdir -p "$T_SCRATCH/old" "$T_SCRATCH/new"
+touch "$T_SCRATCH/old/raid5-4m-bay0"
+hf "127.0.0.1:9001 scratch=$T_SCRATCH/new"
+t_case "a new host directory: no resync" bash -c \
+	"! '$RUN' quick --dry-run --no-build --hosts-file '$HF' | grep -q -- '--raid_init=resync'"
+hf "127.0.0.1:9001 scratch=$T_SCRATCH/new" "127.0.0.1:9002 scratch=$T_SCRATCH/old"
+t_case "a host directory holding members: resync" bash -c \
+	"'$RUN' quick --dry-run --no-build --hosts-file '$HF' | grep -q -- '9001: .*--raid_init=resync'"
+
 # A real run against a port where no fio server listens stops before any test.
 port=$((20000 + RANDOM % 30000))
 while timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0"' "$port" 2>/dev/null; do port=$((port + 1)); done
 t_case "no fio server at a host: one line naming it, before any test" \
 	bad "no fio server answers at 127.0.0.1:$port (start 'fio --server=127.0.0.1,$port' there)" \
 	quick --no-build --no-report --out "$T_SCRATCH/r" --hosts "127.0.0.1:$port"
+
+# directories that cannot be made: one line naming the option and why
+t_case "--out that cannot be made" bad "--out: cannot create /dev/null/x/" \
+	quick --no-build --no-report --out /dev/null/x
+t_case "--scratch that cannot be made" bad "--scratch: cannot create /dev/null/s: Not a directory" \
+	quick --no-build --no-report --out "$T_SCRATCH/r" --scratch /dev/null/s
 
 # option values
 t_case "an option as another option's value" bad "--scratch needs a value, not the option '--keep'" \
