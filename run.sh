@@ -14,7 +14,7 @@ RJSON=$ROOT/build/bin/raid-json
 REPORT=$ROOT/build/bin/raid-report
 WL=$ROOT/workloads
 
-PRESETS=(quick hwluxx proxmox sr-gen5 megaraid rebuild)
+PRESETS=(quick hwluxx proxmox sr-gen5 megaraid rebuild selfcheck)
 declare -A PRESET_DOC=(
 	[quick]="RAID 0/5/6/10 + JBOD over 4 members, SEQ1M Q8T64 read/write, RND4K Q32T64 write, RND4K Q1T64 read; a few seconds each"
 	[hwluxx]="review A: 1, 4, 12 members x RAID 0/5/6 x CPU/GPU parity x the four CrystalDiskMark tests, plus JBOD"
@@ -22,9 +22,10 @@ declare -A PRESET_DOC=(
 	[sr-gen5]="review C: RAID5 over 24 members, chunk 4k/64k/512k (CPU) and 4k (GPU), the 192-thread table, plus JBOD"
 	[megaraid]="review B plan: preconditioning, 16 JBOD vs 2x 8-member RAID10 vs 2x 8-member RAID5, then rebuild tests on 16"
 	[rebuild]="random I/O, QD1 write latency and rebuild time while RAID 1/5/6/10 rebuild onto a spare"
+	[selfcheck]="the projection's check on this machine: JBOD and RAID 5/6 over 4 and 8 members, RND4K Q32T64 write, SEQ1M Q8T64 write"
 )
 declare -A PRESET_PROFILE=([hwluxx]=gigabyte-r284-s93-aal1 [proxmox]=gigabyte-r284-s93-aal1
-	[sr-gen5]=supermicro-as-2125hs-tnr)
+	[sr-gen5]=supermicro-as-2125hs-tnr [megaraid]=megaraid-9670w-16i-host)
 
 usage() {
 	cat <<EOF
@@ -291,6 +292,17 @@ plan_rebuild() {
 		echo "- raid$l-${n}m $l $n 512k $p optimal - mr-rnd4k-lat"
 		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rnd4k-lat"
 		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rebuild"
+	done
+}
+plan_selfcheck() {
+	# The x8 figures are projected from the x4 ones (raid-report project --self) and
+	# compared with what x8 measures: the model's error on this machine.
+	local n l t
+	for n in 4 8; do
+		for t in rnd4k-q32t64-randwrite seq1m-q8t64-write; do
+			echo "- jbod-$n jbod $n - - optimal - $t"
+			for l in 5 6; do echo "- raid$l-${n}m $l $n 512k $(parities cpu) optimal - $t"; done
+		done
 	done
 }
 if [[ $preset == proxmox ]]; then
@@ -563,6 +575,17 @@ if [[ -x $PBENCH ]] &&
 		grep -o '"gbps": *[0-9.]*' | head -1 | grep -o '[0-9.]*$') && [[ -n $mem_bw ]]; then
 	"$RJSON" set "$work/host.json" mem_bw_gbps:f="$mem_bw" \
 		"mem_bw_method:s=raid-parity-bench --impl membw --quick --mode stream --pool 256m (one core)"
+fi
+# Per-core parity rates for the report's projection (raid-report reads parity-bench.json):
+# streaming gen and rmw at the stripe widths this preset runs, a few seconds.
+parity_ks=$(for line in "${PLAN[@]}"; do
+	read -r _ _ l n _ <<<"$line"
+	case $l in 5) echo $((n - 1)) ;; 6) echo $((n - 2)) ;; esac
+done | sort -un | paste -sd, -)
+if [[ -x $PBENCH && -n $parity_ks && $preset != quick ]]; then
+	"$PBENCH" --json --op gen,rmw --mode stream --k "$parity_ks" --chunk 4k,64k --runs 3 \
+		--pool 64m >"$rdir/parity-bench.json" 2>"$rdir/logs/parity-bench.log" ||
+		{ echo "run.sh: raid-parity-bench failed (logs/parity-bench.log): no per-core parity rates"; rm -f "$rdir/parity-bench.json"; }
 fi
 write_run_json() { # extra raid-json args
 	"$RJSON" obj run_id:s="$run_id" preset:s="$preset" "preset_doc:s=${PRESET_DOC[$preset]}" \

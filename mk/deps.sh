@@ -6,7 +6,7 @@ set -euo pipefail
 
 PKGS=(gcc g++ make pkg-config libaio-dev liburing-dev libhwloc-dev hwloc libjson-c-dev
       libisal-dev libcmocka-dev libnuma-dev zlib1g-dev gnuplot-nox xz-utils
-      ca-certificates util-linux libxml2-utils)
+      ca-certificates util-linux libxml2-utils jq)
 # the md appliance (tools/mdvm): without them only the md tests are skipped, so they are
 # installed as root but never required
 OPT_PKGS=(qemu-system-x86 busybox-static mdadm)

@@ -717,5 +717,40 @@ int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struc
 	chart_states(run, pub, dir, out);
 	chart_rebuild(run, pub, dir, out);
 	rr_chart_hosts(run, dir, out);
+	rr_an_charts(run, dir, out);
 	return 0;
+}
+
+/* The bar chart for the other parts' charts (efficiency.c, project.c): the same drawing, one
+ * opaque list of bars. */
+struct bars *rr_bars_new(void)
+{
+	struct bars *bs = calloc(1, sizeof(*bs));
+	if (!bs)
+		abort();
+	return bs;
+}
+
+void rr_bars_free(struct bars *bs)
+{
+	if (bs)
+		free(bs->b);
+	free(bs);
+}
+
+void rr_bars_add(struct bars *bs, int series, double v, const char *label)
+{
+	bar_add(bs, series, v, "%s", label);
+}
+
+size_t rr_bars_count(const struct bars *bs)
+{
+	return bs->n;
+}
+
+void rr_bar_chart(const char *dir, struct rr_charts *c, const char *name, const char *title,
+		  const char *xlabel, const struct bars *bs, const char *const *series, int nseries,
+		  const char *empty_why)
+{
+	bar_chart(dir, c, name, title, xlabel, bs, series, nseries, empty_why);
 }

@@ -472,6 +472,11 @@ static void published(FILE *f, const struct rr_run *run, const struct rr_pubset 
 	      f);
 }
 
+void rr_html_esc(FILE *f, const char *s)
+{
+	esc(f, s);
+}
+
 int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const struct rr_charts *c,
 		  char *err, size_t errlen)
 {
@@ -497,13 +502,15 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 	fprintf(f,
 		"</b>, %zu tests. <a href=#facts>Run</a> &middot; <a href=#charts>Charts</a> "
 		"&middot; <a href=#summary>Summary</a> &middot; <a href=#published>Measured vs "
-		"published</a></p>\n",
+		"published</a> &middot; <a href=#efficiency>Efficiency</a> &middot; <a "
+		"href=#projection>Projection</a> &middot; <a href=#selfcheck>Self-check</a></p>\n",
 		run->ntests);
 	facts(f, run);
 	charts(f, c);
 	summary(f, run);
 	rr_html_hosts(f, run);
 	published(f, run, pub);
+	rr_an_html(f, run);
 	fputs("</body>\n</html>\n", f);
 	int bad = fclose(f);
 	if (bad)

@@ -456,6 +456,8 @@ void rr_test_free(struct rr_test *t)
 	free(t->samples);
 	free(t->status);
 	free(t->reason);
+	json_object_put(t->meta_json);
+	json_object_put(t->stats_json);
 }
 
 /* One test: its meta file is required, its fio output too (a missing one is skipped with a
@@ -483,6 +485,7 @@ static int load_test(const char *tdir, const char *stem, struct rr_test *t, char
 		if (at)
 			*at = '\0';
 	}
+	t->meta_json = json_object_get(meta);
 	if (stat(fp, &st) != 0) {
 		/* run.sh records skipped and failed tests with their reason: list them, quietly */
 		const char *status = str_of(get(meta, "status")),
@@ -509,6 +512,7 @@ static int load_test(const char *tdir, const char *stem, struct rr_test *t, char
 				 sizeof(stats_fields) / sizeof(stats_fields[0]), err, errlen))
 			goto out;
 		parse_stats(stats, t);
+		t->stats_json = json_object_get(stats);
 	}
 	rc = 0;
 out:
@@ -634,6 +638,7 @@ void rr_run_free(struct rr_run *run)
 	free(run->preset);
 	free(run->host);
 	json_object_put(run->run_json);
+	rr_analysis_free(run->an);
 	memset(run, 0, sizeof(*run));
 }
 

@@ -1,7 +1,7 @@
 /* report/main.c: the raid-report command line. Bad input (a missing directory, malformed
  * JSON, an unknown command or option) ends with one line on stderr and exit status 2; exit
  * status 1 is kept for "the gate found a regression". */
-#include "report/report.h"
+#include "report/model.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +13,9 @@ static const char usage[] =
     "usage: raid-report RESULTS_DIR                 summary, charts and index.html of a run\n"
     "       raid-report --compare RUN_A RUN_B [--out DIR]\n"
     "       raid-report gate --baseline FILE RESULTS_DIR [--tolerance PCT] [--junit FILE]\n"
+    "       raid-report project RESULTS_DIR [--profile NAME|FILE|host] [--self] [--json]\n"
+    "         (each test projected onto a host profile, default the run's reviewed host;\n"
+    "         --self: only this machine's self-check rows; --json: summary.json's objects)\n"
     "       raid-report baseline [--max-spread PCT] RESULTS_DIR [RESULTS_DIR...] > FILE\n"
     "         (several runs: each figure's median; one whose worst run fell more than PCT\n"
     "         (default 30) from it is recorded as not gated)\n"
@@ -53,7 +56,11 @@ static int cmd_report(const char *dir)
 	int rc = RR_OK;
 	if (rr_pub_load(rr_pub_path(), &pub, err, sizeof(err)) < 0)
 		fprintf(stderr, "raid-report: warning: %s: no published comparison\n", err);
-	if (rr_write_summary(&run, err, sizeof(err)) < 0) {
+	json_object *prof = rr_profile_of_run(&run);
+	rr_analyse(&run, &pub, prof, err, sizeof(err));
+	json_object_put(prof);
+	if (rr_write_summary(&run, err, sizeof(err)) < 0 ||
+	    rr_an_write_files(&run, err, sizeof(err)) < 0) {
 		rc = fail("%s", err);
 		goto out;
 	}
@@ -161,6 +168,70 @@ static int cmd_gate(int argc, char **argv)
 	return rc;
 }
 
+static int cmd_project(int argc, char **argv)
+{
+	const char *dir = NULL, *pname = NULL;
+	int self = 0, as_json = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--profile") && i + 1 < argc)
+			pname = argv[++i];
+		else if (!strcmp(argv[i], "--self"))
+			self = 1;
+		else if (!strcmp(argv[i], "--json"))
+			as_json = 1;
+		else if (argv[i][0] == '-')
+			return fail("project: unknown option or missing value '%s'", argv[i]);
+		else if (!dir)
+			dir = argv[i];
+		else
+			return fail("project: one results directory only, not also '%s'", argv[i]);
+	}
+	if (!dir)
+		return fail("%s", "project needs RESULTS_DIR");
+	struct rr_run run;
+	struct rr_pubset pub = {0};
+	if (load(dir, &run))
+		return RR_BAD_INPUT;
+	json_object *prof = pname ? rr_profile_load(pname, err, sizeof(err)) : rr_profile_of_run(&run);
+	if (pname && !prof) {
+		rr_run_free(&run);
+		return fail("%s", err);
+	}
+	if (rr_pub_load(rr_pub_path(), &pub, err, sizeof(err)) < 0)
+		fprintf(stderr, "raid-report: warning: %s: no published figures\n", err);
+	rr_analyse(&run, &pub, prof, err, sizeof(err));
+	const struct rr_analysis *an = run.an;
+	int rc = RR_OK;
+	if (self ? !an->nself : an->nproj == 0) {
+		rc = fail(self ? "project: %s: no configuration at two member counts to check"
+			       : "project: %s: nothing to project (no profile with published tests "
+				 "matching this run, no self-check pairs); try --profile NAME",
+			  run.dir);
+	} else if (as_json) {
+		json_object *o = json_object_new_object();
+		rr_an_json_run(o, &run);
+		if (self)
+			json_object_object_del(o, "projections");
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							   JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else {
+		if (!self && an->nproj > an->nself) {
+			printf("projection of %s onto %s\n", run.id, an->profile);
+			rr_proj_print(stdout, an, 0);
+		}
+		if (an->nself) {
+			printf("%sself-check on this machine (%s): projected from the fewest members\n",
+			       self || an->nproj == an->nself ? "" : "\n", run.id);
+			rr_proj_print(stdout, an, 1);
+		}
+	}
+	json_object_put(prof);
+	rr_pub_free(&pub);
+	rr_run_free(&run);
+	return rc;
+}
+
 static int cmd_baseline(int argc, char **argv)
 {
 	double spread = 30;
@@ -232,12 +303,14 @@ int main(int argc, char **argv)
 		return cmd_gate(argc - 2, argv + 2);
 	if (!strcmp(cmd, "baseline"))
 		return cmd_baseline(argc - 2, argv + 2);
+	if (!strcmp(cmd, "project"))
+		return cmd_project(argc - 2, argv + 2);
 	if (cmd[0] == '-')
 		return fail("unknown option '%s'; try raid-report --help", cmd);
 	/* a word that is not a path is a mistyped command, whatever follows it */
 	int is_dir = access(cmd, F_OK) == 0;
 	if (!is_dir && !strchr(cmd, '/'))
-		return fail("unknown command '%s' (commands: gate, baseline, --compare; or a "
+		return fail("unknown command '%s' (commands: gate, baseline, project, --compare; or a "
 			    "RESULTS_DIR)%s",
 			    cmd, !strcmp(cmd, "compare") ? ": did you mean --compare?" : "");
 	if (argc > 2)

@@ -53,6 +53,10 @@ struct rr_test {
 	char *host; /* "" for the test itself */
 	struct rr_test *hosts;
 	size_t nhosts;
+
+	/* the parsed meta.json and stats file (NULL when absent), for the parts that read keys
+	 * the other parts do not need (efficiency.c, project.c: host_cpu, target, strategies) */
+	json_object *meta_json, *stats_json;
 };
 
 /* a test the run recorded but that has no fio output (skipped or failed, with run.sh's reason) */
@@ -69,6 +73,7 @@ struct rr_run {
 	struct rr_left_out *left_out;
 	size_t nleft_out;
 	int multi_host; /* some test has per-host rows (run.sh --hosts) */
+	struct rr_analysis *an; /* efficiency and projections (model.h); NULL until rr_analyse */
 };
 
 /* load.c */
@@ -90,6 +95,7 @@ int rr_write_summary(const struct rr_run *run, char *err, size_t errlen);
 json_object *rr_test_json(const struct rr_test *t);
 void rr_csv_num(FILE *f, double v);
 void rr_csv_str(FILE *f, const char *s);
+json_object *rr_json_num(double v); /* summary.json's rounding; NULL for NAN */
 
 /* published.c */
 struct rr_pub {
@@ -135,12 +141,22 @@ int rr_write_hosts_csv(const struct rr_run *run, char *err, size_t errlen);
 json_object *rr_hosts_json(const struct rr_test *t);
 void rr_html_hosts(FILE *f, const struct rr_run *run);
 void rr_chart_hosts(const struct rr_run *run, const char *dir, struct rr_charts *c);
+struct bars; /* horizontal bars, one colour per series (series 1 is the published orange) */
+struct bars *rr_bars_new(void);
+void rr_bars_free(struct bars *bs);
+void rr_bars_add(struct bars *bs, int series, double v, const char *label);
+size_t rr_bars_count(const struct bars *bs);
+void rr_bar_chart(const char *dir, struct rr_charts *c, const char *name, const char *title,
+		  const char *xlabel, const struct bars *bs, const char *const *series, int nseries,
+		  const char *empty_why);
 
 /* html.c */
 void rr_html_td_num(FILE *f, double v);
 void rr_html_td_str(FILE *f, const char *s);
 int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub,
 		  const struct rr_charts *charts, char *err, size_t errlen);
+
+void rr_html_esc(FILE *f, const char *s);
 
 /* compare.c */
 int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdir, FILE *out,
@@ -168,6 +184,18 @@ struct rr_gate_opts {
 };
 int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gate_opts *o,
 	    FILE *out, char *err, size_t errlen);
+
+/* efficiency.c, project.c (model.h): what each test keeps of the raw drives and what the
+ * run projects onto a host profile; rr_analyse fills run->an, NULL profile: none */
+int rr_analyse(struct rr_run *run, const struct rr_pubset *pub, json_object *profile,
+	       char *err, size_t errlen);
+void rr_analysis_free(struct rr_analysis *an);
+void rr_an_csv_head(FILE *f);
+void rr_an_csv_row(FILE *f, const struct rr_run *run, size_t test);
+void rr_an_json_test(json_object *o, const struct rr_run *run, size_t test);
+void rr_an_json_run(json_object *o, const struct rr_run *run);
+void rr_an_charts(const struct rr_run *run, const char *dir, struct rr_charts *c);
+void rr_an_html(FILE *f, const struct rr_run *run);
 
 /* util: mkdir -p of one level, formatted path */
 int rr_mkdir(const char *path);

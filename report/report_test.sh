@@ -20,7 +20,9 @@ gpu_run() {
 		"$ROOT/build/bin/raid-json" set "$r/tests/$t.stats.json" parity_path:s=auto \
 			parity_used:s=cuda gpu.stripes_per_launch:f=7.5 &&
 		"$RR" "$r" >/dev/null &&
-		grep "^quick,$t," "$r/summary.csv" | grep -q ",left-symmetric,cuda,.*,7.5,,,$"
+		awk -F, -v t="$t" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i }
+			$2 == t { print $h["layout"], $h["parity"], $h["gpu_stripes_per_launch"], $h["rebuild_s"] }' \
+			"$r/summary.csv" | grep -qx "left-symmetric cuda 7.5 "
 }
 t_case "parity column is what computed it (parity_used), GPU batching beside" gpu_run
 

@@ -102,6 +102,11 @@ static json_object *jnum(double v)
 	return json_object_new_double_s(v, b);
 }
 
+json_object *rr_json_num(double v)
+{
+	return jnum(v);
+}
+
 static json_object *jint(long v, int present)
 {
 	return present ? json_object_new_int64(v) : NULL;
@@ -146,6 +151,7 @@ static void write_csv(FILE *f, const struct rr_run *run)
 	fputs("bs,iodepth,numjobs", f);
 	for (size_t i = 0; i < NCOLS(cols_tail); i++)
 		fprintf(f, ",%s", cols_tail[i].name);
+	rr_an_csv_head(f);
 	fputc('\n', f);
 
 	for (size_t r = 0; r < run->ntests; r++) {
@@ -173,6 +179,7 @@ static void write_csv(FILE *f, const struct rr_run *run)
 			fputc(',', f);
 			rr_csv_num(f, nval(t, &cols_tail[i]));
 		}
+		rr_an_csv_row(f, run, r);
 		fputc('\n', f);
 	}
 }
@@ -204,6 +211,7 @@ int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
 		json_object *row = rr_test_json(&run->tests[r]);
 		if (run->tests[r].nhosts)
 			json_object_object_add(row, "hosts", rr_hosts_json(&run->tests[r]));
+		rr_an_json_test(row, run, r);
 		json_object_array_add(rows, row);
 	}
 	json_object_object_add(o, "tests", rows);
@@ -216,6 +224,7 @@ int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
 		json_object_array_add(nr, e);
 	}
 	json_object_object_add(o, "not_run", nr);
+	rr_an_json_run(o, run);
 	if (asprintf(&path, "%s/summary.json", run->dir) < 0)
 		abort();
 	int rc = json_object_to_file_ext(path, o,

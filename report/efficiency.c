@@ -1,0 +1,226 @@
+/* report/efficiency.c: how much of the raw drives each RAID test keeps. A test's figure is
+ * divided by the same run's JBOD on the same members and workload, and by its I/O-count
+ * bound: that JBOD figure over the member I/Os each volume I/O costs (the engine's stats, or
+ * iomodel.c where there are none). The published rows get the same fractions wherever the
+ * review gives the raw side: its JBOD rows, else the drives' spec sheets in the host's
+ * profile (marked "spec"). */
+#include "report/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_object *jget(json_object *o, const char *a, const char *b)
+{
+	json_object *v = NULL;
+	if (!o || !json_object_object_get_ex(o, a, &v))
+		return NULL;
+	if (b && (!v || !json_object_object_get_ex(v, b, &v)))
+		return NULL;
+	return v;
+}
+
+static double jd(json_object *v)
+{
+	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+/* The engine's measured member work per volume I/O: bytes for large tests, counts below. */
+static double stats_per_io(const struct rr_test *t)
+{
+	json_object *s = t->stats_json;
+	if (!s)
+		return NAN;
+	double num, den;
+	if (rr_is_large(t)) {
+		num = jd(jget(s, "member_io", "read_bytes")) + jd(jget(s, "member_io", "write_bytes"));
+		den = jd(jget(s, "volume", "read_bytes")) + jd(jget(s, "volume", "write_bytes"));
+	} else {
+		num = jd(jget(s, "member_io", "reads")) + jd(jget(s, "member_io", "writes"));
+		den = jd(jget(s, "volume", "reads")) + jd(jget(s, "volume", "writes"));
+	}
+	return den > 0 ? num / den : NAN;
+}
+
+static const char *meta_str(const struct rr_test *t, const char *key)
+{
+	json_object *v = jget(t->meta_json, key, NULL);
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+/* The same run's JBOD on as many members, the same workload, pattern, depth and jobs (and
+ * host, in a multi-host run). */
+static const struct rr_test *jbod_of(const struct rr_run *run, const struct rr_test *t)
+{
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *o = &run->tests[i];
+		if (strcmp(rr_level_name(o), "jbod") || o->members != t->members ||
+		    strcmp(o->workload, t->workload) || strcmp(o->rw, t->rw) || o->bs != t->bs ||
+		    o->iodepth != t->iodepth || o->numjobs != t->numjobs ||
+		    strcmp(o->state, "optimal") || strcmp(meta_str(o, "host"), meta_str(t, "host")))
+			continue;
+		return o;
+	}
+	return NULL;
+}
+
+static struct rr_eff *eff_add(struct rr_analysis *an)
+{
+	an->eff = realloc(an->eff, (an->neff + 1) * sizeof(*an->eff));
+	if (!an->eff)
+		abort();
+	struct rr_eff *e = &an->eff[an->neff++];
+	memset(e, 0, sizeof(*e));
+	e->figure = e->raw_figure = e->io_per_io = e->eff_jbod = e->eff_bound = NAN;
+	return e;
+}
+
+static void fill_test(struct rr_analysis *an, const struct rr_run *run, const struct rr_test *t)
+{
+	if (!strcmp(rr_level_name(t), "jbod"))
+		return;
+	struct rr_eff *e = eff_add(an);
+	const struct rr_test *j = jbod_of(run, t);
+	e->t = t;
+	e->members = t->members;
+	e->figure = rr_figure(t);
+	e->io_per_io = stats_per_io(t);
+	snprintf(e->io_source, sizeof(e->io_source), "stats");
+	if (isnan(e->io_per_io) && !strcmp(t->state, "optimal")) {
+		struct rr_ioc c;
+		if (!rr_io_model(t->level, t->members, t->chunk, t->bs, t->rw,
+				 rr_rw_mix(t->rw, t->workload), &c)) {
+			e->io_per_io = rr_ioc_per_io(&c, rr_is_large(t));
+			snprintf(e->io_source, sizeof(e->io_source), "model");
+		}
+	}
+	if (!j) {
+		snprintf(e->raw, sizeof(e->raw), "no JBOD of %d members with this workload in the run",
+			 t->members);
+		return;
+	}
+	snprintf(e->raw, sizeof(e->raw), "%s", j->test);
+	snprintf(e->raw_kind, sizeof(e->raw_kind), "run");
+	e->raw_figure = rr_figure(j);
+	if (e->raw_figure > 0) {
+		e->eff_jbod = e->figure / e->raw_figure;
+		e->eff_bound = e->eff_jbod * e->io_per_io;
+	}
+}
+
+static int pub_level(const struct rr_pub *p)
+{
+	if (!strcmp(p->array, "jbod"))
+		return -1;
+	return strncmp(p->array, "raid", 4) ? -2 : atoi(p->array + 4);
+}
+
+long rr_size_of(const char *s, long dflt)
+{
+	char *end;
+	double v = strtod(s ? s : "", &end);
+	if (end == s || v <= 0)
+		return dflt;
+	switch (*end) {
+	case 'k': case 'K': return (long)(v * 1024);
+	case 'm': case 'M': return (long)(v * 1048576);
+	default: return (long)v;
+	}
+}
+
+/* A published row's block size: its bs, else 1M for a sequential bandwidth row (review B
+ * gives none; its sequential tests are large-block). */
+long rr_pub_bs(const struct rr_pub *p)
+{
+	return rr_size_of(p->bs, strcmp(p->metric, "iops") ? 1048576 : 4096);
+}
+
+/* The drives' spec figure for a published row: drives x the sheet's figure for its metric and
+ * direction (a mix as the time-weighted blend of both); NAN when the sheet has none. */
+double rr_spec_figure(json_object *profile, const struct rr_pub *p, int drives, char *why,
+		      size_t len)
+{
+	json_object *bays = jget(profile, "bays", NULL);
+	json_object *b0 = bays ? json_object_array_get_idx(bays, 0) : NULL;
+	const char *dname = json_object_get_string(jget(b0, "drive", NULL));
+	json_object *d = dname ? jget(jget(profile, "drives", NULL), dname, NULL) : NULL;
+	int iops = !strcmp(p->metric, "iops");
+	double r = jd(jget(d, iops ? "rand_read_4k_iops" : "seq_read_mbps", NULL));
+	double w = jd(jget(d, iops ? "rand_write_4k_iops" : "seq_write_mbps", NULL));
+	int mix = rr_rw_mix(p->rw, p->workload);
+	double v = mix >= 100 ? r : mix <= 0 ? w : 1 / (mix / 100.0 / r + (1 - mix / 100.0) / w);
+	snprintf(why, len, "spec: %d x %s %s", drives, dname ? dname : "?",
+		 iops ? (mix >= 100 ? "random read IOPS" : "random write IOPS")
+		      : (mix >= 100 ? "seq read MB/s" : "seq write MB/s"));
+	return drives * v;
+}
+
+static void fill_pub(struct rr_analysis *an, const struct rr_pubset *pub, const struct rr_pub *p)
+{
+	int level = pub_level(p);
+	if (level < 0 || (strcmp(p->metric, "bw") && strcmp(p->metric, "iops")))
+		return;
+	json_object *profile = rr_profile_load(p->host, NULL, 0);
+	const struct rr_pub *j = NULL;
+	for (size_t i = 0; i < pub->n && !j; i++) {
+		const struct rr_pub *o = &pub->rows[i];
+		if (!strcmp(o->array, "jbod") && !strcmp(o->source, p->source) &&
+		    !strcmp(o->host, p->host) && o->drives == p->drives &&
+		    !strcmp(o->workload, p->workload) && !strcmp(o->rw, p->rw) &&
+		    !strcmp(o->metric, p->metric) && !strcmp(o->state, "optimal") && o->value > 0)
+			j = o;
+	}
+	int arrays, members = rr_pub_layout(p, profile, &arrays, NULL);
+	struct rr_eff e0 = {0};
+	e0.figure = p->value;
+	e0.raw_figure = NAN;
+	if (j) {
+		e0.raw_figure = j->value;
+		snprintf(e0.raw, sizeof(e0.raw), "published JBOD %dx %s: %g %s", j->drives,
+			 j->workload, j->value, j->unit);
+		snprintf(e0.raw_kind, sizeof(e0.raw_kind), "published");
+	} else if (profile) {
+		e0.raw_figure = rr_spec_figure(profile, p, p->drives, e0.raw, sizeof(e0.raw));
+		snprintf(e0.raw_kind, sizeof(e0.raw_kind), "spec");
+	}
+	json_object_put(profile);
+	if (!(e0.raw_figure > 0))
+		return;
+	struct rr_ioc c;
+	long chunk = rr_size_of(p->chunk, 524288);
+	long bs = rr_pub_bs(p);
+	e0.io_per_io = NAN;
+	if (!rr_io_model(level, members, chunk, bs, p->rw, rr_rw_mix(p->rw, p->workload), &c))
+		e0.io_per_io = rr_ioc_per_io(&c, bs >= 65536);
+	struct rr_eff *e = eff_add(an);
+	*e = e0;
+	e->pub = p;
+	e->members = members;
+	snprintf(e->io_source, sizeof(e->io_source), "model");
+	e->eff_jbod = e->figure / e->raw_figure;
+	e->eff_bound = e->eff_jbod * e->io_per_io;
+}
+
+void rr_eff_fill(struct rr_analysis *an, const struct rr_run *run, const struct rr_pubset *pub)
+{
+	for (size_t i = 0; i < run->ntests; i++)
+		fill_test(an, run, &run->tests[i]);
+	/* the published rows of the workloads this run measured */
+	for (size_t p = 0; pub && p < pub->n; p++) {
+		int matched = 0;
+		for (size_t i = 0; i < run->ntests && !matched; i++)
+			matched = !strcmp(pub->rows[p].workload, run->tests[i].workload);
+		if (matched)
+			fill_pub(an, pub, &pub->rows[p]);
+	}
+}
+
+int rr_eff_of_test(const struct rr_analysis *an, const struct rr_test *t)
+{
+	for (size_t i = 0; an && i < an->neff; i++)
+		if (an->eff[i].t == t)
+			return (int)i;
+	return -1;
+}
