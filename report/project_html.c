@@ -183,7 +183,7 @@ void rr_an_html(FILE *f, const struct rr_run *run)
 	for (size_t i = 0; i < an->neff; i++) {
 		const struct rr_eff *e = &an->eff[i];
 		char *pl = e->pub ? rr_pub_label(e->pub) : NULL;
-		char name[300], io[64];
+		char name[300], io[64], raw[240];
 		snprintf(name, sizeof(name), "%s%s%s", e->pub ? e->pub->workload : "",
 			 e->pub ? " " : "", pl ? pl : e->t->test);
 		snprintf(io, sizeof(io), isnan(e->io_per_io) ? "" : "%.3g (%s)", e->io_per_io,
@@ -191,7 +191,9 @@ void rr_an_html(FILE *f, const struct rr_run *run)
 		fputs("<tr>", f);
 		cell(f, name);
 		ncell(f, e->figure);
-		cell(f, e->raw_figure > 0 ? e->raw_kind : "");
+		snprintf(raw, sizeof(raw), e->raw_figure > 0 ? "%s (%s)" : "%s", e->raw,
+			 e->raw_figure > 0 ? e->raw_kind : "");
+		cell(f, raw);
 		ncell(f, e->raw_figure);
 		ncell(f, e->eff_jbod);
 		cell(f, io);

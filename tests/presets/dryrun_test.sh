@@ -77,7 +77,7 @@ t_case "--gpu and --gpu-batch reach the GPU runs only" bash -c \
 	 grep -- '--raid_parity=cuda' <<<\"\$out\" | grep -q -- '--raid_gpu=1 --raid_gpu_batch=256' &&
 	 ! grep -- '--raid_parity=cpu' <<<\"\$out\" | grep -q -- '--raid_gpu'"
 t_case "--list names every preset" bash -c \
-	"[[ \$(\"$RUN\" --list | awk '{print \$1}' | tr '\n' ' ') == 'quick hwluxx proxmox sr-gen5 megaraid rebuild ' ]]"
+	"[[ \$(\"$RUN\" --list | awk '{print \$1}' | tr '\n' ' ') == 'quick hwluxx proxmox sr-gen5 megaraid rebuild selfcheck ' ]]"
 t_case "--help documents every option" bash -c "h=\$(\"$RUN\" --help); for o in --list --drives --force --scratch --member-size --keep --profile --parity --gpu --gpu-batch --runtime --scale --hosts --hosts-file --only --out --dry-run; do grep -q -- \"\$o\" <<<\"\$h\" || { echo \"\$o missing\"; exit 1; }; done"
 for p in quick rebuild; do
 	t_case "$p dry-run" "$RUN" "$p" --dry-run --no-build
