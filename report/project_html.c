@@ -49,11 +49,10 @@ void rr_an_charts(const struct rr_run *run, const char *dir, struct rr_charts *c
 		rr_bars_free(eb);
 		eb = rr_bars_new();
 	}
-	const char *es[] = {"this run: of JBOD", "published: of its JBOD or drive spec",
-			    "this run: of the I/O-count bound", "published: of the I/O-count bound"};
+	const char *es[] = {"run: of JBOD", "published: of JBOD or spec", "run: of I/O bound",
+			    "published: of I/O bound"};
 	rr_bar_chart(dir, c, "efficiency",
-		     "Efficiency: each RAID figure as a fraction of JBOD on the same drives, and of "
-		     "JBOD over the member I/Os per volume I/O",
+		     "Efficiency: fraction of JBOD on the same drives, and of JBOD / member I/Os",
 		     "fraction", eb, es, 4,
 		     "no RAID test has a JBOD of the same members and workload in this run");
 	for (size_t k = 0; k < an->nproj; k++) {
