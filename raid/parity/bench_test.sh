@@ -2,8 +2,9 @@
 # bench_test.sh - raid-parity-bench's command line: --help (naming the streaming twins), the
 # JSON contract (one array of {impl, op, k, chunk, mode, gbps} rows, parsed with python3's json
 # module; the cachebw and membw references present), the forced selection through
-# RAID_PARITY_IMPL, and one-line errors on bad input. Figures are not checked (timing is never
-# asserted); a short --runs/--pool keeps this to a few seconds.
+# RAID_PARITY_IMPL (hot and streaming), the selections' figures, the targets table, the form of
+# the --selection stability check, and one-line errors on bad input. Figures are not checked
+# (timing is never asserted); a short --runs/--pool keeps this to a few seconds.
 source "$(dirname "$0")/../../tests/lib.sh"
 BENCH=$ROOT/build/bin/raid-parity-bench
 Q=(--quick --runs 1 --pool 64m)
@@ -36,6 +37,12 @@ PY
 t_case "json contract" bash -c "'$BENCH' --json ${Q[*]} >'$T_SCRATCH/b.json' && $(declare -f check_json); check_json '$T_SCRATCH/b.json'"
 t_case "forced selection" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --mode hot --impl base | grep -q 'selected: base (RAID_PARITY_IMPL)'"
 t_case "unknown forced name is reported" bash -c "RAID_PARITY_IMPL=nope '$BENCH' ${Q[*]} --op gen --mode hot --impl base 2>&1 | grep -q 'RAID_PARITY_IMPL=nope is unknown'"
+t_case "forced selection streams through the forced variant" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --impl base | grep -q 'streaming: base'"
+t_case "both selections print their candidates, isal among them" bash -c "'$BENCH' ${Q[*]} --op gen --impl base | grep -A30 'streaming selection' | grep -q '^raid parity:   isal '"
+t_case "targets table" bash -c "'$BENCH' ${Q[*]} --op gen,recov2 | grep -q '^| gen, from memory (streaming) '"
+# the stability check: its verdict depends on timing, so only its form is checked (exit 0 or 1)
+t_case "selection stability check" bash -c "'$BENCH' --selection 2 >'$T_SCRATCH/s.txt'; [ \$? -le 1 ] && grep -q '^hot selection over 2 runs' '$T_SCRATCH/s.txt' && grep -q '^streaming selection over 2 runs' '$T_SCRATCH/s.txt'"
+t_case_fail "selection count below 2" "$BENCH" --selection 1
 t_case_fail "bad k" "$BENCH" --k 0
 t_case_fail "k above the maximum" "$BENCH" --k 63
 t_case_fail "chunk not a multiple of 64" "$BENCH" --chunk 100

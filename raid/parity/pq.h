@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define PQ_LEN_ALIGN 64
 #define PQ_MAX_DATA 62 /* RAID6 over 64 members */
@@ -52,9 +53,9 @@ extern const struct pq_calls pq_calls_base;
 extern const struct pq_calls *const pq_all_calls[];
 
 /*
- * The variant in use: chosen on first call by timing every valid variant on a short
- * buffer, unless RAID_PARITY_IMPL=<name> forces one (an unknown or invalid name is
- * reported on stderr and ignored). Thread-safe.
+ * The variant in use: chosen on first call by timing every valid variant (see pq_selection()
+ * below), unless RAID_PARITY_IMPL=<name> forces one (an unknown or invalid name is reported on
+ * stderr and ignored). Thread-safe.
  */
 const struct pq_calls *pq_best(void);
 /* pq_best()->name: for the benchmark's output and the engine's stats. */
@@ -63,16 +64,60 @@ const char *pq_best_name(void);
 const struct pq_calls *pq_find(const char *name);
 
 /*
- * The streaming twin of variant c, for a caller that knows the stripe is cold: its inputs
- * come from member reads and its outputs go to a device (DMA) or are not read again soon,
- * as in rebuild and scrub. The twin gives the same bytes as c; its generation and recovery
- * write their outputs with non-temporal stores whenever those are vector-aligned, whatever
- * the size, and prefetch the sources (c itself does so only for stripes larger than L2,
- * since a hot stripe loses with them). Its xor_p/xor_pq are c's (an RMW reads what it
- * writes). Returns c itself when c has no twin (base, isal, a twin). Twins are never
- * selected by pq_best() nor listed in pq_all_calls[]; their names end in "-stream".
+ * The streaming counterpart of variant c, for a caller that knows the stripe is cold: its inputs
+ * come from member reads and its outputs go to a device (DMA) or are not read again soon, as in
+ * rebuild and scrub. Same bytes as c; generation and recovery write their outputs with
+ * non-temporal stores whenever those are vector-aligned, whatever the size, and prefetch the
+ * sources in the shape the streaming selection measured fastest for that variant on this CPU.
+ * RMW (xor_p/xor_pq) is c's own: an RMW reads what it writes.
+ *
+ * For the variant in use (c == pq_best()) it returns the winner of the streaming selection,
+ * which may be another variant's twin or ISA-L ("isal-stream"); unless RAID_PARITY_IMPL forced
+ * the variant, then c's own twin. For any other c it is pq_twin(c). The first call runs the
+ * streaming selection (a few hundred ms, once per process).
  */
 const struct pq_calls *pq_streaming(const struct pq_calls *c);
+/*
+ * c's own twin, whatever was selected: "<name>-stream" for the SIMD variants, "isal-stream"
+ * (ISA-L's generation, our best variant's streaming recovery) for isal, c itself for base and a
+ * twin. Twins are never in pq_all_calls[] nor known to pq_find().
+ */
+const struct pq_calls *pq_twin(const struct pq_calls *c);
+
+/*
+ * The selections, hot (pq_best()) and streaming (pq_streaming(pq_best())), like Linux lib/raid6:
+ * every candidate is timed on gen_pq at k = 10, 64 KiB blocks, several rounds interleaved, and
+ * the one with the best median wins. Hot: every valid variant, ISA-L's pq_gen ("isal")
+ * included, on one stripe that stays in cache. Stream: every valid SIMD variant's twin in every
+ * streaming shape, and ISA-L's pq_gen ("isal", which stores non-temporally itself), on stripes
+ * walked through a pool larger than the last-level cache. RAID_PARITY_LOG=1 prints each
+ * selection's figures on stderr when it runs; the bench prints them always.
+ */
+enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
+#define PQ_SEL_MAX 24
+
+struct pq_selection {
+	enum pq_use use;
+	const struct pq_calls *chosen;
+	const char *forced; /* RAID_PARITY_IMPL when it decided the variant, else NULL */
+	int k, rounds;
+	size_t len;
+	int n, best; /* candidates timed; the fastest (-1 if none was timed) */
+	struct pq_candidate {
+		char name[40]; /* "avx2", "isal", "avx2-stream l2-2k" */
+		double gbps;   /* median of the rounds, data bytes per second / 1e9 */
+	} cand[PQ_SEL_MAX];
+};
+
+/* the selection in use (run first if it has not been) */
+const struct pq_selection *pq_selection(enum pq_use use);
+/*
+ * A fresh measurement into *out, changing nothing in use (for the bench's stability check).
+ * Returns 0 or -ENOMEM.
+ */
+int pq_select_measure(enum pq_use use, struct pq_selection *out);
+/* one line per candidate, the chosen one marked */
+void pq_selection_print(FILE *f, const struct pq_selection *s);
 
 /* Helpers built on a variant, for the cases every variant shares. */
 /* one data block lost, P present: D_fa = P ^ xor of the others */

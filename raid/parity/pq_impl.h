@@ -17,6 +17,48 @@ extern const struct pq_calls pq_calls_avx512_stream;
 extern const struct pq_calls pq_calls_avx512gfni_stream;
 
 /*
+ * The streaming path's shapes (pq_simd_body.h): X(index, name, half, prefetch, distance). A
+ * shape reads the k sources with the variant's U vectors a step (half = 0) or half as many (the
+ * same for U = 1), and prefetches every source line `distance` bytes ahead into L1
+ * (prefetcht0), into L2 (prefetcht1) or not at all. Which is fastest depends on the core, not
+ * on the ISA: l1-1k is the first round's choice, measured on a Xeon (Sapphire Rapids); on an AMD
+ * Zen 4 it ran at 0.6x of ISA-L and l2-2k-half at 1.2x (docs/parity.md). So every variant's shape
+ * is chosen by timing at the first streaming use (pq_select.c), not from a table of CPU names.
+ */
+enum { PQ_PF_NONE, PQ_PF_L1, PQ_PF_L2 };
+#define PQ_SHAPES(X)                                                                               \
+	X(0, "l1-1k", 0, PQ_PF_L1, 1024)                                                           \
+	X(1, "none", 0, PQ_PF_NONE, 0)                                                             \
+	X(2, "l2-2k", 0, PQ_PF_L2, 2048)                                                           \
+	X(3, "l2-2k-half", 1, PQ_PF_L2, 2048)                                                      \
+	X(4, "l1-256-half", 1, PQ_PF_L1, 256)
+#define PQ_NSHAPES 5
+/* the shape used before the streaming selection has run (the variants' size rule can run first) */
+#define PQ_SHAPE_DEFAULT 2
+
+struct pq_shape {
+	const char *name;
+	int half, pf, dist;
+};
+extern const struct pq_shape pq_shapes[PQ_NSHAPES];
+
+/* A SIMD variant as the streaming selection sees it (defined by pq_simd_body.h). */
+struct pq_family {
+	const struct pq_calls *variant, *twin;
+	int lanes; /* U: shapes with half set are the same loop when it is 1 */
+	/* the twin's gen_pq in shape s (an index of PQ_SHAPES), for timing */
+	void (*gen_pq_shaped)(int s, int k, size_t len, void **ptrs);
+	int *shape; /* the shape the twin and the variant's size rule use; atomic */
+};
+extern const struct pq_family pq_family_avx2, pq_family_avx512, pq_family_avx512gfni;
+/* every SIMD variant's family, NULL-terminated (pq.c) */
+extern const struct pq_family *const pq_families[];
+
+/* ISA-L's pq_gen/xor_gen (non-temporal stores of their own) with our streaming recovery: what
+ * pq_streaming() returns when ISA-L won the streaming selection or isal is the variant */
+extern const struct pq_calls pq_calls_isal_stream;
+
+/*
  * The SIMD variants write their outputs with non-temporal stores when the blocks a call
  * touches add up to more than this many bytes (see pq_simd_body.h): the size of this CPU's
  * L2 cache, read once (sysconf), 1 MiB when unknown. raid-parity-bench showed streaming

@@ -3,6 +3,8 @@
  * for generation, our fastest SIMD variant for what ISA-L has no function for (RMW update,
  * recovery). Also the yardstick of the tests and the benchmark.
  *
+ * Its streaming twin, "isal-stream", is below.
+ *
  * ISA-L's rules are stricter than ours: every pointer 32-byte aligned, at least two data
  * blocks, an int length. Calls outside them go to our code, so "isal" accepts all that the
  * API accepts.
@@ -29,18 +31,29 @@ static int isal_valid(void)
 	return 1; /* ISA-L picks its own code path, down to portable C */
 }
 
-static void isal_gen_p(int k, size_t len, void **ptrs)
+/* ISA-L when its rules are met, else `ours` */
+static void isal_gen_p_or(const struct pq_calls *ours, int k, size_t len, void **ptrs)
 {
 	if (k >= 2 && isal_fits(k + 1, len, ptrs) && xor_gen(k + 1, (int)len, ptrs) == 0)
 		return;
-	pq_best_native()->gen_p(k, len, ptrs);
+	ours->gen_p(k, len, ptrs);
+}
+
+static void isal_gen_pq_or(const struct pq_calls *ours, int k, size_t len, void **ptrs)
+{
+	if (k >= 2 && isal_fits(k + 2, len, ptrs) && pq_gen(k + 2, (int)len, ptrs) == 0)
+		return;
+	ours->gen_pq(k, len, ptrs);
+}
+
+static void isal_gen_p(int k, size_t len, void **ptrs)
+{
+	isal_gen_p_or(pq_best_native(), k, len, ptrs);
 }
 
 static void isal_gen_pq(int k, size_t len, void **ptrs)
 {
-	if (k >= 2 && isal_fits(k + 2, len, ptrs) && pq_gen(k + 2, (int)len, ptrs) == 0)
-		return;
-	pq_best_native()->gen_pq(k, len, ptrs);
+	isal_gen_pq_or(pq_best_native(), k, len, ptrs);
 }
 
 static void isal_xor_p(int k, int a, int b, size_t len, void **ptrs)
@@ -72,4 +85,39 @@ const struct pq_calls pq_calls_isal = {
     .xor_pq = isal_xor_pq,
     .recov_2d = isal_recov_2d,
     .recov_dp = isal_recov_dp,
+};
+
+/*
+ * "isal-stream": ISA-L's pq_gen and xor_gen already store non-temporally (vmovntdq), so they are
+ * their own streaming twin; recovery, and what ISA-L refuses, go to our best variant's twin.
+ */
+static void isal_stream_gen_p(int k, size_t len, void **ptrs)
+{
+	isal_gen_p_or(pq_twin(pq_best_native()), k, len, ptrs);
+}
+
+static void isal_stream_gen_pq(int k, size_t len, void **ptrs)
+{
+	isal_gen_pq_or(pq_twin(pq_best_native()), k, len, ptrs);
+}
+
+static void isal_stream_recov_2d(int k, int fa, int fb, size_t len, void **ptrs)
+{
+	pq_twin(pq_best_native())->recov_2d(k, fa, fb, len, ptrs);
+}
+
+static void isal_stream_recov_dp(int k, int fa, size_t len, void **ptrs)
+{
+	pq_twin(pq_best_native())->recov_dp(k, fa, len, ptrs);
+}
+
+const struct pq_calls pq_calls_isal_stream = {
+    .name = "isal-stream",
+    .valid = isal_valid,
+    .gen_p = isal_stream_gen_p,
+    .gen_pq = isal_stream_gen_pq,
+    .xor_p = isal_xor_p,
+    .xor_pq = isal_xor_pq,
+    .recov_2d = isal_stream_recov_2d,
+    .recov_dp = isal_stream_recov_dp,
 };

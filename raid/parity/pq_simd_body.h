@@ -24,11 +24,13 @@
  * stripe cannot stay in L2 anyway, and streaming saves the read-for-ownership of every output
  * line. Smaller stripes (a hot stripe, an RMW) use ordinary stores.
  *
- * The body also defines the variant's streaming twin (FN(stream_*), see pq_streaming() in
- * pq.h): the same generation and recovery with non-temporal stores and source prefetch
- * whenever the outputs are W-aligned, whatever the size, for callers that know the stripe is
- * cold and its outputs go to a device. Its xor_p/xor_pq are the variant's own: an RMW reads
- * the parities it writes, so their lines are in cache and streaming would save nothing.
+ * The body also defines the variant's streaming twin (FN(stream_*), see pq_twin() in pq.h):
+ * the same generation and recovery with non-temporal stores and source prefetch whenever the
+ * outputs are W-aligned, whatever the size, for callers that know the stripe is cold and its
+ * outputs go to a device. Its xor_p/xor_pq are the variant's own: an RMW reads the parities it
+ * writes, so their lines are in cache and streaming would save nothing. How a streaming loop
+ * reads (vectors a step, prefetch level and distance) is one of PQ_SHAPES (pq_impl.h), chosen
+ * by timing (pq_select.c), and the body's pq_family describes the variant to that selection.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,16 +46,30 @@
 #define LANES(l, n) _Pragma("GCC unroll 8") for (int l = 0; l < (n); l++)
 
 /*
- * Software prefetch when streaming, into all cache levels (hint 3): with k + 2 interleaved
- * streams the hardware prefetchers lose track at 4 KiB page crossings; prefetchnta measured
- * far slower on 1 MiB blocks.
+ * How the streaming path reads (gen and recovery with non-temporal stores): one of the shapes
+ * of PQ_SHAPES (pq_impl.h), chosen per variant by timing on cold stripes at the first streaming
+ * use (pq_select.c); PQ_SHAPE_DEFAULT until then. Each shape is a loop of its own, specialised
+ * at compile time (lanes, prefetch level and distance are constants in it).
  */
-#ifndef PF_DIST
-#define PF_DIST 1024
-#endif
-#ifndef PF_HINT
-#define PF_HINT 3
-#endif
+static int FN(shape_cur) = PQ_SHAPE_DEFAULT;
+
+AI int cur_shape(void)
+{
+	return __atomic_load_n(&FN(shape_cur), __ATOMIC_RELAXED);
+}
+
+#define LANES_OF(half) ((half) && U > 1 ? U / 2 : U)
+/* RUN(lanes, prefetch, distance) with shape s's constants; RUN is defined by the caller */
+#define SHAPE_CASE(i, name, half, pf, dist)                                                        \
+	case i:                                                                                    \
+		RUN(LANES_OF(half), pf, dist);                                                     \
+		break;
+#define SHAPED(s)                                                                                  \
+	switch (s) {                                                                               \
+		PQ_SHAPES(SHAPE_CASE)                                                              \
+	default:                                                                                   \
+		RUN(U, PQ_PF_NONE, 0);                                                             \
+	}
 
 #ifndef XOR3
 #define XOR3(a, b, c) XOR(XOR((a), (b)), (c))
@@ -80,13 +96,20 @@ AI bool stream_ok(bool always, int nblocks, size_t len, const void *a, const voi
 	       (((uintptr_t)a | (uintptr_t)b) % W) == 0;
 }
 
-AI void prefetch_blocks(uint8_t **d, int lo, int hi, size_t o, bool nt)
+/* every cache line of the step, in each of blocks lo..hi, dist bytes ahead */
+AI void prefetch_blocks(uint8_t **d, int lo, int hi, size_t o, int lanes, int pf, int dist)
 {
-	if (!nt)
+	if (pf == PQ_PF_NONE)
 		return;
 	for (int i = lo; i <= hi; i++)
-		for (int b = 0; b < U * W; b += 64) /* every cache line of the step */
-			__builtin_prefetch(d[i] + o + PF_DIST + b, 0, PF_HINT);
+		for (int b = 0; b < lanes * W; b += 64) {
+			const uint8_t *p = d[i] + o + dist + b;
+
+			if (pf == PQ_PF_L1)
+				__builtin_prefetch(p, 0, 3); /* prefetcht0 */
+			else
+				__builtin_prefetch(p, 0, 2); /* prefetcht1 */
+		}
 }
 
 /* ---- gen_p ---- */
@@ -108,13 +131,13 @@ AI void gen_p_step(int k, size_t o, uint8_t **d, int n, bool nt)
 	put(d[k] + o + l * W, p[l], nt);
 }
 
-AI void gen_p_run(int k, size_t len, uint8_t **d, bool nt)
+AI void gen_p_run(int k, size_t len, uint8_t **d, bool nt, int lanes, int pf, int dist)
 {
 	size_t o = 0;
 
-	for (; o + U * W <= len; o += U * W) {
-		prefetch_blocks(d, 0, k - 1, o, nt);
-		gen_p_step(k, o, d, U, nt);
+	for (; o + lanes * W <= len; o += lanes * W) {
+		prefetch_blocks(d, 0, k - 1, o, lanes, pf, dist);
+		gen_p_step(k, o, d, lanes, nt);
 	}
 	for (; o < len; o += W)
 		gen_p_step(k, o, d, 1, nt);
@@ -125,10 +148,12 @@ AI void gen_p_any(int k, size_t len, void **ptrs, bool always)
 	uint8_t **d = (uint8_t **)ptrs;
 
 	if (stream_ok(always, k + 1, len, d[k], d[k])) {
-		gen_p_run(k, len, d, true);
+#define RUN(l, pf, dist) gen_p_run(k, len, d, true, l, pf, dist)
+		SHAPED(cur_shape());
+#undef RUN
 		__builtin_ia32_sfence();
 	} else {
-		gen_p_run(k, len, d, false);
+		gen_p_run(k, len, d, false, U, PQ_PF_NONE, 0);
 	}
 }
 
@@ -177,38 +202,47 @@ AI void gen_pq_step(int k, size_t o, uint8_t **d, int n, bool nt)
 	}
 }
 
-AI void gen_pq_run(int k, size_t len, uint8_t **d, bool nt)
+AI void gen_pq_run(int k, size_t len, uint8_t **d, bool nt, int lanes, int pf, int dist)
 {
 	size_t o = 0;
 
-	for (; o + U * W <= len; o += U * W) {
-		prefetch_blocks(d, 0, k - 1, o, nt);
-		gen_pq_step(k, o, d, U, nt);
+	for (; o + lanes * W <= len; o += lanes * W) {
+		prefetch_blocks(d, 0, k - 1, o, lanes, pf, dist);
+		gen_pq_step(k, o, d, lanes, nt);
 	}
 	for (; o < len; o += W)
 		gen_pq_step(k, o, d, 1, nt);
 }
 
-AI void gen_pq_any(int k, size_t len, void **ptrs, bool always)
+/* shape < 0: the current one (cur_shape()) */
+AI void gen_pq_any(int k, size_t len, void **ptrs, bool always, int shape)
 {
 	uint8_t **d = (uint8_t **)ptrs;
 
 	if (stream_ok(always, k + 2, len, d[k], d[k + 1])) {
-		gen_pq_run(k, len, d, true);
+#define RUN(l, pf, dist) gen_pq_run(k, len, d, true, l, pf, dist)
+		SHAPED(shape < 0 ? cur_shape() : shape);
+#undef RUN
 		__builtin_ia32_sfence();
 	} else {
-		gen_pq_run(k, len, d, false);
+		gen_pq_run(k, len, d, false, U, PQ_PF_NONE, 0);
 	}
 }
 
 static void FN(gen_pq)(int k, size_t len, void **ptrs)
 {
-	gen_pq_any(k, len, ptrs, false);
+	gen_pq_any(k, len, ptrs, false, -1);
 }
 
 static void FN(stream_gen_pq)(int k, size_t len, void **ptrs)
 {
-	gen_pq_any(k, len, ptrs, true);
+	gen_pq_any(k, len, ptrs, true, -1);
+}
+
+/* the twin's gen_pq in a given shape: what the selection times (pq_family) */
+static void FN(stream_gen_pq_shaped)(int shape, int k, size_t len, void **ptrs)
+{
+	gen_pq_any(k, len, ptrs, true, shape);
 }
 
 /* ---- xor_p, xor_pq: read-modify-write, the parities are hot: ordinary stores ---- */
@@ -315,13 +349,13 @@ AI void recov_2d_step(int k, int fa, int fb, size_t o, uint8_t **d, int n, const
 }
 
 AI void recov_2d_run(int k, int fa, int fb, size_t len, uint8_t **d, const MULC_T *pbm,
-		     const MULC_T *qm, bool nt)
+		     const MULC_T *qm, bool nt, int lanes, int pf, int dist)
 {
 	size_t o = 0;
 
-	for (; o + U * W <= len; o += U * W) {
-		prefetch_blocks(d, 0, k + 1, o, nt);
-		recov_2d_step(k, fa, fb, o, d, U, pbm, qm, nt);
+	for (; o + lanes * W <= len; o += lanes * W) {
+		prefetch_blocks(d, 0, k + 1, o, lanes, pf, dist);
+		recov_2d_step(k, fa, fb, o, d, lanes, pbm, qm, nt);
 	}
 	for (; o < len; o += W)
 		recov_2d_step(k, fa, fb, o, d, 1, pbm, qm, nt);
@@ -337,10 +371,12 @@ AI void recov_2d_any(int k, int fa, int fb, size_t len, void **ptrs, bool always
 	MULC_INIT(pbm, pb);
 	MULC_INIT(qm, qc);
 	if (stream_ok(always, k + 2, len, d[fa], d[fb])) {
-		recov_2d_run(k, fa, fb, len, d, &pbm, &qm, true);
+#define RUN(l, pf, dist) recov_2d_run(k, fa, fb, len, d, &pbm, &qm, true, l, pf, dist)
+		SHAPED(cur_shape());
+#undef RUN
 		__builtin_ia32_sfence();
 	} else {
-		recov_2d_run(k, fa, fb, len, d, &pbm, &qm, false);
+		recov_2d_run(k, fa, fb, len, d, &pbm, &qm, false, U, PQ_PF_NONE, 0);
 	}
 }
 
@@ -368,13 +404,14 @@ AI void recov_dp_step(int k, int fa, size_t o, uint8_t **d, int n, const MULC_T 
 	}
 }
 
-AI void recov_dp_run(int k, int fa, size_t len, uint8_t **d, const MULC_T *inv, bool nt)
+AI void recov_dp_run(int k, int fa, size_t len, uint8_t **d, const MULC_T *inv, bool nt, int lanes,
+		     int pf, int dist)
 {
 	size_t o = 0;
 
-	for (; o + U * W <= len; o += U * W) {
-		prefetch_blocks(d, 0, k + 1, o, nt);
-		recov_dp_step(k, fa, o, d, U, inv, nt);
+	for (; o + lanes * W <= len; o += lanes * W) {
+		prefetch_blocks(d, 0, k + 1, o, lanes, pf, dist);
+		recov_dp_step(k, fa, o, d, lanes, inv, nt);
 	}
 	for (; o < len; o += W)
 		recov_dp_step(k, fa, o, d, 1, inv, nt);
@@ -387,10 +424,12 @@ AI void recov_dp_any(int k, int fa, size_t len, void **ptrs, bool always)
 
 	MULC_INIT(inv, pq_gf_inv(pq_gf_exp[fa]));
 	if (stream_ok(always, k + 2, len, d[fa], d[k])) {
-		recov_dp_run(k, fa, len, d, &inv, true);
+#define RUN(l, pf, dist) recov_dp_run(k, fa, len, d, &inv, true, l, pf, dist)
+		SHAPED(cur_shape());
+#undef RUN
 		__builtin_ia32_sfence();
 	} else {
-		recov_dp_run(k, fa, len, d, &inv, false);
+		recov_dp_run(k, fa, len, d, &inv, false, U, PQ_PF_NONE, 0);
 	}
 }
 
@@ -403,3 +442,12 @@ static void FN(stream_recov_dp)(int k, int fa, size_t len, void **ptrs)
 {
 	recov_dp_any(k, fa, len, ptrs, true);
 }
+
+/* what the streaming selection needs of this variant (pq_select.c) */
+const struct pq_family CAT(pq_family_, VARIANT) = {
+    .variant = &CAT(pq_calls_, VARIANT),
+    .twin = &CAT(pq_calls_, CAT(VARIANT, _stream)),
+    .lanes = U,
+    .gen_pq_shaped = FN(stream_gen_pq_shaped),
+    .shape = &FN(shape_cur),
+};

@@ -3,14 +3,16 @@
  * and base itself through the same path) against the reference pq_calls_base and against
  * ISA-L's pq_gen/xor_gen, byte for byte: every k, random lengths up to 1 MiB, unaligned and
  * aligned blocks (the latter reach the non-temporal store path), every recovery pair for
- * k <= 32 and samples above, and RMW updates against a fresh generation. Each SIMD variant's
- * streaming twin (pq_streaming()) runs the same cases: on aligned blocks of any length it takes
- * the non-temporal path, tail included. Variants this CPU cannot run are listed as skipped on
- * stdout.
+ * k <= 32 and samples above, and RMW updates against a fresh generation. Each variant's
+ * streaming twin (pq_twin()) runs the same cases: on aligned blocks of any length it takes
+ * the non-temporal path, tail included; every streaming shape of every SIMD variant runs
+ * generation and recovery too (test_shapes). The selections' figures are checked for form.
+ * Variants this CPU cannot run are listed as skipped on stdout.
  */
 #include <isa-l/raid.h>
 
 #include "pq_test_util.h"
+#include "pq_impl.h"
 
 static const struct pq_calls *B = &pq_calls_base;
 
@@ -191,7 +193,7 @@ static void test_recovery_sampled(void **state)
 	}
 }
 
-/* the chosen variant is a valid one, and RAID_PARITY_IMPL is honoured (in a child process) */
+/* the chosen variants are valid ones, timed against ISA-L's own pq_gen, and the figures add up */
 static void test_selection(void **state)
 {
 	const struct pq_calls *best = pq_best();
@@ -201,17 +203,43 @@ static void test_selection(void **state)
 	assert_ptr_equal(pq_find(best->name), best);
 	assert_string_equal(pq_best_name(), best->name);
 	assert_null(pq_find("no-such-variant"));
+	for (int u = PQ_USE_HOT; u <= PQ_USE_STREAM; u++) {
+		const struct pq_selection *s = pq_selection(u);
+		int isal = 0;
+
+		assert_true(s->chosen->valid());
+		if (s->forced) /* RAID_PARITY_IMPL set for this test run */
+			continue;
+		assert_true(s->n > 1 && s->n <= PQ_SEL_MAX);
+		assert_in_range(s->best, 0, s->n - 1);
+		for (int c = 0; c < s->n; c++) {
+			assert_true(s->cand[c].gbps > 0);
+			assert_true(s->cand[c].gbps <= s->cand[s->best].gbps);
+			isal += strcmp(s->cand[c].name, "isal") == 0;
+			for (int d = 0; d < c; d++)
+				assert_string_not_equal(s->cand[c].name, s->cand[d].name);
+		}
+		assert_int_equal(isal, 1); /* ISA-L is a candidate of both, named as such */
+	}
+	assert_ptr_equal(pq_selection(PQ_USE_HOT)->chosen, best);
+	assert_ptr_equal(pq_streaming(best), pq_selection(PQ_USE_STREAM)->chosen);
+	/* a streaming choice is a twin: its name ends in -stream */
+	const char *sn = pq_streaming(best)->name;
+
+	assert_true(strlen(sn) > 7 && strcmp(sn + strlen(sn) - 7, "-stream") == 0);
 }
 
-/* twins: one per SIMD variant, distinct from every listed variant, never selected */
+/* twins: one per SIMD variant and isal, distinct from every listed variant, never selected hot */
 static void test_streaming(void **state)
 {
 	int twins = 0;
 
 	for (int v = 0; pq_all_calls[v]; v++) {
-		const struct pq_calls *c = pq_all_calls[v], *t = pq_streaming(c);
+		const struct pq_calls *c = pq_all_calls[v], *t = pq_twin(c);
 
-		assert_ptr_equal(pq_streaming(t), t);
+		assert_ptr_equal(pq_twin(t), t);
+		if (c != pq_best())
+			assert_ptr_equal(pq_streaming(c), t);
 		if (t == c)
 			continue;
 		twins++;
@@ -224,10 +252,58 @@ static void test_streaming(void **state)
 		for (int w = 0; pq_all_calls[w]; w++)
 			assert_ptr_not_equal(pq_all_calls[w], t);
 	}
-	assert_ptr_equal(pq_streaming(&pq_calls_base), &pq_calls_base);
-	assert_ptr_equal(pq_streaming(pq_find("isal")), pq_find("isal"));
-	assert_int_equal(twins,
-			 3); /* avx2, avx512, avx512gfni, whether this CPU runs them or not */
+	assert_ptr_equal(pq_twin(&pq_calls_base), &pq_calls_base);
+	/* avx2, avx512, avx512gfni, isal, whether this CPU runs them or not */
+	assert_int_equal(twins, 4);
+}
+
+/*
+ * Every streaming shape of every SIMD variant (pq_impl.h's PQ_SHAPES) against base: aligned
+ * blocks (the non-temporal path), k from 1 to the maximum, lengths that are not multiples of a
+ * shape's step (the 64-byte tail), generation through the timed entry point and the twin, and
+ * recovery of a pair and of a block with P.
+ */
+static void test_shapes(void **state)
+{
+	static const int ks[] = {1, 2, 3, 5, 10, 22, 62};
+
+	for (int f = 0; pq_families[f]; f++) {
+		const struct pq_family *fam = pq_families[f];
+		int keep = *fam->shape;
+
+		if (!fam->twin->valid())
+			continue;
+		for (int sh = 0; sh < PQ_NSHAPES; sh++) {
+			__atomic_store_n(fam->shape, sh, __ATOMIC_RELAXED);
+			for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+				int k = ks[i];
+				size_t len = 64 * (size_t)(2 * t_range(0, 80) + 1) + (i % 2) * 4096;
+				struct t_stripe s;
+
+				t_stripe_init(&s, k, len, 0);
+				B->gen_pq(k, len, s.ptrs);
+				uint8_t **orig = t_stripe_save(&s);
+
+				lose(&s, k);
+				lose(&s, k + 1);
+				fam->gen_pq_shaped(sh, k, len, s.ptrs);
+				check_restored(&s, orig);
+				lose(&s, k);
+				lose(&s, k + 1);
+				fam->twin->gen_pq(k, len, s.ptrs);
+				check_restored(&s, orig);
+				lose(&s, k);
+				fam->twin->gen_p(k, len, s.ptrs);
+				check_restored(&s, orig);
+				if (k >= 2)
+					recover_pair(fam->twin, &s, orig, 0, k - 1);
+				recover_single(fam->twin, &s, orig, k / 2);
+				t_saved_free(&s, orig);
+				t_stripe_free(&s);
+			}
+		}
+		__atomic_store_n(fam->shape, keep, __ATOMIC_RELAXED);
+	}
 }
 
 int main(void)
@@ -254,7 +330,7 @@ int main(void)
 			continue;
 		}
 		/* the variant, then its streaming twin if it has one */
-		const struct pq_calls *run[2] = {c, pq_streaming(c) != c ? pq_streaming(c) : NULL};
+		const struct pq_calls *run[2] = {c, pq_twin(c) != c ? pq_twin(c) : NULL};
 
 		for (int j = 0; j < 2 && run[j]; j++)
 			for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -270,5 +346,6 @@ int main(void)
 	}
 	tests[n++] = (struct CMUnitTest){.name = "selection", .test_func = test_selection};
 	tests[n++] = (struct CMUnitTest){.name = "streaming", .test_func = test_streaming};
+	tests[n++] = (struct CMUnitTest){.name = "shapes", .test_func = test_shapes};
 	return _cmocka_run_group_tests("parity variants", tests, n, NULL, NULL);
 }
