@@ -52,11 +52,12 @@ static const char *meta_str(const struct rr_test *t, const char *key)
 
 /* The same run's JBOD on as many members, the same workload, pattern, depth and jobs (and
  * host, in a multi-host run). */
-static const struct rr_test *jbod_of(const struct rr_run *run, const struct rr_test *t)
+static const struct rr_test *jbod_of(const struct rr_run *run, const struct rr_test *t,
+				     int members)
 {
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *o = &run->tests[i];
-		if (strcmp(rr_level_name(o), "jbod") || o->members != t->members ||
+		if (strcmp(rr_level_name(o), "jbod") || o->members != members ||
 		    strcmp(o->workload, t->workload) || strcmp(o->rw, t->rw) || o->bs != t->bs ||
 		    o->iodepth != t->iodepth || o->numjobs != t->numjobs ||
 		    strcmp(o->state, "optimal") || strcmp(meta_str(o, "host"), meta_str(t, "host")))
@@ -81,11 +82,27 @@ static void fill_test(struct rr_analysis *an, const struct rr_run *run, const st
 {
 	if (!strcmp(rr_level_name(t), "jbod"))
 		return;
+	/* arrays that ran side by side (run.sh's groups: review B's two 8-member arrays) are
+	 * held together against the JBOD of all their members, on the group's first test */
+	const char *g = meta_str(t, "group");
+	double figure = rr_figure(t);
+	int members = t->members, partners = 0;
+	for (size_t i = 0; *g && strcmp(g, "-") && i < run->ntests; i++) {
+		const struct rr_test *o = &run->tests[i];
+		if (o == t || strcmp(meta_str(o, "group"), g) || strcmp(o->workload, t->workload) ||
+		    strcmp(o->rw, t->rw) || o->level != t->level)
+			continue;
+		if (o < t)
+			return;
+		figure += rr_figure(o);
+		members += o->members;
+		partners++;
+	}
 	struct rr_eff *e = eff_add(an);
-	const struct rr_test *j = jbod_of(run, t);
+	const struct rr_test *j = jbod_of(run, t, members);
 	e->t = t;
 	e->members = t->members;
-	e->figure = rr_figure(t);
+	e->figure = figure;
 	e->io_per_io = stats_per_io(t);
 	snprintf(e->io_source, sizeof(e->io_source), "stats");
 	if (isnan(e->io_per_io) && !strcmp(t->state, "optimal")) {
@@ -101,7 +118,8 @@ static void fill_test(struct rr_analysis *an, const struct rr_run *run, const st
 			 t->members);
 		return;
 	}
-	snprintf(e->raw, sizeof(e->raw), "%s", j->test);
+	snprintf(e->raw, sizeof(e->raw), partners ? "%s (with %d more array%s run beside it)" : "%s",
+		 j->test, partners, partners > 1 ? "s" : "");
 	snprintf(e->raw_kind, sizeof(e->raw_kind), "run");
 	e->raw_figure = rr_figure(j);
 	if (e->raw_figure > 0) {
@@ -192,7 +210,14 @@ static void fill_pub(struct rr_analysis *an, const struct rr_pubset *pub, const 
 	long chunk = rr_size_of(p->chunk, 524288);
 	long bs = rr_pub_bs(p);
 	e0.io_per_io = NAN;
-	if (!rr_io_model(level, members, chunk, bs, p->rw, rr_rw_mix(p->rw, p->workload), &c))
+	/* a sequential stream through md's or a controller's stripe cache is written in whole
+	 * rows: the model is given one row per I/O */
+	long model_bs = bs;
+	int p_par = level == 5 ? 1 : level == 6 ? 2 : 0;
+	if (p_par && strncmp(p->rw, "rand", 4) && bs >= 65536 && members > p_par)
+		model_bs = (members - p_par) * chunk;
+	if (!rr_io_model(level, members, chunk, model_bs, p->rw, rr_rw_mix(p->rw, p->workload),
+			 &c))
 		e0.io_per_io = rr_ioc_per_io(&c, bs >= 65536);
 	struct rr_eff *e = eff_add(an);
 	*e = e0;

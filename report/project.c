@@ -104,8 +104,8 @@ json_object *rr_profile_load(const char *name, char *err, size_t errlen)
 			return NULL;
 		}
 	}
-	o = rr_json_load(path, err ? err : dir, err ? errlen : sizeof(dir));
-	return o;
+	char quiet[256];
+	return rr_json_load(path, err ? err : quiet, err ? errlen : sizeof(quiet));
 }
 
 /* The host a run's preset reproduces: the profile run.sh used (run.json profile.content),
@@ -359,8 +359,10 @@ static void b_parity(struct rr_proj *p, int cores)
 		bound(p, B_PARITY, NAN, "no parity rate measured");
 		return;
 	}
-	if (p->parity_cores <= 0)
-		p->parity_cores = cores > 0 ? cores : 1;
+	if (p->parity_cores <= 0) {
+		bound(p, B_PARITY, NAN, "parity cores not known: no job count or core count");
+		return;
+	}
 	bound(p, B_PARITY, from_iops(p, p->parity_cores * p->parity_gbps_core * 1e9 / in),
 	      "%d core%s x %.3g GB/s (%s) / %.0f %s bytes per I/O", p->parity_cores,
 	      p->parity_cores > 1 ? "s" : "", p->parity_gbps_core, p->parity_source, in,
@@ -599,11 +601,11 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 	/* md computes parity in one raid5d thread per array; the engine in the job threads */
 	if (!strcmp(p->target, "md"))
 		p->parity_cores = p->arrays;
-	else
-		p->parity_cores =
-		    pub && pub->numjobs > 0 && cores > 0 && pub->numjobs < cores ? pub->numjobs
-		    : !pub && to->numjobs > 0 && (cores <= 0 || to->numjobs < cores) ? to->numjobs
-										      : cores;
+	else {
+		/* the jobs there, at most one core each; -1: neither jobs nor cores known */
+		int jobs = pub ? pub->numjobs : to->numjobs;
+		p->parity_cores = jobs > 0 && (cores <= 0 || jobs < cores) ? jobs : cores;
+	}
 
 	b_drives(p, prof, pub ? NULL : jbod_for(run, s));
 	b_links(p, prof, 0);
@@ -672,6 +674,25 @@ static int chunk_fits(const struct rr_pub *p, const struct rr_test *t)
 	return !*p->chunk || rr_size_of(p->chunk, 0) == t->chunk;
 }
 
+/* Of the tests of one target and parity path that reproduce p, the one projected: the most
+ * members up to the published count (the least extrapolation), else the fewest above it. */
+static int closest(const struct rr_run *run, const struct rr_pub *p, const struct rr_test *t)
+{
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *o = &run->tests[i];
+		if (o == t || !rr_pub_matches(p, o) || !chunk_fits(p, o) ||
+		    strcmp(o->parity, t->parity) || strcmp(target_of(o), target_of(t)))
+			continue;
+		int ot = o->members <= p->drives, tt = t->members <= p->drives;
+		if (ot != tt ? ot
+			     : ot ? o->members > t->members ||
+					(o->members == t->members && o < t)
+				  : o->members < t->members || (o->members == t->members && o < t))
+			return 0;
+	}
+	return 1;
+}
+
 /* Same configuration at a smaller member count, for the self-check. */
 static int same_config(const struct rr_test *a, const struct rr_test *b)
 {
@@ -721,11 +742,13 @@ void rr_proj_fill(struct rr_analysis *an, const struct rr_run *run, const struct
 	const char *host = sget(prof, "name");
 	for (size_t r = 0; prof && pub && r < pub->n; r++) {
 		const struct rr_pub *p = &pub->rows[r];
-		if (strcmp(p->host, host) || (strcmp(p->metric, "bw") && strcmp(p->metric, "iops")))
+		/* the model is the optimal state's: a rebuilding array's figures are not projected */
+		if (strcmp(p->host, host) || (strcmp(p->metric, "bw") && strcmp(p->metric, "iops")) ||
+		    strcmp(p->state, "optimal"))
 			continue;
 		for (size_t i = 0; i < run->ntests; i++) {
 			const struct rr_test *t = &run->tests[i];
-			if (!rr_pub_matches(p, t) || !chunk_fits(p, t))
+			if (!rr_pub_matches(p, t) || !chunk_fits(p, t) || !closest(run, p, t))
 				continue;
 			struct rr_proj *x = proj_add(an);
 			rr_project_one(x, run, t, p, NULL, prof, bench);

@@ -12,8 +12,9 @@
 /* "SEQ1M-192T16Q write raid5 24x mdadm c4k": the chart's title names the host */
 static void short_pub(const struct rr_pub *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %s %s %dx %s%s%s", p->workload, p->rw, p->array, p->drives, p->engine,
-		 *p->chunk ? " c" : "", p->chunk);
+	snprintf(buf, len, "%s %s %s %dx %s%s%s%s%s", p->workload, p->rw, p->array, p->drives,
+		 p->engine, *p->chunk ? " c" : "", p->chunk, strcmp(p->state, "optimal") ? " " : "",
+		 strcmp(p->state, "optimal") ? p->state : "");
 }
 
 void rr_an_charts(const struct rr_run *run, const char *dir, struct rr_charts *c)
