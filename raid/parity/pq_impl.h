@@ -20,19 +20,22 @@ extern const struct pq_calls pq_calls_avx512gfni_stream;
  * The streaming path's shapes (pq_simd_body.h): X(index, name, half, prefetch, distance). A
  * shape reads the k sources with the variant's U vectors a step (half = 0) or half as many (the
  * same for U = 1), and prefetches every source line `distance` bytes ahead into L1
- * (prefetcht0), into L2 (prefetcht1) or not at all. Which is fastest depends on the core, not
- * on the ISA: l1-1k is the first round's choice, measured on a Xeon (Sapphire Rapids); on an AMD
- * Zen 4 it ran at 0.6x of ISA-L and l2-2k-half at 1.2x (docs/parity.md). So every variant's shape
- * is chosen by timing at the first streaming use (pq_select.c), not from a table of CPU names.
+ * (prefetcht0), into L2 (prefetcht1), into both (L2 that far ahead, L1 256 bytes ahead) or not
+ * at all. Which is fastest depends on the core, not on the ISA: l1-1k is the first round's
+ * choice, measured on a Xeon (Sapphire Rapids); on an AMD Zen 4 it ran at 0.6x of ISA-L and
+ * l2-2k-half or l12-half at 1.2x (docs/parity.md). So every variant's shape is chosen by timing
+ * at the first streaming use (pq_select.c), not from a table of CPU names.
  */
-enum { PQ_PF_NONE, PQ_PF_L1, PQ_PF_L2 };
+enum { PQ_PF_NONE, PQ_PF_L1, PQ_PF_L2, PQ_PF_L12 };
 #define PQ_SHAPES(X)                                                                               \
 	X(0, "l1-1k", 0, PQ_PF_L1, 1024)                                                           \
 	X(1, "none", 0, PQ_PF_NONE, 0)                                                             \
 	X(2, "l2-2k", 0, PQ_PF_L2, 2048)                                                           \
 	X(3, "l2-2k-half", 1, PQ_PF_L2, 2048)                                                      \
-	X(4, "l1-256-half", 1, PQ_PF_L1, 256)
-#define PQ_NSHAPES 5
+	X(4, "l1-256-half", 1, PQ_PF_L1, 256)                                                      \
+	X(5, "l12-half", 1, PQ_PF_L12, 2048)
+#define PQ_NSHAPES 6
+#define PQ_PF_L1_NEAR 256 /* PQ_PF_L12's L1 distance */
 /* the shape used before the streaming selection has run (the variants' size rule can run first) */
 #define PQ_SHAPE_DEFAULT 2
 

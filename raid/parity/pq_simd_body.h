@@ -105,10 +105,14 @@ AI void prefetch_blocks(uint8_t **d, int lo, int hi, size_t o, int lanes, int pf
 		for (int b = 0; b < lanes * W; b += 64) {
 			const uint8_t *p = d[i] + o + dist + b;
 
-			if (pf == PQ_PF_L1)
+			if (pf == PQ_PF_L1) {
 				__builtin_prefetch(p, 0, 3); /* prefetcht0 */
-			else
+			} else if (pf == PQ_PF_L2) {
 				__builtin_prefetch(p, 0, 2); /* prefetcht1 */
+			} else { /* far into L2, then near into L1 from there */
+				__builtin_prefetch(p, 0, 2);
+				__builtin_prefetch(p - dist + PQ_PF_L1_NEAR, 0, 3);
+			}
 		}
 }
 
