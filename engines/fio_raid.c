@@ -7,6 +7,8 @@
  * and its size is the array's.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -23,6 +25,7 @@ struct fio_raid_options {
 	    *init;
 	char *state, *rebuild_min, *rebuild_max;
 	char *merge;
+	char *start_dirty_degraded;
 };
 
 struct fio_raid_data {
@@ -65,6 +68,8 @@ static struct fio_option options[] = {
     OPT("raid_rebuild_min", rebuild_min, "minimum rebuild rate, MB/s"),
     OPT("raid_rebuild_max", rebuild_max, "maximum rebuild rate, MB/s"),
     OPT("raid_merge", merge, "1: merge contiguous member I/Os of one commit, 0: never (1)"),
+    OPT("raid_start_dirty_degraded", start_dirty_degraded,
+	"1: start a degraded RAID5/6 that was not shut down cleanly (md's start_dirty_degraded)"),
     {.name = NULL},
 };
 
@@ -130,8 +135,42 @@ static int fio_raid_setup(struct thread_data *td)
 	return 0;
 }
 
+/*
+ * SIGINT/SIGTERM reach fio's own handler, which ends the jobs; a job's end may be waiting
+ * for a rebuild (raid_array_put). Ours runs first and stops the rebuild at its next
+ * window, with its checkpoint saved, then hands the signal to fio's handler.
+ */
+static struct sigaction fio_sig_int, fio_sig_term;
+
+static void fio_raid_signal(int sig)
+{
+	const struct sigaction *old = sig == SIGINT ? &fio_sig_int : &fio_sig_term;
+
+	raid_interrupt();
+	if (old->sa_flags & SA_SIGINFO) {
+		if (old->sa_sigaction)
+			old->sa_sigaction(sig, NULL, NULL);
+	} else if (old->sa_handler == SIG_DFL) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	} else if (old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+	}
+}
+
+static void fio_raid_signals(void)
+{
+	struct sigaction sa = {.sa_handler = fio_raid_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &fio_sig_int);
+	sigaction(SIGTERM, &sa, &fio_sig_term);
+}
+
 static int fio_raid_init(struct thread_data *td)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
 	struct fio_raid_data *d = calloc(1, sizeof(*d));
 	struct raid_config c;
 	char err[RAID_ERRLEN];
@@ -139,6 +178,7 @@ static int fio_raid_init(struct thread_data *td)
 
 	if (!d)
 		return 1;
+	pthread_once(&once, fio_raid_signals);
 	if (fio_raid_config(td, &c)) {
 		free(d);
 		return 1;
@@ -167,7 +207,9 @@ static void fio_raid_cleanup(struct thread_data *td)
 	if (!d)
 		return;
 	raid_queue_destroy(d->q);
-	raid_array_put(d->a);
+	/* the last job's end: what the array could not do (already said) fails the run */
+	if (raid_array_put(d->a))
+		td_verror(td, EIO, "raid_array_put");
 	free(d->events);
 	free(d);
 	td->io_ops_data = NULL;

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "identity.h"
 #include "level.h"
 #include "rebuild.h"
 
@@ -115,6 +116,18 @@ static int probe(const struct raid_config *c, bool say, struct raid_geom *g, uin
 		}
 		if (b > max)
 			max = b;
+		for (int j = 0; j < i; j++)
+			if (!(c->failed >> j & 1) && raid_same_file(c->members[j], c->members[i])) {
+				snprintf(
+				    err, errlen,
+				    "raid: raid_members: %s and %s are the same %s (members %d "
+				    "and %d): every member must be a device of its own",
+				    c->members[j], c->members[i],
+				    strcmp(c->members[j], c->members[i]) ? "file under two names"
+									 : "file named twice",
+				    j, i);
+				return -EINVAL;
+			}
 	}
 	if (c->member_size) {
 		min = c->member_size;
@@ -148,30 +161,53 @@ int raid_probe(const struct raid_config *c, uint64_t *volume_size, char *err, si
 	return probe(c, true, &g, volume_size, err, errlen);
 }
 
+/*
+ * The registry key: the members' real paths as raid_members names them (a done
+ * replacement from the state file keeps the key of the array it joined), one per line.
+ * Sized from what realpath returned, never assumed: a path may be longer than PATH_MAX.
+ */
 static char *registry_key(const struct raid_config *c)
 {
-	size_t len = 1;
-	char *key, rp[PATH_MAX];
+	char *paths[RAID_MAX_MEMBERS] = {0}, *key = NULL;
+	size_t len = 1, used = 0;
 
-	for (int i = 0; i < c->nmembers; i++)
-		len += PATH_MAX + 1;
-	key = calloc(1, len);
-	if (!key)
-		return NULL;
 	for (int i = 0; i < c->nmembers; i++) {
-		const char *p = realpath(c->members[i], rp) ? rp : c->members[i];
+		const char *p = c->rec.orig_members[i] ? c->rec.orig_members[i] : c->members[i];
 
-		strcat(key, p);
-		strcat(key, "\n");
+		paths[i] = realpath(p, NULL);
+		if (!paths[i])
+			paths[i] = strdup(p);
+		if (!paths[i])
+			goto out;
+		len += strlen(paths[i]) + 1;
 	}
+	key = malloc(len);
+	if (!key)
+		goto out;
+	for (int i = 0; i < c->nmembers; i++) {
+		size_t l = strlen(paths[i]);
+
+		memcpy(key + used, paths[i], l);
+		key[used + l] = '\n';
+		used += l + 1;
+	}
+	key[used] = 0;
+out:
+	for (int i = 0; i < c->nmembers; i++)
+		free(paths[i]);
 	return key;
 }
 
+/*
+ * Jobs joining an open array must describe the same one. The failures a state file
+ * recorded are left out: an earlier job's run-time failure may have been written there
+ * since this array opened, and the open array already knows it.
+ */
 static bool same_geometry(const struct raid_array *a, const struct raid_config *c)
 {
 	return a->cfg.level == c->level && a->cfg.chunk == c->chunk && a->cfg.layout == c->layout &&
-	       a->cfg.failed == c->failed && a->cfg.backend == c->backend &&
-	       a->cfg.member_size == c->member_size;
+	       (a->cfg.failed & ~a->cfg.rec.state_failed) == (c->failed & ~c->rec.state_failed) &&
+	       a->cfg.backend == c->backend && a->cfg.member_size == c->member_size;
 }
 
 static int lock_members(struct raid_array *a, int mode, char *err, size_t errlen)
@@ -331,7 +367,8 @@ int raid_array_get(const struct raid_config *c, struct raid_array **out, char *e
 			    "different geometry in this fio (raid_level, raid_chunk, raid_layout, "
 			    "raid_failed, raid_backend and raid_member_size must match)");
 			ret = -EINVAL;
-		} else if (!(ret = lock_members(a, c->writes ? LOCK_EX : LOCK_SH, err, errlen))) {
+		} else if (!(ret = lock_members(a, c->writes ? LOCK_EX : LOCK_SH, err, errlen)) &&
+			   !(ret = c->writes ? raid_rec_writer(a, err, errlen) : 0)) {
 			a->refs++;
 			*out = a;
 		}
@@ -349,17 +386,18 @@ int raid_array_get(const struct raid_config *c, struct raid_array **out, char *e
 	return ret;
 }
 
-void raid_array_put(struct raid_array *a)
+int raid_array_put(struct raid_array *a)
 {
 	struct raid_array **pp;
 	char err[RAID_ERRLEN];
+	int ret;
 
 	if (!a)
-		return;
+		return 0;
 	pthread_mutex_lock(&registry_lock);
 	if (--a->refs) {
 		pthread_mutex_unlock(&registry_lock);
-		return;
+		return 0;
 	}
 	for (pp = &registry; *pp; pp = &(*pp)->next)
 		if (*pp == a) {
@@ -367,10 +405,17 @@ void raid_array_put(struct raid_array *a)
 			break;
 		}
 	pthread_mutex_unlock(&registry_lock);
-	raid_rec_array_stop(a);
-	if (a->cfg.stats_path && raid_array_write_stats(a, a->cfg.stats_path, err, sizeof(err)))
-		raid_log("%s", err);
+	ret = raid_rec_array_stop(a);
+	if (a->cfg.stats_path) {
+		int r = raid_array_write_stats(a, a->cfg.stats_path, err, sizeof(err));
+
+		if (r) {
+			raid_log("%s", err);
+			ret = ret ? ret : r;
+		}
+	}
 	array_free(a);
+	return ret;
 }
 
 uint64_t raid_array_size(const struct raid_array *a)

@@ -170,7 +170,7 @@ static int parse_failed(struct raid_config *c, const char *v, char *err, size_t 
 {
 	const char *p = v;
 
-	c->failed = 0;
+	c->failed = c->rec.state_failed; /* the state file's stay, whatever the order */
 	while (*p) {
 		char *end;
 		long idx;
@@ -393,6 +393,20 @@ int raid_config_set(struct raid_config *c, const char *name, const char *v, char
 	return -EINVAL;
 }
 
+/* Failures the state file recorded are its, not raid_failed's: name the file instead. */
+static int blame_state(const struct raid_config *c, int ret, char *err, size_t errlen)
+{
+	static const char pre[] = "raid: raid_failed: ";
+	char rest[RAID_ERRLEN];
+
+	if (!ret || !(c->failed & c->rec.state_failed) || strncmp(err, pre, sizeof(pre) - 1))
+		return ret;
+	snprintf(rest, sizeof(rest), "%s", err + sizeof(pre) - 1);
+	snprintf(err, errlen, "raid: raid_state: %s records failed members: %s", c->rec.state_path,
+		 rest);
+	return ret;
+}
+
 int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 {
 	const struct raid_level_ops *ops;
@@ -454,7 +468,7 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 			 "raid: raid_failed: the array has lost more than raid_level=%d tolerates "
 			 "(at most %d of %d members): %s",
 			 c->level, max, c->nmembers, names);
-		return -EINVAL;
+		return blame_state(c, -EINVAL, err, errlen);
 	}
 	if ((c->gpu >= 0 || c->gpu_batch || c->gpu_mapped >= 0) && c->parity != RAID_PARITY_CUDA &&
 	    c->parity != RAID_PARITY_AUTO) {
@@ -464,10 +478,13 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 					: "raid_gpu_mode");
 		return -EINVAL;
 	}
-	if (raid_rec_config_validate(c, ops->max_failed != 0, err, errlen))
+	if (raid_rec_config_validate(c, ops->max_failed != 0, err, errlen) ||
+	    raid_rec_state_check_geometry(c, c->layout ? (int)c->layout : (int)ops->default_layout,
+					  err, errlen))
 		return -EINVAL;
 	g = (struct raid_geom){.level = c->level, .n = c->nmembers, .chunk = c->chunk};
 	if (ops->check_failed && c->failed)
-		return ops->check_failed(&g, c->failed, c->members, err, errlen);
+		return blame_state(c, ops->check_failed(&g, c->failed, c->members, err, errlen),
+				   err, errlen);
 	return 0;
 }

@@ -86,6 +86,8 @@ struct raid_queue {
 	void *be_priv;
 	unsigned depth;
 	bool direct;
+	unsigned dio_align; /* direct: the members' largest logical block size, else 1 */
+	bool said_misaligned;
 	int fds[RAID_MAX_MEMBERS]; /* the fd each member's I/O uses, -1 if none */
 
 	struct member_io *free_mio;

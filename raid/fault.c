@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "level.h"
 #include "rebuild.h"
 
 static __thread uint64_t inject_rng;
@@ -49,6 +50,22 @@ bool raid_rec_can_retry(const struct raid_array *a)
 	return a->ops->max_failed != 0;
 }
 
+/* Whether the members failed now leave every byte of the volume readable. */
+static bool survives(const struct raid_array *a)
+{
+	uint64_t failed = 0;
+	int max = a->ops->max_failed == RAID_ALL_BUT_ONE ? a->geom.n - 1 : a->ops->max_failed;
+	char err[RAID_ERRLEN];
+
+	for (int i = 0; i < a->geom.n; i++)
+		if (raid_member_failed(a, i))
+			failed |= 1ULL << i;
+	if (__builtin_popcountll(failed) > max)
+		return false;
+	return !a->ops->check_failed ||
+	       !a->ops->check_failed(&a->geom, failed, a->cfg.members, err, sizeof(err));
+}
+
 void raid_rec_member_failed(struct raid_array *a, int idx)
 {
 	struct raid_recovery *rec = a->rec;
@@ -59,9 +76,21 @@ void raid_rec_member_failed(struct raid_array *a, int idx)
 	pthread_mutex_lock(&rec->mu);
 	if (!rec->said_failed[idx]) {
 		rec->said_failed[idx] = true;
-		raid_log("raid: member %d (%s) failed at %.1f s: the array continues without it%s",
-			 idx, a->m[idx].path, rec_elapsed(rec),
-			 a->cfg.rec.rebuild ? "; a rebuild starts when a spare is free" : "");
+		if (!a->ops->max_failed)
+			raid_log("raid: member %d (%s) failed at %.1f s: raid_level=%d has no "
+				 "redundancy, I/O that touches it fails from now on",
+				 idx, a->m[idx].path, rec_elapsed(rec), a->geom.level);
+		else if (!survives(a))
+			raid_log("raid: member %d (%s) failed at %.1f s: the array has lost more "
+				 "than raid_level=%d tolerates, I/O that needs the lost members "
+				 "fails from now on",
+				 idx, a->m[idx].path, rec_elapsed(rec), a->geom.level);
+		else
+			raid_log("raid: member %d (%s) failed at %.1f s: the array continues "
+				 "without it%s",
+				 idx, a->m[idx].path, rec_elapsed(rec),
+				 a->cfg.rec.rebuild ? "; a rebuild starts when a spare is free"
+						    : "");
 	}
 	rec->state_dirty = true;
 	pthread_cond_broadcast(&rec->cv);

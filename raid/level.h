@@ -16,6 +16,7 @@
 
 #define RAID_MAX_COPIES 64
 #define RAID_ALL_BUT_ONE (-1)
+#define RAID_ROWS_NOMEM UINT64_MAX /* rows_check could not allocate its scratch */
 
 struct raid_level_ops {
 	int level;
@@ -60,7 +61,8 @@ struct raid_level_ops {
 			     void **bufs);
 	/*
 	 * Count the stripes whose parity does not match their data; with `fix`, recompute it
-	 * in bufs and set in *rewrite the members to write back.
+	 * in bufs and set in *rewrite the members to write back. RAID_ROWS_NOMEM: no memory
+	 * to check with (nothing was counted: never report it as 0 mismatches).
 	 */
 	uint64_t (*rows_check)(struct raid_array *a, uint64_t moff, uint64_t len, void **bufs,
 			       bool fix, uint64_t *rewrite);

@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "identity.h"
 #include "level.h"
 #include "merge.h"
 #include "rebuild.h"
@@ -48,19 +49,38 @@ static void mio_put(struct raid_queue *q, struct member_io *m)
 	q->free_mio = m;
 }
 
-void raid_mio_to_backend(struct raid_queue *q, struct member_io *mio)
+/*
+ * Hand one member I/O to the backend. A backend with no room left for now (-EBUSY: the
+ * ring is full) is no member failure: the I/O goes back to the head of the backlog until a
+ * completion makes room. Returns false when it went back.
+ */
+static bool to_backend(struct raid_queue *q, struct member_io *mio)
 {
 	int ret;
 
+	q->be_inflight++;
+	q->need_submit = true;
+	ret = q->be->prep(q, mio);
+	if (ret == -EBUSY && q->be_inflight > 1) {
+		q->be_inflight--;
+		mio->next = q->backlog_head;
+		q->backlog_head = mio;
+		if (!q->backlog_tail)
+			q->backlog_tail = mio;
+		return false;
+	}
+	if (ret < 0)
+		raid_mio_done(q, mio, ret);
+	return true;
+}
+
+void raid_mio_to_backend(struct raid_queue *q, struct member_io *mio)
+{
 	if (q->backlog_head || q->be_inflight >= q->be_capacity) {
 		mio_append(&q->backlog_head, &q->backlog_tail, mio);
 		return;
 	}
-	q->be_inflight++;
-	q->need_submit = true;
-	ret = q->be->prep(q, mio);
-	if (ret < 0)
-		raid_mio_done(q, mio, ret);
+	to_backend(q, mio);
 }
 
 static void backlog_drain(struct raid_queue *q)
@@ -72,11 +92,8 @@ static void backlog_drain(struct raid_queue *q)
 		if (!q->backlog_head)
 			q->backlog_tail = NULL;
 		m->next = NULL;
-		q->be_inflight++;
-		q->need_submit = true;
-		int ret = q->be->prep(q, m);
-		if (ret < 0)
-			raid_mio_done(q, m, ret);
+		if (!to_backend(q, m))
+			break;
 	}
 }
 
@@ -138,18 +155,43 @@ void raid_request_finish(struct raid_queue *q, struct raid_request *r)
 	q->ndone++;
 }
 
+/*
+ * md_error's question: is the error the member's? Media and device errors are. An I/O the
+ * request made impossible (EINVAL: misaligned or out of range; EFAULT; EOPNOTSUPP) or a
+ * resource short for a moment (EBUSY, EAGAIN, ENOMEM, EINTR) is not: the request fails
+ * with that error, and the member stays in the array (and out of the state file).
+ */
+static bool member_fault(int res)
+{
+	switch (res) {
+	case -EINVAL:
+	case -EFAULT:
+	case -EOPNOTSUPP:
+	case -EBUSY:
+	case -EAGAIN:
+	case -ENOMEM:
+	case -EINTR:
+		return false;
+	default:
+		return true;
+	}
+}
+
 void raid_mio_error(struct raid_queue *q, struct member_io *mio, int res)
 {
 	struct raid_array *a = q->a;
+	bool fault = member_fault(res);
 
 	q->c.errors++;
 	pthread_mutex_lock(&a->lock);
 	if (!a->said_error)
 		raid_log("raid: member %d (%s): %s of %" PRIu64 " bytes at offset %" PRIu64
-			 " failed: %s (the request fails with EIO; further errors not shown)",
+			 " failed: %s (%s; further errors not shown)",
 			 mio->member, a->m[mio->member].path,
 			 mio->op == RAID_OP_READ ? "read" : "write", mio->len, mio->offset,
-			 strerror(-res));
+			 strerror(-res),
+			 fault ? "the request fails with EIO"
+			       : "the request's error, not the member's: it stays in the array");
 	a->said_error = true;
 	pthread_mutex_unlock(&a->lock);
 }
@@ -189,10 +231,12 @@ void raid_mio_complete(struct raid_queue *q, struct member_io *mio, int res)
 {
 	struct raid_request *r = mio->req;
 
-	if (res < 0) {
+	if (res < 0 && member_fault(res)) {
 		if (!r->error)
 			r->error = -EIO;
 		raid_rec_io_failed(q->a, mio);
+	} else if (res < 0) {
+		r->error = res; /* over an EIO too: starting it again would fail the same way */
 	}
 	atomic_fetch_sub_explicit(&q->a->m[mio->member].inflight, 1, memory_order_relaxed);
 	mio_put(q, mio);
@@ -220,6 +264,19 @@ void raid_request_start(struct raid_queue *q, struct raid_request *r)
 	}
 }
 
+/* O_DIRECT I/O the members could never take: refused before any member sees it. */
+static int misaligned(struct raid_queue *q, struct raid_request *r)
+{
+	if (!q->said_misaligned)
+		raid_log("raid: direct=1: a %s of %" PRIu64 " bytes at volume offset %" PRIu64
+			 " (buffer %p) is not aligned to the members' logical block size (%u "
+			 "bytes): refused with EINVAL (use bs and offsets in multiples of it)",
+			 r->op == RAID_OP_READ ? "read" : "write", r->length, r->offset, r->buf,
+			 q->dio_align);
+	q->said_misaligned = true;
+	return -EINVAL;
+}
+
 int raid_submit(struct raid_queue *q, struct raid_request *r)
 {
 	struct raid_array *a = q->a;
@@ -227,6 +284,8 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 	if (!r->length || r->offset > a->size || r->length > a->size - r->offset ||
 	    (r->op != RAID_OP_READ && r->op != RAID_OP_WRITE))
 		return -EINVAL;
+	if ((r->offset | r->length | (uintptr_t)r->buf) & (q->dio_align - 1))
+		return misaligned(q, r);
 	r->error = 0;
 	r->pending = 0;
 	r->stage = 0;
@@ -407,6 +466,7 @@ int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct 
 	q->direct = direct;
 	q->be_capacity = UINT32_MAX;
 	q->merge = a->cfg.merge;
+	q->dio_align = 1;
 	pthread_mutex_init(&q->post_lock, NULL);
 	for (int i = 0; i < a->ndev; i++) {
 		q->fds[i] = -1;
@@ -415,6 +475,9 @@ int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct 
 			if (ret < 0)
 				goto err;
 			q->fds[i] = ret;
+			/* every member and spare: a spare may serve any slot later */
+			if (direct && raid_dio_align(ret) > q->dio_align)
+				q->dio_align = raid_dio_align(ret);
 		}
 	}
 	q->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -75,6 +75,20 @@ struct raid_recovery_config {
 	/* from the state file: slot i was being rebuilt onto spare resume_spare[i] - 1 */
 	int resume_spare[RAID_MAX_MEMBERS];
 	uint64_t resume_off[RAID_MAX_MEMBERS];
+	/*
+	 * Also from the state file (state.c), checked when the array opens: what it recorded
+	 * of the array (geometry, the identity of the device in each slot and of each spare
+	 * being rebuilt), the failures it added to raid_failed, and the dirty mark.
+	 */
+	uint64_t state_failed;
+	bool state_geom; /* a geometry was recorded (older files have none) */
+	int state_level, state_layout;
+	uint64_t state_chunk, state_member_size;
+	char *state_id[RAID_MAX_MEMBERS];
+	char *resume_id[RAID_MAX_MEMBERS];
+	char *orig_members[RAID_MAX_MEMBERS]; /* raid_members before a done replacement */
+	bool state_dirty;		      /* writes were running when it was last saved */
+	bool start_dirty_degraded;	      /* raid_start_dirty_degraded=1 */
 };
 
 /*
@@ -133,8 +147,18 @@ struct raid_array;
  * error; so are members locked by another process (a forked job or another fio).
  */
 int raid_array_get(const struct raid_config *c, struct raid_array **out, char *err, size_t errlen);
-/* Drop a reference; the last one closes the members and writes the stats file. */
-void raid_array_put(struct raid_array *a);
+/*
+ * Drop a reference; the last one waits for recovery, closes the members and writes the
+ * stats and state files. Returns 0, or the first error of the array's recovery side
+ * (a rebuild or scrub that could not finish, a file that could not be written), already
+ * reported by raid_log: the caller only needs to exit non-zero.
+ */
+int raid_array_put(struct raid_array *a);
+/*
+ * Async-signal-safe: stop every array's rebuild, scrub and resync of this process at the
+ * next window (the rebuild's checkpoint is saved first). For SIGINT/SIGTERM handlers.
+ */
+void raid_interrupt(void);
 uint64_t raid_array_size(const struct raid_array *a);
 int raid_array_members(const struct raid_array *a);
 /* Mark a member failed while running (later: raid_fail); I/O skips it from now on. */

@@ -19,6 +19,13 @@ $(foreach t,$(RAID_CTESTS),$(eval $(call raid_ctest,$(t))))
 
 # recovery: spares and rebuild, scrub and resync, failures, the state file (docs/rebuild.md)
 LIBRAID_SRCS += raid/rebuild.c raid/rebuild_window.c raid/rebuild_config.c raid/scrub.c raid/state.c raid/fault.c \
-	raid/rebuild56.c
+	raid/rebuild56.c raid/identity.c
+RAID_REC_CTESTS := state_test array_test
+TESTS += $(addprefix $(BUILD)/tests/,$(RAID_REC_CTESTS))
+$(foreach t,$(RAID_REC_CTESTS),$(eval $(call raid_ctest,$(t))))
+LDLIBS_state_test := -lcmocka
+# AddressSanitizer catches an overflow of the registry key even when it does not crash
+$(OBJ)/raid/array_test.o: private ALL_CFLAGS += -fsanitize=address
+$(BUILD)/tests/array_test: private ALL_CFLAGS += -fsanitize=address
 TESTS += tests/e2e/rebuild.sh
 BENCHES += tests/bench/rebuild_bench.sh

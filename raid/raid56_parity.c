@@ -73,11 +73,16 @@ static void recover(struct sop *s, const struct pq_calls *pq)
 	s->pbytes += (uint64_t)s->map.k * st.len;
 }
 
-/* A degraded read: the wanted columns of the rebuilt chunks go to the caller's buffer. */
+/*
+ * A degraded read: the wanted columns of the chunks it was planned for go to the caller's
+ * buffer, all of them. A member failed when the request was planned may be back by now (a
+ * rebuild ended while the op waited for its stripe lock): its chunk was then read into mb
+ * like any live member's, not rebuilt, and must be handed over all the same.
+ */
 static void dread_out(struct sop *s)
 {
 	for (int i = 0; i < s->map.k; i++)
-		if (written(s, i) && mfailed(s, s->map.data[i]))
+		if (written(s, i))
 			memcpy(ubuf(s, i, s->wa[i]), s->mb[s->map.data[i]] + (s->wa[i] - s->lo),
 			       s->wb[i] - s->wa[i]);
 }

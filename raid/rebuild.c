@@ -16,12 +16,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "identity.h"
+#include "level.h"
 #include "rebuild.h"
 
 #define MB 1000000.0
 #define MIB ((uint64_t)1024 * 1024)
 #define REGION_MAX (4 * MIB)
 #define CHECKPOINT_S 1.0
+
+static atomic_bool interrupted; /* raid_interrupt(): every array of the process */
+
+void raid_interrupt(void)
+{
+	atomic_store(&interrupted, true);
+}
+
+bool rec_stopping(struct raid_recovery *rec)
+{
+	return rec->stop || atomic_load(&interrupted);
+}
+
+void raid_rec_error(struct raid_recovery *rec, int err)
+{
+	int none = 0;
+
+	if (err)
+		atomic_compare_exchange_strong(&rec->error, &none, err);
+}
 
 /* ---- rebuild ---- */
 
@@ -146,8 +168,16 @@ static void checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t fro
 			continue;
 		int dev = atomic_load(&a->m[t].dev);
 
-		if (rec->q->fds[dev] >= 0 && fdatasync(rec->q->fds[dev]))
-			return; /* not durable: keep the previous checkpoint */
+		if (rec->q->fds[dev] >= 0 && fdatasync(rec->q->fds[dev])) {
+			/* not durable: keep the previous checkpoint, and say why once */
+			if (!rec->said_sync_error)
+				raid_log("raid: rebuild: fdatasync of spare %s failed: %s; the "
+					 "state file keeps the last durable checkpoint",
+					 a->m[dev].path, strerror(errno));
+			rec->said_sync_error = true;
+			raid_rec_error(rec, -EIO);
+			return;
+		}
 		rec->durable_off[t] = front;
 	}
 	raid_rec_state_save(a);
@@ -233,7 +263,11 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			continue;
 		bufs[m] = rec_alloc(REGION_MAX);
 		if (!bufs[m]) {
-			raid_log("raid: rebuild: out of memory");
+			raid_log("raid: rebuild: out of memory for the window buffers");
+			raid_rec_error(rec, -ENOMEM);
+			for (int t = 0; t < a->geom.n; t++)
+				if (targets >> t & 1)
+					atomic_store(&rec->spare_error[t], true); /* given up */
 			goto out;
 		}
 		/* a parity GPU rebuilds the windows in place (without one this does nothing) */
@@ -266,7 +300,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			rec->rb_members[rec->rb_n] = t;
 			rec->rb_spares[rec->rb_n++] = a->m[atomic_load(&a->m[t].dev)].path;
 		}
-	while (front < msize && !rec->stop) {
+	while (front < msize && !rec_stopping(rec)) {
 		bool busy = fg_active(rec, &last_ios, &last_fg);
 		uint64_t limit = busy ? min : max, region = limit / 8 / unit * unit, len, vlo, vlen;
 		double t0 = rec_elapsed(rec), due;
@@ -323,7 +357,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 		}
 		/* md's limits: at most `max`, and only `min` while the foreground is busy */
 		due = t0 + (double)len / (double)limit;
-		while (!rec->stop) {
+		while (!rec_stopping(rec)) {
 			double now = rec_elapsed(rec), left = due - now;
 
 			rec_tick(rec);
@@ -334,15 +368,24 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	}
 	if (!ret && front >= msize && a->ops->rows_recover)
 		ret = redo_dirty(rec, targets, bufs, unit);
+	/* in sync only once durable: a spare whose data may still be lost is not a member */
+	for (int t = 0; t < a->geom.n && !ret && front >= msize; t++) {
+		int dev = atomic_load(&a->m[t].dev);
+
+		if (targets >> t & 1 && rec->q->fds[dev] >= 0 && fdatasync(rec->q->fds[dev])) {
+			raid_log("raid: rebuild of member %s: fdatasync of spare %s failed: %s; it "
+				 "is not declared in sync",
+				 who, a->m[dev].path, strerror(errno));
+			ret = -EIO;
+			if (a->ops->rows_recover)
+				rec_window_unlock(rec); /* taken by redo_dirty */
+		}
+	}
 	if (!ret && front >= msize) {
 		double end = rec_elapsed(rec), secs = end - t_start;
 
 		for (int t = 0; t < a->geom.n; t++)
 			if (targets >> t & 1) {
-				int dev = atomic_load(&a->m[t].dev);
-
-				if (rec->q->fds[dev] >= 0)
-					fdatasync(rec->q->fds[dev]);
 				rec->durable_off[t] = msize;
 				atomic_store(&a->m[t].failed, false); /* reads may use it now */
 			}
@@ -364,8 +407,15 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 		for (int t = 0; t < a->geom.n; t++)
 			if (targets >> t & 1 && ret)
 				atomic_store(&rec->spare_error[t], true); /* given up */
-		if (!ret)
+		raid_rec_error(rec, ret ? ret : -EINTR);
+		if (!ret) {
 			checkpoint(rec, targets, front); /* stopped: resume from here */
+			raid_log("raid: rebuild of member %s interrupted at %" PRIu64
+				 " MiB: the next run with raid_state resumes it from its last "
+				 "checkpoint (%" PRIu64 " MiB)",
+				 who, front / MIB,
+				 rec->durable_off[__builtin_ctzll(targets)] / MIB);
+		}
 	}
 	pthread_mutex_lock(&rec->mu);
 	rec->rb_active = false;
@@ -424,7 +474,7 @@ static void *rec_thread(void *arg)
 
 	if (ret)
 		raid_log("%s", err);
-	else if (a->cfg.rec.resync)
+	else if (a->cfg.rec.resync || rec->resync_dirty)
 		ret = raid_rec_scrub(rec, RAID_SCRUB_REPAIR, true);
 	pthread_mutex_lock(&rec->mu);
 	rec->init_ret = ret;
@@ -446,7 +496,7 @@ static void *rec_thread(void *arg)
 			raid_rec_state_save(a);
 			pthread_mutex_lock(&rec->mu);
 		}
-		if (rec->stop) {
+		if (rec_stopping(rec)) {
 			pthread_mutex_unlock(&rec->mu);
 			break;
 		}
@@ -457,7 +507,7 @@ static void *rec_thread(void *arg)
 			continue;
 		}
 		if (scrub) {
-			raid_rec_scrub(rec, a->cfg.rec.scrub, false);
+			raid_rec_error(rec, raid_rec_scrub(rec, a->cfg.rec.scrub, false));
 			scrub = false;
 			continue;
 		}
@@ -521,7 +571,65 @@ int raid_rec_spares_probe(struct raid_array *a, char *err, size_t errlen)
 				 "raid: raid_spares: %s is not a file or a block device", p);
 			return -EINVAL;
 		}
+		for (int j = 0; j < a->geom.n + s; j++)
+			if ((j >= a->geom.n || !raid_member_failed(a, j)) &&
+			    raid_same_file(a->m[j].path, p)) {
+				snprintf(err, errlen,
+					 "raid: raid_spares: %s is the same file as %s %s: a spare "
+					 "must be a device of its own",
+					 p, j < a->geom.n ? "member" : "spare", a->m[j].path);
+				return -EINVAL;
+			}
 	}
+	return 0;
+}
+
+/* Mark the state dirty (and make that durable) before a writer's first write. */
+int raid_rec_writer(struct raid_array *a, char *err, size_t errlen)
+{
+	struct raid_recovery *rec = a->rec;
+	int ret;
+
+	if (!rec || !a->cfg.rec.state_path || rec->unclean)
+		return 0;
+	rec->unclean = true;
+	ret = raid_rec_state_save(a);
+	if (ret)
+		snprintf(err, errlen,
+			 "raid: raid_state: cannot mark %s dirty before the first write: %s",
+			 a->cfg.rec.state_path, strerror(-ret));
+	return ret;
+}
+
+/* The last run did not end cleanly (md's dirty bit): resync, or refuse a degraded start. */
+static int dirty_start(struct raid_array *a, char *err, size_t errlen)
+{
+	struct raid_recovery_config *c = &a->cfg.rec;
+	bool degraded = false;
+
+	if (!c->state_dirty || !a->ops->max_failed)
+		return 0;
+	for (int i = 0; i < a->geom.n; i++)
+		degraded |= raid_member_failed(a, i);
+	if (degraded && a->ops->rows_check) {
+		if (!c->start_dirty_degraded) {
+			snprintf(err, errlen,
+				 "raid: raid_state: %s: the array was not shut down cleanly and "
+				 "is degraded: parity of rows written at the crash may be stale, "
+				 "so degraded reads could return wrong data; set "
+				 "raid_start_dirty_degraded=1 to start anyway",
+				 c->state_path);
+			return -EINVAL;
+		}
+		raid_log("raid: raid_state: %s: starting a dirty degraded array "
+			 "(raid_start_dirty_degraded=1): rows written at the crash may read wrong",
+			 c->state_path);
+		return 0;
+	}
+	raid_log("raid: raid_state: %s: the array was not shut down cleanly (writes were "
+		 "running): resyncing it before the first I/O, as md does",
+		 c->state_path);
+	a->rec->resync_dirty = true;
 	return 0;
 }
 
@@ -540,7 +648,9 @@ int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen)
 	rec->a = a;
 	rec->t0 = rec_now_ns();
 	rec->metering = c->rebuild;
+	rec->unclean = c->state_dirty; /* until this run ends cleanly */
 	pthread_mutex_init(&rec->mu, NULL);
+	pthread_mutex_init(&rec->state_mu, NULL);
 	pthread_cond_init(&rec->cv, NULL);
 	pthread_cond_init(&rec->drain_cv, NULL);
 	for (int i = 0; i < a->geom.n; i++)
@@ -553,6 +663,21 @@ int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen)
 			rec->durable_off[i] = c->resume_off[i];
 		}
 	a->rec = rec;
+	rec->ids = calloc((size_t)a->ndev, sizeof(*rec->ids));
+	if (!rec->ids)
+		return -ENOMEM;
+	ret = raid_rec_state_check(a, err, errlen);
+	if (!ret)
+		ret = dirty_start(a, err, errlen);
+	if (!ret && a->cfg.writes)
+		ret = raid_rec_writer(a, err, errlen);
+	if (ret)
+		return ret;
+	for (int i = 0; i < a->geom.n; i++) /* the check may have restarted one from 0 */
+		if (c->resume_spare[i]) {
+			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
+			rec->durable_off[i] = c->resume_off[i];
+		}
 	ret = pthread_create(&rec->thread, NULL, rec_thread, rec);
 	if (ret) {
 		snprintf(err, errlen, "raid: cannot start the recovery thread: %s", strerror(ret));
@@ -566,7 +691,9 @@ int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen)
 	pthread_mutex_unlock(&rec->mu);
 	if (ret)
 		snprintf(err, errlen, "raid: %s: the recovery thread could not start (see above)",
-			 c->resync ? "raid_init=resync" : "raid_spares");
+			 c->resync	     ? "raid_init=resync"
+			 : rec->resync_dirty ? "raid_state (the resync after an unclean stop)"
+					     : "raid_spares");
 	return ret;
 }
 
@@ -593,13 +720,32 @@ static void stop_thread(struct raid_recovery *rec, bool wait_for_work)
 	}
 }
 
-void raid_rec_array_stop(struct raid_array *a)
+int raid_rec_array_stop(struct raid_array *a)
 {
-	if (!a->rec)
-		return;
-	if (a->rec->rb_active)
-		raid_log("raid: the job's I/O is done; waiting for the rebuild to finish");
-	stop_thread(a->rec, a->cfg.rec.rebuild || a->cfg.rec.scrub);
+	struct raid_recovery *rec = a->rec;
+	int ret;
+
+	if (!rec)
+		return 0;
+	if (rec->rb_active)
+		raid_log("raid: the job's I/O is done; waiting for the rebuild to finish "
+			 "(SIGINT stops it at its checkpoint)");
+	stop_thread(rec, a->cfg.rec.rebuild || a->cfg.rec.scrub);
+	/* every queue is gone: no write is running; clean once what was written is durable */
+	ret = raid_array_flush(a);
+	for (int i = a->geom.n; i < a->ndev && !ret; i++)
+		for (int k = 0; k < 2; k++)
+			if (a->m[i].fd[k] >= 0 && fdatasync(a->m[i].fd[k]) && !ret)
+				ret = -errno;
+	if (ret) {
+		raid_log("raid: cannot flush the members at the end: %s%s", strerror(-ret),
+			 a->cfg.rec.state_path ? "; the state file stays dirty" : "");
+		raid_rec_error(rec, ret);
+	} else if (rec->init_ret == 0) {
+		rec->unclean = false;
+	}
+	raid_rec_state_save(a);
+	return atomic_load(&rec->error);
 }
 
 void raid_rec_array_free(struct raid_array *a)
@@ -611,6 +757,8 @@ void raid_rec_array_free(struct raid_array *a)
 	stop_thread(rec, false);
 	rec_parked_free(rec); /* nobody is left to resume them */
 	pthread_mutex_destroy(&rec->mu);
+	pthread_mutex_destroy(&rec->state_mu);
+	free(rec->ids);
 	pthread_cond_destroy(&rec->cv);
 	pthread_cond_destroy(&rec->drain_cv);
 	free(rec->samples);

@@ -40,6 +40,18 @@ struct raid_recovery {
 	bool init_done; /* resync (if asked) finished: I/O may start */
 	int init_ret;
 	uint64_t t0; /* ns, the array's opening */
+	/*
+	 * The first error that the job cannot see in its own I/O (a rebuild or scrub that
+	 * failed, a state file that could not be written): raid_array_put returns it.
+	 */
+	atomic_int error;
+
+	/* the state file (state.c) */
+	pthread_mutex_t state_mu;
+	int state_errno;   /* the last write's error, so that it is said once */
+	bool unclean;	   /* writes may be running: the file says "clean": false */
+	bool resync_dirty; /* the last run did not end cleanly: resync before I/O */
+	char (*ids)[160];  /* the identity of each of a->m[] (identity.h), "" if none */
 
 	/* the recovery window */
 	bool win_on;
@@ -55,6 +67,7 @@ struct raid_recovery {
 	bool spare_used[RAID_MAX_MEMBERS];
 	atomic_bool spare_error[RAID_MAX_MEMBERS]; /* by slot: its spare failed a write */
 	bool state_dirty;
+	bool said_sync_error;
 	uint64_t durable_off[RAID_MAX_MEMBERS]; /* rebuilt and fdatasync'ed: the checkpoint */
 
 	/* what ran, for the stats */
@@ -101,7 +114,7 @@ void raid_rec_config_dup(struct raid_config *c); /* after a struct copy: own the
 /* rebuild.c: the array's side */
 int raid_rec_spares_probe(struct raid_array *a, char *err, size_t errlen);
 int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen);
-void raid_rec_array_stop(struct raid_array *a); /* last put: waits for rebuild and scrub */
+int raid_rec_array_stop(struct raid_array *a); /* last put: waits for rebuild and scrub */
 void raid_rec_array_free(struct raid_array *a);
 void raid_rec_stats(struct raid_array *a, json_object *o);
 
@@ -142,6 +155,18 @@ int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool re
 
 /* state.c */
 int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size_t errlen);
+/* the recorded geometry against the job's (layout resolved to the level's default) */
+int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char *err,
+				  size_t errlen);
+/* at array open: member size and device identities against the file's */
+int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen);
 int raid_rec_state_save(struct raid_array *a);
+
+/* keep the first error for raid_array_put (rebuild.c) */
+void raid_rec_error(struct raid_recovery *rec, int err);
+/* stop at the next window: closing without waiting, or raid_interrupt() */
+bool rec_stopping(struct raid_recovery *rec);
+/* a writer opened the array: mark the state dirty before its first write */
+int raid_rec_writer(struct raid_array *a, char *err, size_t errlen);
 
 #endif

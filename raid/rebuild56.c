@@ -156,7 +156,7 @@ uint64_t raid56_rec_rows_check(struct raid_array *a, uint64_t moff, uint64_t len
 	char *scratch = rec_alloc(2 * c);
 
 	if (!scratch)
-		return 0;
+		return RAID_ROWS_NOMEM;
 	for (uint64_t at = 0; at < len; at += c) {
 		void *ptrs[PQ_MAX_DATA + 2];
 		struct raid56_stripe s;

@@ -1,8 +1,8 @@
 /*
  * rebuild_config.c - the options of recovery: raid_spares, raid_rebuild,
- * raid_rebuild_min/max, raid_fail, raid_inject, raid_scrub, raid_init and raid_state
- * (whose file is read here, so that the configuration already names the members the way
- * the last run left them). Every message names the option.
+ * raid_rebuild_min/max, raid_fail, raid_inject, raid_scrub, raid_init,
+ * raid_start_dirty_degraded and raid_state (whose file is read here, so that the configuration
+ * already names the members the way the last run left them). Every message names the option.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -167,6 +167,15 @@ int raid_rec_config_set(struct raid_config *c, const char *name, const char *v, 
 		r->resync = !strcmp(v, "resync");
 		return 0;
 	}
+	if (!strcmp(name, "raid_start_dirty_degraded")) {
+		if (strcmp(v, "0") && strcmp(v, "1")) {
+			snprintf(err, errlen, "raid: raid_start_dirty_degraded: '%s' is not 0 or 1",
+				 v);
+			return -EINVAL;
+		}
+		r->start_dirty_degraded = *v == '1';
+		return 0;
+	}
 	if (!strcmp(name, "raid_state")) {
 		if (!*v) {
 			snprintf(err, errlen, "raid: raid_state: no path given");
@@ -243,8 +252,12 @@ void raid_rec_config_free(struct raid_config *c)
 
 	for (int i = 0; i < r->nspares; i++)
 		free(r->spares[i]);
-	for (int i = 0; i < RAID_MAX_MEMBERS; i++)
+	for (int i = 0; i < RAID_MAX_MEMBERS; i++) {
 		free(r->replaced[i]);
+		free(r->state_id[i]);
+		free(r->resume_id[i]);
+		free(r->orig_members[i]);
+	}
 	free(r->state_path);
 	memset(r, 0, sizeof(*r));
 }
@@ -255,9 +268,14 @@ void raid_rec_config_dup(struct raid_config *c)
 
 	for (int i = 0; i < r->nspares; i++)
 		r->spares[i] = strdup(r->spares[i]);
-	for (int i = 0; i < RAID_MAX_MEMBERS; i++)
-		if (r->replaced[i])
-			r->replaced[i] = strdup(r->replaced[i]);
+	for (int i = 0; i < RAID_MAX_MEMBERS; i++) {
+		char **own[] = {&r->replaced[i], &r->state_id[i], &r->resume_id[i],
+				&r->orig_members[i]};
+
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+			if (*own[k])
+				*own[k] = strdup(*own[k]);
+	}
 	if (r->state_path)
 		r->state_path = strdup(r->state_path);
 }

@@ -227,6 +227,8 @@ void rec_tick(struct raid_recovery *rec)
 	uint64_t cur[REC_HIST];
 	struct rec_sample s;
 
+	/* raid_fail is due while a pass runs too: "a second member fails while rebuilding" */
+	raid_rec_fail_timers(rec->a, now);
 	if (!rec->metering || dt < 1.0)
 		return;
 	ios = atomic_load(&rec->fg_ios);

@@ -11,10 +11,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "level.h"
 #include "rebuild.h"
 
 #define MIB ((uint64_t)1024 * 1024)
 #define WINDOW (1 * MIB)
+
+/* A member failed since the pass started (raid_fail, an I/O error): the pass stops. */
+static int lost_member(struct raid_recovery *rec, uint64_t at_start)
+{
+	for (int m = 0; m < rec->a->geom.n; m++)
+		if (raid_member_failed(rec->a, m) && !(at_start >> m & 1))
+			return -ENODEV;
+	return 0;
+}
+
+static uint64_t failed_set(struct raid_array *a)
+{
+	uint64_t f = 0;
+
+	for (int m = 0; m < a->geom.n; m++)
+		if (raid_member_failed(a, m))
+			f |= 1ULL << m;
+	return f;
+}
 
 /* Parity levels: windows of whole rows on every member. */
 static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t *units,
@@ -31,7 +51,9 @@ static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t 
 	for (int m = 0; m < a->geom.n; m++)
 		if (!(bufs[m] = rec_alloc(step)))
 			ret = -ENOMEM;
-	for (uint64_t front = 0; front < msize && !ret && !rec->stop; front += step) {
+	for (uint64_t front = 0;
+	     front < msize && !ret && !(ret = lost_member(rec, 0)) && !rec_stopping(rec);
+	     front += step) {
 		uint64_t len = msize - front < step ? msize - front : step, vlo, vlen, rw = 0;
 		struct rec_batch b;
 
@@ -44,6 +66,11 @@ static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t 
 		if (!ret) {
 			uint64_t bad = a->ops->rows_check(a, front, len, bufs, fix, &rw);
 
+			if (bad == RAID_ROWS_NOMEM) {
+				rec_window_unlock(rec);
+				ret = -ENOMEM;
+				break;
+			}
 			*mism += bad;
 			*units += len / a->geom.chunk;
 			rec_batch_init(&b);
@@ -75,6 +102,7 @@ static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet, uint64
 	struct raid_loc locs[RAID_MAX_COPIES];
 	uint64_t unit = a->ops->uses_chunk ? a->geom.chunk : 64 * 1024, seg, step;
 	int ncopies = a->ops->map(&a->geom, 0, locs, &seg);
+	uint64_t at_start = failed_set(a);
 	void *bufs[RAID_MAX_COPIES] = {0};
 	double next_log = 0.1;
 	int ret = 0;
@@ -85,7 +113,9 @@ static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet, uint64
 	for (int k = 0; k < ncopies; k++)
 		if (!(bufs[k] = rec_alloc(step)))
 			ret = -ENOMEM;
-	for (uint64_t v = 0; v < a->size && !ret && !rec->stop; v += step) {
+	for (uint64_t v = 0;
+	     v < a->size && !ret && !(ret = lost_member(rec, at_start)) && !rec_stopping(rec);
+	     v += step) {
 		uint64_t len = a->size - v < step ? a->size - v : step;
 		struct rec_batch b;
 
@@ -150,7 +180,8 @@ int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool re
 	double t0 = rec_elapsed(rec);
 	int ret;
 
-	for (int m = 0; m < a->geom.n; m++)
+	/* md checks complete arrays only; a resync of mirrors copies what survives */
+	for (int m = 0; m < a->geom.n && (a->ops->rows_check || !resync); m++)
 		if (raid_member_failed(a, m)) {
 			raid_log("raid: %s: member %d has failed: md checks only complete arrays, "
 				 "nothing done",
@@ -166,12 +197,17 @@ int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool re
 		ret = scrub_mirrors(rec, mode == RAID_SCRUB_REPAIR, !resync, &units, &mism, &fixed);
 	else
 		ret = -ENOTSUP;
+	if (!ret && rec_stopping(rec))
+		ret = -EINTR;
 	if (ret) {
-		raid_log("raid: %s: stopped: %s", what,
+		/* what was counted so far is no answer: no stats, and the run fails */
+		raid_log("raid: %s: stopped after %" PRIu64 " stripes: %s", what, units,
 			 ret == -ENOTSUP  ? "this level has no redundancy to check"
 			 : ret == -ENOMEM ? "out of memory"
+			 : ret == -ENODEV ? "a member failed during the pass"
+			 : ret == -EINTR  ? "interrupted"
 					  : "a member read or write failed");
-		return resync ? -EIO : 0;
+		return ret;
 	}
 	if (resync) {
 		rec->resynced = true;

@@ -71,4 +71,29 @@ static inline int t_io(struct raid_queue *q, enum raid_op op, void *buf, uint64_
 	return r.error;
 }
 
+/* The library's log lines, kept for a test to search (t_log_start clears it). */
+static char t_log[8192];
+
+static inline void t_log_line(const char *line)
+{
+	size_t n = strlen(t_log);
+
+	snprintf(t_log + n, sizeof(t_log) - n, "%s\n", line);
+}
+
+static inline void t_log_start(void)
+{
+	t_log[0] = 0;
+	raid_set_log(t_log_line);
+}
+
+/* A test group's scratch directory, removed by t_rmtree at its teardown. */
+static inline int t_rmtree(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
 #endif

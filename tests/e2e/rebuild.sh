@@ -20,6 +20,17 @@ job() {
 	cat "$S/$name.log"
 	return $rc
 }
+# bg_job: job in the background with fio itself as $BG_PID (so signals reach fio)
+bg_job() {
+	local name=$1 level=$2 n=$3 p=$4
+	shift 4
+	"$FIO" --ioengine="external:$ENGINE" --thread=1 --name="$name" --filename=vol \
+		--raid_level="$level" --raid_members="$(members "$n" "$p")" --raid_member_size=$MS \
+		--raid_chunk=16k --bs=8k --size=100% --verify=crc32c --verify_fatal=1 \
+		--verify_state_save=0 --raid_rebuild_min=200 --raid_rebuild_max=2000 "$@" \
+		>"$S/$name.log" 2>&1 &
+	BG_PID=$!
+}
 fill() { job fill "$@" --rw=write --do_verify=0; }
 check() { job check "$@" --rw=read --verify_only=1; }
 statkey() { python3 -c 'import json,sys; print(eval("d" + sys.argv[2], {"d": json.load(open(sys.argv[1]))}))' "$1" "$2"; }
@@ -137,15 +148,22 @@ beyond() {
 }
 t_case "raid1 errors on every copy: EIO and one message, data intact" beyond
 
+# slow_rebuild P MBPS RUNTIME: RAID1 x2 of 32 MiB filled, member 1 saved as lost and
+# rebuilt onto P's spare at MBPS by a background fio (BG_PID) reading for RUNTIME seconds
+slow_rebuild() {
+	local p=$1
+	MS=32m fill 1 2 $p || return 1
+	cp "$S/${p}1" "$S/lost"
+	MS=32m bg_job slow 1 2 $p --rw=read --raid_failed=1 --raid_spares="$S/${p}s" \
+		--raid_rebuild=1 --raid_rebuild_max="$2" --raid_rebuild_min="$2" \
+		--raid_state="$S/$p.state" --time_based --runtime="$3" --verify=0
+}
+
 # fio killed during a rebuild: the next run resumes from the state file's checkpoint.
 resume() {
 	local p=k- pid off
-	MS=32m fill 1 2 $p || return 1
-	cp "$S/${p}1" "$S/lost"
-	MS=32m job slow 1 2 $p --rw=read --raid_failed=1 --raid_spares="$S/${p}s" \
-		--raid_rebuild=1 --raid_rebuild_max=6 --raid_rebuild_min=6 \
-		--raid_state="$S/$p.state" --time_based --runtime=30 --verify=0 &
-	pid=$!
+	slow_rebuild $p 6 30 || return 1
+	pid=$BG_PID
 	for ((i = 0; i < 100; i++)); do
 		sleep 0.1
 		grep -q '"recovery_offset": [1-9]' "$S/$p.state" 2>/dev/null && break
@@ -216,5 +234,123 @@ t_case "raid1 resync over random members: clean, degraded reads right" resync 1 
 t_case "raid10 resync over random members: clean, degraded reads right" resync 10 4
 t_case "raid5 resync over random members: clean, degraded reads right" resync 5 4
 t_case "raid6 resync over random members: clean, degraded reads right" resync 6 5
+
+# A second member fails while the first is rebuilt (raid_fail fires inside the pass, not
+# after it): RAID6 and RAID10 keep serving verified data, rebuild both onto spares.
+second_fails() { # LEVEL N FIRST SECOND
+	local l=$1 n=$2 f=$3 g=$4 p=sf$1-
+	fill "$l" "$n" $p || return 1
+	cp "$S/$p$f" "$S/lost$f" && cp "$S/$p$g" "$S/lost$g" || return 1
+	check "$l" "$n" $p --raid_failed="$f" --raid_spares="$S/${p}s0:$S/${p}s1" \
+		--raid_rebuild=1 --raid_rebuild_min=4 --raid_rebuild_max=4 --raid_fail="$g@0.5" \
+		--raid_state="$S/$p.state" || return 1
+	local fired done1
+	fired=$(grep -n "raid_fail: failing member $g" "$S/check.log" | cut -d: -f1)
+	done1=$(grep -n "rebuild of member $f .* done" "$S/check.log" | cut -d: -f1)
+	[[ -n $fired && -n $done1 ]] && ((fired < done1)) || return 1
+	cmp "$S/lost$f" "$S/${p}s0" && cmp "$S/lost$g" "$S/${p}s1" || return 1
+	check "$l" "$n" $p --raid_state="$S/$p.state"
+}
+t_case "raid6 second member fails during the rebuild: verify passes, both rebuilt" \
+	second_fails 6 5 1 3
+t_case "raid10 second member fails during the rebuild: verify passes, both rebuilt" \
+	second_fails 10 4 1 2
+
+# A job that starts after another job's run-time failure reached the shared state file
+# joins the open array (it is not "a different geometry").
+later_job() {
+	local p=lj- st
+	fill 5 4 $p || return 1
+	st="--raid_state=$S/$p.state"
+	fio_raid --filename=vol --raid_level=5 --raid_members="$(members 4 $p)" \
+		--raid_member_size=$MS --raid_chunk=16k --bs=8k "$st" \
+		--name=first --rw=randwrite --time_based --runtime=2 --raid_fail=1@0.2 \
+		--name=later --startdelay=1 --rw=read --time_based --runtime=1 \
+		>"$S/lj.log" 2>&1 || { cat "$S/lj.log"; return 1; }
+	cat "$S/lj.log"
+	! grep -q "different geometry" "$S/lj.log" &&
+		[[ $(statkey "$S/$p.state" "['failed']") == "[1]" ]]
+}
+t_case "a later job joins the array after an earlier job's failure was saved" later_job
+
+# SIGINT while fio waits for a rebuild at the job's end: the rebuild stops at a window,
+# its checkpoint is saved, fio exits (non-zero); the next run resumes and completes it.
+sigint() {
+	local p=si- pid off i
+	slow_rebuild $p 2 1 || return 1
+	pid=$BG_PID
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.1
+		grep -q "waiting for the rebuild" "$S/slow.log" 2>/dev/null && break
+	done
+	sleep 1.2 # past one checkpoint
+	kill -INT $pid
+	for ((i = 0; i < 80; i++)); do # a hang guard, far above the window's time
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 $pid 2>/dev/null; then
+		echo "fio still runs 8 s after SIGINT"
+		kill -9 $pid
+		return 1
+	fi
+	wait $pid && { echo "exit 0 after an interrupted rebuild"; return 1; }
+	cat "$S/slow.log"
+	grep -q "interrupted at" "$S/slow.log" || return 1
+	off=$(statkey "$S/$p.state" "['replaced'][0]['recovery_offset']") || return 1
+	echo "interrupted with the checkpoint at $off bytes"
+	((off > 0 && off < 32 * 1024 * 1024)) || return 1
+	MS=32m check 1 2 $p --raid_state="$S/$p.state" --raid_rebuild=1 --raid_spares="$S/${p}s" ||
+		return 1
+	grep -q "resumed from the state file" "$S/check.log" && cmp "$S/lost" "$S/${p}s"
+}
+t_case "SIGINT during the wait for a rebuild: checkpoint saved, exit, resumed" sigint
+
+# A writer killed mid-run leaves the state file dirty: the next start of RAID5 resyncs
+# (stale parity, here P blocks corrupted on purpose, is rewritten); a degraded start is
+# refused unless raid_start_dirty_degraded=1.
+dirty() {
+	local p=dy- c=$((16 * 1024)) r pid
+	job fill 5 4 $p --rw=write --do_verify=0 --raid_init=resync --raid_state="$S/$p.state" \
+		>/dev/null || return 1
+	[[ $(statkey "$S/$p.state" "['clean']") == True ]] || return 1
+	for r in 3 17 40; do # rows whose parity the crash left stale
+		printf 'garbage' | dd of="$S/$p$((3 - r % 4))" bs=1 seek=$((r * c + 100)) \
+			conv=notrunc status=none
+	done
+	bg_job w 5 4 $p --rw=randwrite --size=10% --time_based --runtime=30 --rate_iops=50 \
+		--verify=0 --raid_state="$S/$p.state"
+	pid=$BG_PID
+	sleep 1
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	[[ $(statkey "$S/$p.state" "['clean']") == False ]] || return 1
+	check 5 4 $p --raid_state="$S/$p.state" --raid_failed=2 --verify=0 &&
+		{ echo "a dirty degraded start was not refused"; return 1; }
+	grep -q "raid_start_dirty_degraded=1" "$S/check.log" || return 1
+	check 5 4 $p --raid_state="$S/$p.state" --verify=0 --raid_scrub=check \
+		--raid_stats="$S/$p.json" || return 1
+	grep -q "not shut down cleanly" "$S/check.log" || return 1
+	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
+	[[ $(statkey "$S/$p.state" "['clean']") == True ]]
+}
+t_case "raid5 dirty start after a killed writer: resync, degraded start refused" dirty
+
+# Errors the job's own I/O cannot show still fail the run: stats or state file that cannot
+# be written, a scrub repair whose write failed a member.
+exit_codes() {
+	local p=ec-
+	fill 1 2 $p || return 1
+	check 1 2 $p --raid_stats="$S/no-such-dir/s.json" && return 1
+	grep -q "raid_stats: cannot write" "$S/check.log" || return 1
+	check 1 2 $p --raid_state="$S/no-such-dir/st.json" && return 1
+	grep -q "raid_state: cannot write" "$S/check.log" || return 1
+	fill 1 2 $p --raid_state="$S/no-such-dir/st.json" && return 1
+	grep -q "cannot mark .* dirty before the first write" "$S/fill.log" || return 1
+	printf 'garbage' | dd of="$S/${p}1" bs=1 seek=100 conv=notrunc status=none
+	check 1 2 $p --raid_scrub=repair --raid_inject=1:write:100 --verify=0 && return 1
+	grep -q "raid_scrub: stopped" "$S/check.log"
+}
+t_case "errors outside the job's I/O exit non-zero (stats, state, scrub repair)" exit_codes
 
 t_done
