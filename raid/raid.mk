@@ -20,7 +20,7 @@ $(foreach t,$(RAID_CTESTS),$(eval $(call raid_ctest,$(t))))
 # recovery: spares and rebuild, scrub and resync, failures, the state file (docs/rebuild.md)
 LIBRAID_SRCS += raid/rebuild.c raid/rebuild_window.c raid/rebuild_config.c raid/scrub.c raid/state.c raid/fault.c \
 	raid/rebuild56.c raid/identity.c
-RAID_REC_CTESTS := state_test array_test
+RAID_REC_CTESTS := state_test array_test sparse_test window_test
 TESTS += $(addprefix $(BUILD)/tests/,$(RAID_REC_CTESTS))
 $(foreach t,$(RAID_REC_CTESTS),$(eval $(call raid_ctest,$(t))))
 LDLIBS_state_test := -lcmocka

@@ -80,15 +80,24 @@ static int pick_source(struct raid_array *a, const struct raid_loc *locs, int n,
 	return best;
 }
 
-/* Mirror levels: the bytes of target t in [front, front + len) into buf. */
-static int mirror_read(struct raid_recovery *rec, int t, uint64_t front, uint64_t len, char *buf)
+/*
+ * One window of member rows [front, front + len) being rebuilt, its buffers (one per
+ * member) and the members lost when its reads were issued (parity levels recompute those).
+ */
+struct rb_win {
+	uint64_t front, len, lost;
+	uint64_t rate; /* bytes per second its length was chosen for: it is paced at that */
+	void **bufs;
+};
+
+/* Mirror levels: issue the reads of target t's bytes in the window into batch b. */
+static int mirror_read(struct raid_recovery *rec, struct rec_batch *b, int t, uint64_t front,
+		       uint64_t len, char *buf)
 {
 	struct raid_array *a = rec->a;
 	struct raid_loc locs[RAID_MAX_COPIES];
-	struct rec_batch b;
 	uint64_t pos = front, end = front + len;
 
-	rec_batch_init(&b);
 	while (pos < end) {
 		uint64_t voff, seg, seg2, l;
 		int n, c;
@@ -105,52 +114,92 @@ static int mirror_read(struct raid_recovery *rec, int t, uint64_t front, uint64_
 		if (voff + l > a->size)
 			l = a->size - voff;
 		c = pick_source(a, locs, n, t);
-		if (c < 0) {
-			rec_wait(rec, &b);
+		if (c < 0)
 			return -ENODATA;
-		}
-		rec_io(rec, &b, RAID_OP_READ, locs[c].member, buf + (pos - front), locs[c].offset,
+		rec_io(rec, b, RAID_OP_READ, locs[c].member, buf + (pos - front), locs[c].offset,
 		       l);
 		pos += l;
 	}
-	return rec_wait(rec, &b) ? -EAGAIN : 0;
+	return 0;
 }
 
+/*
+ * Issue every read window w needs into batch b, side by side on all members: a surviving
+ * copy of each target's bytes (mirrors), or every surviving member's rows (parity).
+ * -ENODATA: the array has lost more than the level tolerates.
+ */
+static int window_read(struct raid_recovery *rec, uint64_t targets, struct rb_win *w,
+		       struct rec_batch *b)
+{
+	struct raid_array *a = rec->a;
+	int ret = 0;
+
+	if (!a->ops->rows_recover) {
+		for (int t = 0; t < a->geom.n && !ret; t++)
+			if (targets >> t & 1)
+				ret = mirror_read(rec, b, t, w->front, w->len, w->bufs[t]);
+		return ret;
+	}
+	w->lost = targets;
+	for (int m = 0; m < a->geom.n; m++)
+		if (raid_member_failed(a, m))
+			w->lost |= 1ULL << m;
+	if (__builtin_popcountll(w->lost) > a->ops->max_failed)
+		return -ENODATA;
+	for (int m = 0; m < a->geom.n; m++)
+		if (!(w->lost >> m & 1))
+			rec_io(rec, b, RAID_OP_READ, m, w->bufs[m], w->front, w->len);
+	return 0;
+}
+
+/* Read window w (again, while a source fails under it) and recompute its lost members. */
+static int window_fill(struct raid_recovery *rec, uint64_t targets, struct rb_win *w)
+{
+	struct raid_array *a = rec->a;
+
+	for (int tries = 0;; tries++) {
+		struct rec_batch b;
+		int ret;
+
+		rec_batch_init(&b);
+		ret = window_read(rec, targets, w, &b);
+		if (rec_wait(rec, &b) == 0 && !ret)
+			break;
+		if (ret)
+			return ret;
+		/* a failed read failed its member (md_error): the next try reads around it */
+		if (tries == 8)
+			return -EIO;
+	}
+	if (a->ops->rows_recover)
+		a->ops->rows_recover(a, w->front, w->len, w->lost, w->bufs);
+	return 0;
+}
+
+/* Issue the writes of window w's targets (onto their spares) into batch b. */
+static void window_write(struct raid_recovery *rec, uint64_t targets, struct rb_win *w,
+			 struct rec_batch *b, bool again)
+{
+	struct raid_array *a = rec->a;
+
+	for (int t = 0; t < a->geom.n; t++)
+		if (targets >> t & 1 &&
+		    (again || atomic_load(&a->m[t].recovery_offset) < w->front + w->len))
+			rec_io(rec, b, RAID_OP_WRITE, t, w->bufs[t], w->front, w->len);
+}
+
+/* One window, not pipelined (the parity levels' second round over dirty rows). */
 static int recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t front, uint64_t len,
 			  void **bufs, bool again)
 {
-	struct raid_array *a = rec->a;
+	struct rb_win w = {.front = front, .len = len, .bufs = bufs};
 	struct rec_batch b;
-	int ret = 0;
+	int ret = window_fill(rec, targets, &w);
 
-	if (a->ops->rows_recover) {
-		uint64_t lost = targets;
-		int max = a->ops->max_failed;
-
-		for (int m = 0; m < a->geom.n; m++)
-			if (raid_member_failed(a, m))
-				lost |= 1ULL << m;
-		if (__builtin_popcountll(lost) > max)
-			return -ENODATA;
-		rec_batch_init(&b);
-		for (int m = 0; m < a->geom.n; m++)
-			if (!(lost >> m & 1))
-				rec_io(rec, &b, RAID_OP_READ, m, bufs[m], front, len);
-		if (rec_wait(rec, &b))
-			return -EAGAIN;
-		a->ops->rows_recover(a, front, len, lost, bufs);
-	} else {
-		for (int t = 0; t < a->geom.n && !ret; t++)
-			if (targets >> t & 1)
-				ret = mirror_read(rec, t, front, len, bufs[t]);
-		if (ret)
-			return ret;
-	}
+	if (ret)
+		return ret;
 	rec_batch_init(&b);
-	for (int t = 0; t < a->geom.n; t++)
-		if (targets >> t & 1 &&
-		    (again || atomic_load(&a->m[t].recovery_offset) < front + len))
-			rec_io(rec, &b, RAID_OP_WRITE, t, bufs[t], front, len);
+	window_write(rec, targets, &w, &b, again);
 	return rec_wait(rec, &b) ? -EIO : 0;
 }
 
@@ -245,24 +294,49 @@ static const char *names(struct raid_array *a, uint64_t set, char *buf, size_t l
 	return buf;
 }
 
+/* md's rule: `min` while the foreground completed a request in the last 250 ms, else `max` */
+static uint64_t busy_rate(struct raid_recovery *rec, uint64_t *last_ios, double *last_t,
+			  uint64_t min, uint64_t max)
+{
+	return fg_active(rec, last_ios, last_t) ? min : max;
+}
+
+/* An eighth of a second's worth at `rate`, in whole units, at most REGION_MAX; 0 at the end. */
+static uint64_t window_len(struct raid_recovery *rec, uint64_t front, uint64_t unit, uint64_t rate)
+{
+	uint64_t msize = rec->a->geom.member_size, region = rate / 8 / unit * unit;
+
+	if (front >= msize)
+		return 0;
+	region = region < unit ? unit : region > REGION_MAX ? REGION_MAX / unit * unit : region;
+	return msize - front < region ? msize - front : region;
+}
+
 static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 {
 	struct raid_array *a = rec->a;
 	const struct raid_recovery_config *c = &a->cfg.rec;
-	uint64_t msize = a->geom.member_size, front = UINT64_MAX, start_front, last_ios = 0;
+	uint64_t msize = a->geom.member_size, front = UINT64_MAX, start_front, last_ios = 0, vlo,
+		 vlen;
 	uint64_t unit = a->ops->uses_chunk ? a->geom.chunk : 64 * 1024;
 	uint64_t min = c->rebuild_min ? c->rebuild_min : 1000000,
 		 max = c->rebuild_max ? c->rebuild_max : 200000000;
 	double t_start = rec_elapsed(rec), last_cp = t_start, last_fg = -1, next_log = 0.1;
-	void *bufs[RAID_MAX_MEMBERS] = {0};
+	/* two windows in flight: one written to the spares while the next is read */
+	void *bufs[2][RAID_MAX_MEMBERS] = {{0}};
+	struct rb_win win[2] = {{.bufs = bufs[0]}, {.bufs = bufs[1]}};
 	char who[RAID_ERRLEN];
-	int ret = 0, unpinned = 0;
+	int ret = 0, unpinned = 0, cur = 0;
+	bool said = false;
 
-	for (int m = 0; m < a->geom.n; m++) {
+	for (int k = 0; k < 2 * a->geom.n; k++) {
+		int m = k % a->geom.n;
+		void **bp = &bufs[k / a->geom.n][m];
+
 		if (!a->ops->rows_recover && !(targets >> m & 1))
 			continue;
-		bufs[m] = rec_alloc(REGION_MAX);
-		if (!bufs[m]) {
+		*bp = rec_alloc(REGION_MAX);
+		if (!*bp) {
 			raid_log("raid: rebuild: out of memory for the window buffers");
 			raid_rec_error(rec, -ENOMEM);
 			for (int t = 0; t < a->geom.n; t++)
@@ -271,7 +345,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			goto out;
 		}
 		/* a parity GPU rebuilds the windows in place (without one this does nothing) */
-		if (a->ops->buf_register && a->ops->buf_register(a, bufs[m], REGION_MAX))
+		if (a->ops->buf_register && a->ops->buf_register(a, *bp, REGION_MAX))
 			unpinned++;
 	}
 	if (unpinned)
@@ -300,10 +374,24 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			rec->rb_members[rec->rb_n] = t;
 			rec->rb_spares[rec->rb_n++] = a->m[atomic_load(&a->m[t].dev)].path;
 		}
-	while (front < msize && !rec_stopping(rec)) {
-		bool busy = fg_active(rec, &last_ios, &last_fg);
-		uint64_t limit = busy ? min : max, region = limit / 8 / unit * unit, len, vlo, vlen;
+	/*
+	 * The pipeline: window k is written to the spares while window k + 1 is read, both
+	 * under one window lock over their rows; window k's writes done, the lock moves on to
+	 * k + 1 and k + 2 (foreground writes parked in k resume, and see the front past k).
+	 */
+	win[0].front = front;
+	win[0].rate = busy_rate(rec, &last_ios, &last_fg, min, max);
+	win[0].len = window_len(rec, front, unit, win[0].rate);
+	if (front < msize) {
+		a->ops->span(&a->geom, front, win[0].len, &vlo, &vlen);
+		rec_window_lock(rec, vlo, vlo + vlen);
+		ret = window_fill(rec, targets, &win[0]);
+	}
+	while (!ret && front < msize && !rec_stopping(rec)) {
+		struct rb_win *w = &win[cur], *nx = &win[cur ^ 1];
 		double t0 = rec_elapsed(rec), due;
+		struct rec_batch wb, rb;
+		int rret = 0;
 
 		for (int t = 0; t < a->geom.n; t++)
 			if (targets >> t & 1 && atomic_load(&a->rec->spare_error[t])) {
@@ -312,40 +400,46 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 				    "write",
 				    t, a->m[atomic_load(&a->m[t].dev)].path);
 				ret = -EIO;
+				said = true;
 			}
 		if (ret)
 			break;
-		region = region < unit	       ? unit
-			 : region > REGION_MAX ? REGION_MAX / unit * unit
-					       : region;
-		len = msize - front < region ? msize - front : region;
-		a->ops->span(&a->geom, front, len, &vlo, &vlen);
+		nx->front = w->front + w->len;
+		nx->rate = busy_rate(rec, &last_ios, &last_fg, min, max);
+		nx->len = window_len(rec, nx->front, unit, nx->rate);
+		a->ops->span(&a->geom, w->front, w->len + nx->len, &vlo, &vlen);
 		rec_window_lock(rec, vlo, vlo + vlen);
-		ret = recover_window(rec, targets, front, len, bufs, false);
-		if (!ret) {
+		rec_batch_init(&wb);
+		rec_batch_init(&rb);
+		window_write(rec, targets, w, &wb, false);
+		if (nx->len)
+			rret = window_read(rec, targets, nx, &rb);
+		rec_wait_all(rec, &wb, &rb);
+		if (wb.r.error) {
+			ret = -EIO;
+		} else {
 			for (int t = 0; t < a->geom.n; t++)
 				if (targets >> t & 1 &&
-				    atomic_load(&a->m[t].recovery_offset) < front + len)
-					atomic_store(&a->m[t].recovery_offset, front + len);
+				    atomic_load(&a->m[t].recovery_offset) < w->front + w->len)
+					atomic_store(&a->m[t].recovery_offset, w->front + w->len);
 			pthread_mutex_lock(&rec->mu);
-			rec->rows_front = front + len;
+			rec->rows_front = w->front + w->len;
 			pthread_mutex_unlock(&rec->mu);
+			front = w->front + w->len;
+			rec->rb_bytes += w->len;
+			/* the next window's data: recompute it, or read it again around a failure
+			 */
+			if (nx->len && !(ret = rret)) {
+				if (rb.r.error)
+					ret = window_fill(rec, targets, nx);
+				else if (a->ops->rows_recover)
+					a->ops->rows_recover(a, nx->front, nx->len, nx->lost,
+							     nx->bufs);
+			}
 		}
-		rec_window_unlock(rec);
-		if (ret == -EAGAIN) { /* a source failed under us: the next try avoids it */
-			ret = 0;
-			continue;
-		}
-		if (ret) {
-			raid_log("raid: rebuild of member %s stopped at %" PRIu64 " bytes: %s", who,
-				 front,
-				 ret == -ENODATA
-				     ? "the array has lost more than the level tolerates"
-				     : "a write to the spare failed");
+		if (ret)
 			break;
-		}
-		front += len;
-		rec->rb_bytes += len;
+		cur ^= 1;
 		if ((double)(front - start_front) >= next_log * (double)(msize - start_front)) {
 			raid_log("raid: rebuild %.0f%% (%" PRIu64 " of %" PRIu64 " MiB)",
 				 100.0 * (double)front / (double)msize, front / MIB, msize / MIB);
@@ -356,7 +450,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			last_cp = rec_elapsed(rec);
 		}
 		/* md's limits: at most `max`, and only `min` while the foreground is busy */
-		due = t0 + (double)len / (double)limit;
+		due = t0 + (double)w->len / (double)w->rate;
 		while (!rec_stopping(rec)) {
 			double now = rec_elapsed(rec), left = due - now;
 
@@ -366,8 +460,15 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			usleep((useconds_t)((left < 0.05 ? left : 0.05) * 1e6));
 		}
 	}
+	if (rec->win_on)
+		rec_window_unlock(rec);
+	if (ret && !said)
+		raid_log("raid: rebuild of member %s stopped at %" PRIu64 " bytes: %s", who, front,
+			 ret == -ENODATA ? "the array has lost more than the level tolerates"
+			 : ret == -EIO	 ? "a write to the spare failed, or reads kept failing"
+					 : strerror(-ret));
 	if (!ret && front >= msize && a->ops->rows_recover)
-		ret = redo_dirty(rec, targets, bufs, unit);
+		ret = redo_dirty(rec, targets, bufs[0], unit);
 	/* in sync only once durable: a spare whose data may still be lost is not a member */
 	for (int t = 0; t < a->geom.n && !ret && front >= msize; t++) {
 		int dev = atomic_load(&a->m[t].dev);
@@ -424,10 +525,12 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	pthread_mutex_unlock(&rec->mu);
 	raid_rec_state_save(a);
 out:
-	for (int m = 0; m < a->geom.n; m++) {
-		if (bufs[m] && a->ops->buf_unregister)
-			a->ops->buf_unregister(a, bufs[m]);
-		free(bufs[m]);
+	for (int k = 0; k < 2 * a->geom.n; k++) {
+		void *bp = bufs[k / a->geom.n][k % a->geom.n];
+
+		if (bp && a->ops->buf_unregister)
+			a->ops->buf_unregister(a, bp);
+		free(bp);
 	}
 }
 
@@ -547,7 +650,12 @@ int raid_rec_spares_probe(struct raid_array *a, char *err, size_t errlen)
 		struct stat st;
 		int fd;
 
-		if (stat(p, &st) && errno == ENOENT) {
+		if (stat(p, &st)) {
+			if (errno != ENOENT) { /* st says nothing: never go on with it */
+				snprintf(err, errlen, "raid: raid_spares: %s: %s", p,
+					 strerror(errno));
+				return -EINVAL;
+			}
 			fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 			if (fd < 0 || ftruncate(fd, (off_t)a->geom.member_size)) {
 				snprintf(err, errlen, "raid: raid_spares: cannot create %s: %s", p,

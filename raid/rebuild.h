@@ -146,6 +146,8 @@ void rec_batch_init(struct rec_batch *b);
 void rec_io(struct raid_recovery *rec, struct rec_batch *b, enum raid_op op, int member, void *buf,
 	    uint64_t moff, uint64_t len);
 int rec_wait(struct raid_recovery *rec, struct rec_batch *b);
+/* both batches (b2 may be NULL) in one commit; each one's error is in its r.error */
+void rec_wait_all(struct raid_recovery *rec, struct rec_batch *b1, struct rec_batch *b2);
 void rec_tick(struct raid_recovery *rec); /* samples the foreground meter when due */
 void *rec_alloc(size_t len);
 void rec_parked_free(struct raid_recovery *rec); /* the writes still parked, at array free */

@@ -48,16 +48,38 @@ void *rec_alloc(size_t len)
 
 /* ---- the window lock (see rebuild.h) ---- */
 
+/* Hand parked writes back to their queues, where they are admitted again. */
+static void repost(struct rec_park *p)
+{
+	while (p) {
+		struct rec_park *next = p->next;
+
+		raid_queue_post(p->q, &p->post);
+		p = next;
+	}
+}
+
+/*
+ * Lock [lo, hi), or move a held window there: the new range holds from now on, the writes
+ * parked in the old one are offered again (those inside the new range park again), and
+ * the writes admitted before the move are waited for.
+ */
 void rec_window_lock(struct raid_recovery *rec, uint64_t lo, uint64_t hi)
 {
+	struct rec_park *p;
 	unsigned old;
 
 	pthread_mutex_lock(&rec->mu);
 	rec->win_lo = lo;
 	rec->win_hi = hi;
 	rec->win_on = true;
+	p = rec->parked;
+	rec->parked = NULL;
 	old = rec->epoch++ & 1;
 	rec->draining = old + 1;
+	pthread_mutex_unlock(&rec->mu);
+	repost(p);
+	pthread_mutex_lock(&rec->mu);
 	while (rec->cnt[old])
 		pthread_cond_wait(&rec->drain_cv, &rec->mu);
 	rec->draining = 0;
@@ -73,12 +95,7 @@ void rec_window_unlock(struct raid_recovery *rec)
 	p = rec->parked;
 	rec->parked = NULL;
 	pthread_mutex_unlock(&rec->mu);
-	while (p) {
-		struct rec_park *next = p->next;
-
-		raid_queue_post(p->q, &p->post);
-		p = next;
-	}
+	repost(p);
 }
 
 /* Under rec->mu: the stripe rows a write touches below the rebuild front. */
@@ -312,22 +329,36 @@ void rec_io(struct raid_recovery *rec, struct rec_batch *b, enum raid_op op, int
 	}
 }
 
-int rec_wait(struct raid_recovery *rec, struct rec_batch *b)
+void rec_wait_all(struct raid_recovery *rec, struct rec_batch *b1, struct rec_batch *b2)
 {
 	struct raid_request *out[8];
+	bool w1 = b1 && b1->r.inflight, w2 = b2 && b2->r.inflight;
 
-	if (!b->r.inflight)
-		return 0;
+	if (!w1 && !w2)
+		return;
 	raid_commit(rec->q);
-	for (;;) {
+	/* until each batch is reaped: a batch still on the done list must not be reused */
+	while (w1 || w2) {
 		int n = raid_reap(rec->q, 1, 8, NULL, out);
 
-		for (int i = 0; i < n; i++)
-			if (out[i] == &b->r)
-				return b->r.error;
-		if (n < 0)
-			return n;
+		if (n < 0) {
+			if (w1 && !b1->r.error)
+				b1->r.error = n;
+			if (w2 && !b2->r.error)
+				b2->r.error = n;
+			return;
+		}
+		for (int i = 0; i < n; i++) {
+			w1 &= !b1 || out[i] != &b1->r;
+			w2 &= !b2 || out[i] != &b2->r;
+		}
 	}
+}
+
+int rec_wait(struct raid_recovery *rec, struct rec_batch *b)
+{
+	rec_wait_all(rec, b, NULL);
+	return b->r.error;
 }
 
 void rec_parked_free(struct raid_recovery *rec)

@@ -2,13 +2,16 @@
 # rebuild_bench.sh - one measured rebuild per level (figures, not a test; `make bench`):
 # RAID10 and RAID5 over 8 file members in /dev/shm. Two runs per level:
 #   idle:   a member missing, the job does no I/O, the rebuild runs at raid_rebuild_max:
-#           the rebuild rate this machine reaches, and md-style minutes per TB;
+#           the rebuild rate this machine reaches, and md-style minutes per TB, beside the
+#           physical reference measured in the same run: one sequential copy of a member
+#           (dd, 1 MiB blocks, to a new file in /dev/shm, as the spare is); ratio = rate /
+#           copy, target >= 0.8. Repeated BENCH_REPEAT times (the machine is shared);
 #   loaded: 4 KiB random reads at depth 32; member 1 fails after BENCH_FAIL_AT s and is
 #           rebuilt onto a spare while the reads go on, at raid_rebuild_min (md's rule for a
 #           busy array): foreground IOPS before, during and after the rebuild, from the
 #           engine's per-second samples (stats "rebuild" object) of that same run.
 # Env: BENCH_SIZE (per member, 256m), BENCH_MIN/BENCH_MAX (MB/s, 200/100000),
-#      BENCH_RUNTIME (loaded run, 10 s), BENCH_FAIL_AT (3 s).
+#      BENCH_RUNTIME (loaded run, 10 s), BENCH_FAIL_AT (3 s), BENCH_REPEAT (3).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,6 +22,7 @@ MIN=${BENCH_MIN:-200}
 MAX=${BENCH_MAX:-100000}
 RUNTIME=${BENCH_RUNTIME:-10}
 FAIL_AT=${BENCH_FAIL_AT:-3}
+REPEAT=${BENCH_REPEAT:-3}
 DIR=$(mktemp -d /dev/shm/fio-raid-rbench.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 
@@ -27,6 +31,28 @@ members() { local i out=; for ((i = 0; i < 8; i++)); do out+=${out:+:}$DIR/m$i; 
 raid() { # ARGS...: one fio job over the 8 members
 	"$FIO" --name=rb --thread=1 --ioengine="external:$ENGINE" --filename=vol \
 		--raid_members="$(members)" --raid_chunk=64k --output-format=terse "$@" >/dev/null
+}
+
+copy_mbps() { # SRC: MB/s (10^6) of one sequential copy of SRC to a new file
+	rm -f "$DIR/copy"
+	LC_ALL=C dd if="$1" of="$DIR/copy" bs=1M 2>&1 | awk '/copied/ {
+		for (i = 1; i <= NF; i++) if ($i == "copied,") s = $(i + 1);
+		printf "%.0f\n", $1 / s / 1e6 }'
+	rm -f "$DIR/copy"
+}
+
+idle_row() { # LEVEL: REPEAT idle rebuilds, each beside a copy; one row with the ranges
+	local level=$1 i r c rates= copies= ratios=
+	for ((i = 0; i < REPEAT; i++)); do
+		rm -f "$DIR"/s0
+		c=$(copy_mbps "$DIR/m0")
+		raid --raid_level=$level --rw=read --bs=4k --io_size=4k --raid_failed=1 \
+			--raid_spares="$DIR/s0" --raid_rebuild=1 --raid_rebuild_max="$MAX" \
+			--raid_stats="$DIR/idle.json" 2>/dev/null
+		r=$(python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["rebuild"]["mbps"])' "$DIR/idle.json")
+		rates+=" $r" copies+=" $c" ratios+=" $(awk -v r="$r" -v c="$c" 'BEGIN { printf "%.2f", r / c }')"
+	done
+	printf 'raid%-3s rebuild MB/s:%s  copy MB/s:%s  ratio:%s\n' "$level" "$rates" "$copies" "$ratios"
 }
 
 summary() { # STATS-FILE LEVEL: one table row from the two runs' stats
@@ -46,6 +72,14 @@ PY
 }
 
 echo "rebuild onto a spare, 8 members of $SIZE in /dev/shm, chunk 64k, io_uring backend;"
+echo "idle rebuild rate against a sequential copy of one member, $REPEAT runs each (ratio target >= 0.8):"
+for level in 10 5; do
+	rm -f "$DIR"/m* "$DIR"/s*
+	for ((i = 0; i < 8; i++)); do fallocate -l "$SIZE" "$DIR/m$i"; done
+	raid --raid_level=$level --rw=write --bs=1m --size=100% --raid_init=resync 2>/dev/null
+	idle_row $level
+done
+echo
 echo "idle: no foreground I/O (raid_rebuild_max=$MAX MB/s); loaded: 4k randread qd32,"
 echo "member 1 failed at ${FAIL_AT}s, rebuild at raid_rebuild_min=$MIN MB/s; kIOPS per phase"
 printf '%-6s %9s %8s %9s %9s %9s %9s %7s %7s %7s %7s\n' level idle_MB/s min/TB load_MB/s \

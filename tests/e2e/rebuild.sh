@@ -310,7 +310,7 @@ t_case "SIGINT during the wait for a rebuild: checkpoint saved, exit, resumed" s
 # (stale parity, here P blocks corrupted on purpose, is rewritten); a degraded start is
 # refused unless raid_start_dirty_degraded=1.
 dirty() {
-	local p=dy- c=$((16 * 1024)) r pid
+	local p=dy- c=$((16 * 1024)) r pid i
 	job fill 5 4 $p --rw=write --do_verify=0 --raid_init=resync --raid_state="$S/$p.state" \
 		>/dev/null || return 1
 	[[ $(statkey "$S/$p.state" "['clean']") == True ]] || return 1
@@ -321,7 +321,11 @@ dirty() {
 	bg_job w 5 4 $p --rw=randwrite --size=10% --time_based --runtime=30 --rate_iops=50 \
 		--verify=0 --raid_state="$S/$p.state"
 	pid=$BG_PID
-	sleep 1
+	for ((i = 0; i < 100; i++)); do # until the writer has opened the array (dirty mark)
+		sleep 0.1
+		grep -q '"clean": false' "$S/$p.state" && break
+	done
+	sleep 0.5
 	kill -9 $pid
 	wait $pid 2>/dev/null
 	[[ $(statkey "$S/$p.state" "['clean']") == False ]] || return 1
