@@ -3,8 +3,10 @@
 # hardware-RAID reviews (presets), on member files or real drives, and writes
 # results/<run-id>/ (layout: results/README.md). Presets, options and profiles: docs/presets.md.
 # The fio job files are workloads/*.fio; host facts and NUMA placement come from
-# build/bin/raid-hwinfo, JSON is written and read by build/bin/raid-json (json-c).
+# build/bin/raid-hwinfo, JSON is written and read by build/bin/raid-json (json-c). Targets
+# (engine, md, dev: volumes): workloads/targets.sh and workloads/md.sh.
 set -euo pipefail
+ORIG_ARGS=("$@")
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FIO=$ROOT/build/bin/fio
@@ -69,6 +71,21 @@ Options:
                          (each host's own member directory or drives; '#' comments)
   --only REGEX           run only the preset's tests whose id matches REGEX (extended regular
                          expression, e.g. 'raid[05]-'; ids as --dry-run prints them)
+  --target LIST          what the tests measure, comma-separated (default engine):
+                           engine         the fio-raid engine
+                           md             the same arrays made by mdadm over the same members
+                                          (fio's io_uring on /dev/mdN); on a kernel without
+                                          md the whole preset runs in the md appliance
+                           dev:PATH[=L]   an existing RAID volume (refused when it holds data
+                                          unless --force; when mounted, always)
+  --target-desc "..."    what a dev: volume is, e.g. "level=5 members=24 chunk=64k card=...":
+                         recorded; level= and members= pick the preset's tests it runs (once
+                         per dev: target, in order)
+  --md-stripe-cache N    md's stripe_cache_size for RAID 5/6 (md's default 256)
+  --md-threads N         md's group_thread_cnt for RAID 5/6 (md's default 0)
+  --md-sync-min MBPS, --md-sync-max MBPS
+                         md's rebuild/resync speed limits per array (default 1 and 200, as
+                         the engine's raid_rebuild_min/max)
   --out DIR              results directory (default: results/)
   --dry-run              print the fio commands (with their environment) and exit
   --no-build             do not run make first
@@ -89,6 +106,8 @@ die() {
 }
 # shellcheck source=workloads/hosts.sh
 source "$ROOT/workloads/hosts.sh"
+source "$ROOT/workloads/md.sh"
+source "$ROOT/workloads/targets.sh"
 
 auto_scale() {
 	local cores s=1
@@ -100,13 +119,15 @@ auto_scale() {
 # ---- options ----
 preset="" drives="" force=0 scratch="" member_size="" keep=0 profile="" parity="" gpu="" gpu_batch=""
 runtime="" scale="" hosts="" hosts_file="" only="" out="$ROOT/results" dry_run=0 build=1 report=1
+target_list=engine md_stripe_cache="" md_threads="" md_sync_min="" md_sync_max=""
 while (($#)); do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
 	--list)
 		for p in "${PRESETS[@]}"; do printf '%-9s %s\n' "$p" "${PRESET_DOC[$p]}"; done
 		exit 0 ;;
-	--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | --hosts-file | --only | --out | --gpu | --gpu-batch)
+	--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | --hosts-file | --only | --out | --gpu | --gpu-batch | \
+		--target | --target-desc | --md-stripe-cache | --md-threads | --md-sync-min | --md-sync-max)
 		(($# >= 2)) || die "$1 needs a value"
 		v=$2
 		# './run.sh --scratch --keep' would otherwise make a directory named --keep
@@ -116,6 +137,9 @@ while (($#)); do
 		--profile) profile=$v ;; --parity) parity=$v ;; --runtime) runtime=$v ;;
 		--scale) scale=$v ;; --hosts) hosts=$v ;; --hosts-file) hosts_file=$v ;; --only) only=$v ;; --out) out=$v ;;
 		--gpu) gpu=$v ;; --gpu-batch) gpu_batch=$v ;;
+		--target) target_list=$v ;; --target-desc) target_descs+=("$v") ;;
+		--md-stripe-cache) md_stripe_cache=$v ;; --md-threads) md_threads=$v ;;
+		--md-sync-min) md_sync_min=$v ;; --md-sync-max) md_sync_max=$v ;;
 		esac
 		shift ;;
 	--force) force=1 ;;
@@ -143,6 +167,16 @@ awk -v s="$scale" 'BEGIN { exit !(s ~ /^[0-9]*\.?[0-9]+(e-?[0-9]+)?$/ && s > 0 &
 	die "--scale must be a number in (0, 1], not '$scale'"
 [[ -z $drives || -z $scratch ]] || die "--drives and --scratch exclude each other"
 [[ -z $hosts || -z $hosts_file ]] || die "--hosts and --hosts-file exclude each other"
+targets_parse "$target_list"
+[[ -z $md_stripe_cache || ( $md_stripe_cache =~ ^[1-9][0-9]*$ && $md_stripe_cache -ge 17 && $md_stripe_cache -le 32768 ) ]] ||
+	die "--md-stripe-cache must be md's stripe_cache_size, 17..32768, not '$md_stripe_cache'"
+[[ -z $md_threads || ( $md_threads =~ ^[0-9]+$ && $md_threads -le 8192 ) ]] ||
+	die "--md-threads must be md's group_thread_cnt, 0..8192, not '$md_threads'"
+for v in "$md_sync_min" "$md_sync_max"; do
+	[[ -z $v || $v =~ ^[1-9][0-9]*$ ]] || die "--md-sync-min/--md-sync-max must be whole MB/s, not '$v'"
+done
+[[ -z $md_sync_min || -z $md_sync_max || $md_sync_min -le $md_sync_max ]] ||
+	die "--md-sync-min ($md_sync_min) is above --md-sync-max ($md_sync_max)"
 scratch_given=$scratch
 
 to_bytes() { # 512k, 1G, 4096 -> bytes
@@ -163,8 +197,12 @@ if [[ -z $runtime ]]; then
 	[[ $preset == quick ]] && runtime=3 ||
 		runtime=$(awk -v s="$scale" 'BEGIN { r = int(60 * s); print (r < 5 ? 5 : r) }')
 fi
-scaled() { # published figure -> figure after --scale (at least 1)
-	awk -v n="$1" -v s="$scale" 'BEGIN { v = int(n * s + 0.5); print (v < 1 ? 1 : v) }'
+declare -A SCALED=()
+scaled() { # published figure -> figure after --scale (at least 1); once each (forks are slow
+	# under the md appliance's emulation)
+	[[ -n ${SCALED[$1]:-} ]] ||
+		SCALED[$1]=$(awk -v n="$1" -v s="$scale" 'BEGIN { v = int(n * s + 0.5); print (v < 1 ? 1 : v) }')
+	echo "${SCALED[$1]}"
 }
 
 # ---- build ----
@@ -179,8 +217,18 @@ for t in "$HWINFO" "$RJSON"; do [[ -x $t ]] || die "$t is missing: run make firs
 
 # ---- profile ----
 work=$(mktemp -d "${TMPDIR:-/tmp}/fio-raid-run.XXXXXX")
-cleanup() { rm -rf "$work"; [[ -n ${scratch_made:-} && $keep -eq 0 ]] && rm -rf "$scratch_made"; return 0; }
+MD_OWNED=$work/md.owned
+cleanup() {
+	targets_stop
+	rm -rf "$work"
+	if [[ -n ${scratch_made:-} && $keep -eq 0 ]]; then
+		# a directory the appliance's caller made is a mount point here: empty it, it goes there
+		if [[ -n ${FIO_RAID_SCRATCH_MADE:-} ]]; then rm -rf "${scratch_made:?}"/*; else rm -rf "$scratch_made"; fi
+	fi
+	return 0
+}
 trap cleanup EXIT
+trap 'echo "run.sh: interrupted: stopping fio, tearing down what this run made" >&2; exit 130' INT TERM
 profile=${profile:-${PRESET_PROFILE[$preset]:-host}}
 if [[ $profile == host ]]; then
 	profile_file=$work/host-profile.json
@@ -309,7 +357,7 @@ if [[ $preset == proxmox ]]; then
 	"$HWINFO" layout "$profile_file" proxmox-final >/dev/null ||
 		die "profile $profile_name has no proxmox-final layout (the proxmox preset needs one)"
 fi
-mapfile -t PLAN < <("plan_${preset//-/_}")
+mapfile -t PLAN < <("plan_${preset//-/_}" | targets_expand)
 ((${#PLAN[@]} > 0)) || die "preset $preset planned no runs"
 
 # ---- members: drives or files ----
@@ -324,16 +372,21 @@ elif [[ -n $drives ]]; then
 	drives_check --drives "${drive_list[@]}"
 	drives_guard "${drive_list[@]}"
 fi
+targets_check_devs
 
 # ---- per-run facts ----
-json_of() { # workload file -> its @workload / @published fields
+declare -A JOB_FACTS=()
+json_of() { # workload file -> its @workload / @published fields (read once per file)
 	local f=$WL/$1.fio
-	[[ -f $f ]] || die "workload $1: $f is missing"
-	wl_id=$(awk '$2 == "@workload" { print $3 }' "$f")
-	eval "$(awk '$2 == "@published" { for (i = 3; i <= NF; i++) print "pub_" $i }' "$f")"
+	if [[ -z ${JOB_FACTS[$1]:-} ]]; then
+		[[ -f $f ]] || die "workload $1: $f is missing"
+		JOB_FACTS[$1]=$(awk '$2 == "@workload" { print "wl_id=" $3 }
+			$2 == "@published" { for (i = 3; i <= NF; i++) print "pub_" $i }' "$f")
+	fi
+	eval "${JOB_FACTS[$1]}"
 }
-test_id_of() { # array state (after json_of) -> the test's id
-	echo "$1-$wl_id-$pub_rw$([[ $2 == rebuilding ]] && echo -rebuilding || true)"
+test_id_of() { # array state [target] (after json_of) -> the test's id
+	echo "$(target_id_prefix "${3:-engine}")$1-$wl_id-$pub_rw$([[ $2 == rebuilding ]] && echo -rebuilding || true)"
 }
 data_members() { # level n -> members holding data
 	case $1 in 0 | jbod) echo "$2" ;; 1) echo 1 ;; 10) echo $(($2 / 2)) ;; 5) echo $(($2 - 1)) ;; 6) echo $(($2 - 2)) ;; esac
@@ -345,22 +398,25 @@ if [[ -n $only ]]; then
 	((rc != 2)) || die "--only: '$only' is not an extended regular expression"
 	kept=()
 	for line in "${PLAN[@]}"; do
-		read -r _ array _ _ _ _ state _ job <<<"$line"
+		read -r _ array _ _ _ _ state _ job tgt <<<"$line"
 		json_of "$job"
-		[[ $(test_id_of "$array" "$state") =~ $only ]] && kept+=("$line")
+		[[ $(test_id_of "$array" "$state" "$tgt") =~ $only ]] && kept+=("$line")
 	done
 	((${#kept[@]})) || die "--only: '$only' matches none of preset $preset's test ids (./run.sh $preset --dry-run lists them)"
 	PLAN=("${kept[@]}")
 fi
 total=${#PLAN[@]}
+((dry_run)) || targets_maybe_reexec "${ORIG_ARGS[@]}"
 
-run_id=$(date +%Y%m%d-%H%M%S)-$preset
+run_id=${FIO_RAID_RUN_ID:-$(date +%Y%m%d-%H%M%S)-$preset}
 rdir=$out/$run_id
 if ((!dry_run)); then
 	make_dir --out "$rdir/tests"
 	make_dir --out "$rdir/logs"
 	if [[ -z $drives ]]; then
-		if [[ -z $scratch ]]; then
+		if [[ -n ${FIO_RAID_SCRATCH_MADE:-} ]]; then # made for this run (by the appliance's caller)
+			scratch=$FIO_RAID_SCRATCH_MADE scratch_made=$scratch
+		elif [[ -z $scratch ]]; then
 			scratch=$(mktemp -d "${TMPDIR:-/var/tmp}/fio-raid-scratch.XXXXXX")
 			scratch_made=$scratch
 		fi
@@ -449,35 +505,24 @@ declare -A ARRAY_LAST
 for i in "${!PLAN[@]}"; do read -r _ a _ <<<"${PLAN[$i]}"; ARRAY_LAST[$a]=$i; done
 
 prepare_run() { # plan line -> globals describing the run
-	read -r group array level n chunk par state bays job <<<"$1"
+	read -r group array level n chunk par state bays job tgt <<<"$1"
 	json_of "$job"
 	spares=""
 	[[ $bays == *+* ]] && spares=${bays#*+} bays=${bays%%+*}
 	[[ $bays == - ]] && bays=$(seq_bays 0 $((n - 1)))
-	test_id=$(test_id_of "$array" "$state")
-	numjobs=$(scaled "$pub_numjobs") iodepth=$(scaled "$pub_iodepth")
+	test_id=$(test_id_of "$array" "$state" "$tgt")
+	scaled "$pub_numjobs" >/dev/null
+	scaled "$pub_iodepth" >/dev/null
+	numjobs=${SCALED[$pub_numjobs]} iodepth=${SCALED[$pub_iodepth]}
 	bs_bytes=$(to_bytes "$pub_bs")
-	local dm csz vol slice
+	local dm csz vol
 	dm=$(data_members "$level" "$n")
 	csz=$([[ $level == jbod ]] && echo $((1 << 20)) || to_bytes "$chunk")
 	per=$((msize / csz * csz))
 	vol=$((per * dm))
-	[[ $level == jbod ]] && vol=$((per * n))
-	if [[ $pub_rw == rand* ]]; then
-		job_size=$vol job_offset=0
-	else
-		# Sequential jobs each get their own slice, as separate streams on the array do.
-		local span=$vol isjbod=0
-		[[ $level == jbod ]] && span=$per isjbod=1
-		slice=$((span / numjobs / bs_bytes * bs_bytes))
-		if ((slice < bs_bytes)); then
-			job_size=$vol job_offset=0
-		else
-			job_size=$((isjbod ? slice * n : slice)) job_offset=$slice
-		fi
-	fi
 	run_time=$runtime
 	[[ $wl_id == REBUILD-* ]] && run_time=$((runtime * 4))
+	if [[ $level == jbod ]]; then job_sizes $((per * n)) "$per" 1; else job_sizes "$vol" "$vol" 0; fi
 	if [[ $state == rebuilding && -z $spares ]]; then
 		spares=$((n))
 	fi
@@ -487,10 +532,26 @@ prepare_run() { # plan line -> globals describing the run
 		set_members "$scratch/$array/"
 	fi
 	place_array "$array" "$bays" >&2
+	build_target "$scratch/$array.vol" "$rdir/tests/$test_id.stats.json"
+	[[ $tgt == engine || $level == jbod ]] || target_fio_args
+	fio_out=(--output-format=json+ "--output=$rdir/tests/$test_id.json")
+}
+
+job_sizes() { # VOLUME SPAN ISJBOD -> job_size job_offset envs (of the test prepare_run set up)
+	local vol=$1 span=$2 isjbod=$3 slice
+	if [[ $pub_rw == rand* ]]; then
+		job_size=$vol job_offset=0
+	else
+		# Sequential jobs each get their own slice, as separate streams on the array do.
+		slice=$((span / numjobs / bs_bytes * bs_bytes))
+		if ((slice < bs_bytes)); then
+			job_size=$vol job_offset=0
+		else
+			job_size=$((isjbod ? slice * n : slice)) job_offset=$slice
+		fi
+	fi
 	envs=(NUMJOBS="$numjobs" IODEPTH="$iodepth" JOB_SIZE="$job_size" JOB_OFFSET="$job_offset"
 		RUNTIME="$run_time" RAMP=0 LOOPS=1)
-	build_target "$scratch/$array.vol" "$rdir/tests/$test_id.stats.json"
-	fio_out=(--output-format=json+ "--output=$rdir/tests/$test_id.json")
 }
 
 set_members() { # PREFIX [DRIVE...]: members and spare_paths of the run's bays (drives by bay)
@@ -553,7 +614,9 @@ if ((dry_run)); then
 	echo "# preset $preset: $total runs, scale $scale, runtime ${runtime}s, member size $msize, profile $profile_name"
 	for i in "${!PLAN[@]}"; do
 		prepare_run "${PLAN[$i]}"
-		echo "# [$((i + 1))/$total] $test_id (workload $wl_id, level $level, members $n, chunk $chunk, parity $par, state $state, bays $bays${spares:+, spares $spares}${group/#-/})"
+		echo "# [$((i + 1))/$total] $test_id (workload $wl_id, level $level, members $n, chunk $chunk, parity $par, state $state, bays $bays${spares:+, spares $spares}${group/#-/}, target $tgt)"
+		[[ $tgt == md ]] && echo "# md: $(md_create_cmd "$array" "$level" "$chunk" "$n" \
+			"$([[ ${#resync_opt[@]} -gt 0 ]] && echo resync || echo clean)" "${members[@]}")"
 		fio_cmd
 		echo
 	done
@@ -599,13 +662,15 @@ write_run_json() { # extra raid-json args
 		engine.git:s="$git_rev" engine.parity:s="${parity:-per preset}" \
 		engine.init:s="${resync_note:-new member files start as zeros (clean)}" \
 		profile.name:s="$profile_name" profile.file:s="$profile_file" profile.content:J="$profile_file" \
-		"$@" >"$rdir/run.json.tmp" && mv "$rdir/run.json.tmp" "$rdir/run.json"
+		"${targets_json[@]}" "$@" >"$rdir/run.json.tmp" && mv "$rdir/run.json.tmp" "$rdir/run.json"
 }
+targets_run_json
 arrays_args=()
 declare -A seen_array
 for line in "${PLAN[@]}"; do
-	prepare_run "$line"
+	read -r _ array _ <<<"$line"
 	[[ -n ${seen_array[$array]+x} ]] && continue
+	prepare_run "$line"
 	seen_array[$array]=1
 	arrays_args+=("arrays:aj=$("$RJSON" obj name:s="$array" level:s="$level" members:i="$n" \
 		chunk:s="$chunk" parity:s="$par" bays:s="$bays" spares:s="$spares" \
@@ -642,12 +707,13 @@ meta_hosts=()
 for h in "${HOSTS[@]}"; do meta_hosts+=("hosts:as=$h"); done
 write_meta() { # status reason
 	local lvl=$level
+	target_meta_set
 	"$RJSON" obj preset:s="$preset" test:s="$test_id" workload:s="$wl_id" \
-		engine:s=$([[ $level == jbod ]] && echo jbod || echo raid) \
-		$([[ $level == jbod ]] && echo level:n || echo level:i="$lvl") members:i="$n" \
-		$([[ $level == jbod ]] && echo chunk:n || echo chunk:i="$(to_bytes "$chunk")") \
-		$([[ -n $(layout_of "$level") ]] && echo layout:s="$(layout_of "$level")" || echo layout:n) \
-		$([[ $level == 5 || $level == 6 ]] && echo parity:s="$par" || echo parity:n) \
+		engine:s=$(target_engine) "${target_meta[@]}" \
+		$([[ $level == jbod || $level == dev ]] && echo level:n || echo level:i="$lvl") members:i="$n" \
+		$([[ $level == jbod || $chunk == - ]] && echo chunk:n || echo chunk:i="$(to_bytes "$chunk")") \
+		$([[ -n $(target_layout) ]] && echo layout:s="$(target_layout)" || echo layout:n) \
+		$([[ ($level == 5 || $level == 6) && -n $par ]] && echo parity:s="$par" || echo parity:n) \
 		state:s="$state" rw:s="$pub_rw" bs:i="$bs_bytes" iodepth:i="$iodepth" numjobs:i="$numjobs" \
 		scale:f="$scale" backend:s="io_uring" status:s="$1" "reason:s=$2" array:s="$array" \
 		group:s="$group" bays:s="$bays" spares:s="$spares" runtime_s:i="$run_time" \
@@ -658,6 +724,7 @@ write_meta() { # status reason
 finish_run() { # idx test rc -> status line (reads the run's files)
 	local idx=$1 t=$2 rc=$3 ans head
 	local log=$rdir/logs/$t.log
+	target_end "$idx" "$t"
 	ans=$(engine_answer "$log")
 	if ((rc == 0)) && head=$("$RJSON" headline "$rdir/tests/$t.json" 2>>"$log") &&
 		{ [[ -z $hosts ]] || hosts_split "$t"; }; then
@@ -697,8 +764,9 @@ wait_group() {
 }
 cur_group=-
 for i in "${!PLAN[@]}"; do
+	read -r group _ <<<"${PLAN[$i]}"
+	[[ $group != "$cur_group" || $group == - ]] && { wait_group; md_retire "$i"; }
 	prepare_run "${PLAN[$i]}"
-	[[ $group != "$cur_group" || $group == - ]] && wait_group
 	cur_group=$group
 	idx=$((i + 1))
 	if [[ $level != jbod && $engine_built != true ]]; then
@@ -723,23 +791,29 @@ for i in "${!PLAN[@]}"; do
 		fi
 		printf '%q ' "${cmd[@]}" >"$rdir/logs/$test_id.cmd"
 	else
-		make_members
+		[[ $tgt == dev:* ]] || make_members
+		if [[ $tgt == md ]] && ! md_prepare_test; then
+			write_meta failed "mdadm could not make the array (logs/md-$array.log)"
+			echo "[$idx/$total] FAIL  $test_id: mdadm could not make the array (log: $rdir/logs/md-$array.log)"
+			tail -3 "$rdir/logs/md-$array.log" 2>/dev/null | sed 's/^/    | /'
+			n_fail=$((n_fail + 1)) done_runs=$((done_runs + 1))
+			continue
+		fi
 		fio_cmd >"$rdir/logs/$test_id.cmd"
 		cmd=(env "${envs[@]}" "$FIO" "${target[@]}" "${fio_out[@]}" "$WL/$job.fio")
 	fi
 	write_meta running ""
-	echo "[$idx/$total] start $test_id: $([[ $level == jbod ]] && echo JBOD || echo RAID$level) x$n, $pub_rw bs=$pub_bs ${numjobs}T Q$iodepth, ${run_time}s, ETA $(eta $((total - i)))"
+	echo "[$idx/$total] start $test_id: $(target_what) x$n, $pub_rw bs=$pub_bs ${numjobs}T Q$iodepth, ${run_time}s, ETA $(eta $((total - i)))"
 	log=$rdir/logs/$test_id.log
-	if [[ $group == - ]]; then
-		rc=0
-		"${cmd[@]}" >"$log" 2>&1 || rc=$?
-		finish_run "$idx" "$test_id" $rc
-	else
-		"${cmd[@]}" >"$log" 2>&1 &
-		pids+=($!) pid_tests+=("$idx $test_id")
-	fi
+	target_begin
+	# fio runs in the background, so that the CPU sampler can follow it and a Ctrl-C can stop it
+	"${cmd[@]}" >"$log" 2>&1 &
+	pids+=($!) pid_tests+=("$idx $test_id")
+	hostcpu_start "$test_id" $!
+	[[ $group == - ]] && wait_group
 	# Free an array's member files once its last run is over (scratch space is small).
 	if [[ ${ARRAY_LAST[$array]} == "$i" && -n ${scratch_made:-} && $keep -eq 0 && $group == - ]]; then
+		md_down "$array"
 		rm -rf "${scratch:?}/$array" "$scratch/$array.vol"
 		[[ -z $hosts ]] || rm -f "$scratch"/*/"$array"-*
 	fi
@@ -747,6 +821,7 @@ for i in "${!PLAN[@]}"; do
 	[[ -z ${hosts_abort:-} ]] || break
 done
 wait_group
+md_teardown
 [[ -z ${hosts_abort:-} ]] || echo "run.sh: $hosts_abort: the remaining tests were not run" >&2
 
 write_run_json "${arrays_args[@]}" "${hosts_args[@]}" started:s="$started" finished:s="$(date -Iseconds)" \

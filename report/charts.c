@@ -356,13 +356,78 @@ static const char *chunk_str(long chunk, char *buf, size_t len)
 	return buf;
 }
 
-/* "raid5 x4 cpu c512k" */
+/* "raid5 x4 cpu c512k"; a target other than the engine first: "md raid5 x4 md c512k" */
 static void group_label(const struct rr_test *t, char *buf, size_t len)
 {
 	char ch[32];
-	snprintf(buf, len, "%s x%d%s%s%s%s", rr_level_name(t), t->members, *t->parity ? " " : "",
-		 t->parity, t->chunk > 0 ? " c" : "",
-		 t->chunk > 0 ? chunk_str(t->chunk, ch, sizeof(ch)) : "");
+	int other = strcmp(t->target, "engine") && strcmp(t->target, "jbod");
+	snprintf(buf, len, "%s%s%s x%d%s%s%s%s", other ? t->target : "", other ? " " : "",
+		 rr_level_name(t), t->members, *t->parity ? " " : "", t->parity,
+		 t->chunk > 0 ? " c" : "", t->chunk > 0 ? chunk_str(t->chunk, ch, sizeof(ch)) : "");
+}
+
+/* Engine, md and each volume side by side for the same level x members x workload, one
+ * colour per target; with the CPU each spent per I/O, machine-wide (meta.json host_cpu). */
+static void chart_targets(const struct rr_run *run, const char *dir, struct rr_charts *c)
+{
+	const char *names[NCOLORS] = {"engine", "md"};
+	int nnames = 2;
+	struct bars fig[2] = {{0}}, cpu = {0};
+	char g[96];
+	if (!rr_run_has_targets(run))
+		return; /* only the engine: nothing to set side by side, and nothing to say */
+	char *done = calloc(run->ntests ? run->ntests : 1, 1), ch[32];
+	if (!done)
+		abort();
+	/* each test measured on more than one target, its targets' bars one after the other */
+	/* engine tests lead their groups, then md's, then the volumes' */
+	for (size_t n = 0; n < 3 * run->ntests; n++) {
+		size_t i = n % run->ntests, k, partners = 0;
+		const struct rr_test *t0 = &run->tests[i];
+		int pass = !strcmp(t0->target, "engine") ? 0 : !strcmp(t0->target, "md") ? 1 : 2;
+		if (done[i] || !strcmp(t0->target, "jbod") || pass != (int)(n / run->ntests))
+			continue;
+		for (k = 0; k < run->ntests; k++)
+			partners += !done[k] && strcmp(run->tests[k].target, t0->target) &&
+				    rr_same_test(t0, &run->tests[k]);
+		if (!partners)
+			continue;
+		snprintf(g, sizeof(g), "%s x%d%s%s %s %s Q%dT%d%s%s", rr_level_name(t0),
+			 t0->members, t0->chunk > 0 ? " c" : "",
+			 t0->chunk > 0 ? chunk_str(t0->chunk, ch, sizeof(ch)) : "", t0->workload,
+			 t0->rw, t0->iodepth, t0->numjobs,
+			 strcmp(t0->state, "optimal") ? " " : "",
+			 strcmp(t0->state, "optimal") ? t0->state : "");
+		for (size_t m = 0; m <= run->ntests; m++) {
+			k = m ? m - 1 : i; /* t0 first, then the others in run order */
+			const struct rr_test *t = &run->tests[k];
+			int s = 0;
+			if (done[k] || !rr_same_test(t0, t))
+				continue;
+			done[k] = 1;
+			while (s < nnames && strcmp(names[s], t->target))
+				s++;
+			if (s == nnames && nnames < (int)NCOLORS)
+				names[nnames++] = t->target;
+			/* colour 1 (the published orange elsewhere) is md's: nothing published here */
+			bar_add(&fig[!rr_is_large(t)], s, rr_primary(t), "%s: %s", g, t->target);
+			bar_add(&cpu, s, t->host_cpu_us_per_io, "%s: %s", g, t->target);
+		}
+	}
+	free(done);
+	bar_chart(dir, c, "targets_mbps",
+		  "Targets side by side, MB/s (bs >= 64k; the same level x members x workload)",
+		  "MB/s", &fig[0], names, nnames, "no test with bs >= 64k");
+	bar_chart(dir, c, "targets_iops",
+		  "Targets side by side, IOPS (bs < 64k; the same level x members x workload)",
+		  "IOPS", &fig[1], names, nnames, "no test with bs < 64k");
+	bar_chart(dir, c, "targets_cpu",
+		  "Host CPU per I/O by target, us (user + system + softirq of the whole machine "
+		  "over the measured interval; lower is better)",
+		  "CPU us per I/O", &cpu, names, nnames, "no test recorded host_cpu");
+	for (int k = 0; k < 2; k++)
+		free(fig[k].b);
+	free(cpu.b);
 }
 
 static int pub_bs_is(const struct rr_pub *p, const char *bs)
@@ -711,6 +776,7 @@ int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struc
 	chart_rnd4k_write(run, pub, dir, out);
 	chart_q1_read(run, dir, out);
 	chart_costs(run, dir, out);
+	chart_targets(run, dir, out);
 	chart_scaling(run, dir, out);
 	chart_chunks(run, pub, dir, out);
 	chart_percentiles(run, dir, out);

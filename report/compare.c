@@ -20,6 +20,8 @@ static const struct metric metrics[] = {
     {"lat_p99_us", offsetof(struct rr_test, lat_p99_us), 1},
     {"lat_p99.99_us", offsetof(struct rr_test, lat_p9999_us), 1},
     {"cpu_sys_pct", offsetof(struct rr_test, cpu_sys), 1},
+    {"host_cpu_us_per_io", offsetof(struct rr_test, host_cpu_us_per_io), 1},
+    {"vs_md", offsetof(struct rr_test, vs_md), 0},
     {"member_ios_per_io", offsetof(struct rr_test, member_ios_per_io), 1},
     {"parity_gbps", offsetof(struct rr_test, parity_gbps), 0},
 };

@@ -81,9 +81,21 @@ void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
 		}
 		if (jbod)
 			continue;
+		/* md on the same members, where the run has it: the reference the reviews used */
+		const struct rr_test *md = rr_md_twin(run, t);
+		if (md) {
+			fig_add(out, "ratio", "higher", "x", t->vs_md, "%s / %s", t->test,
+				md->test);
+			fig_add(out, "ratio", "lower", "x",
+				t->host_cpu_us_per_io / md->host_cpu_us_per_io,
+				"%s host_cpu_per_io / %s", t->test, md->test);
+		}
 		for (size_t k = 0; k < run->ntests; k++) {
 			const struct rr_test *o = &run->tests[k];
 			if (o == t || !same_pattern(t, o))
+				continue;
+			/* a level is set against RAID0 of its own target; JBOD serves them all */
+			if (strcmp(rr_level_name(o), "jbod") && strcmp(o->target, t->target))
 				continue;
 			if (!strcmp(rr_level_name(o), "jbod") && !strcmp(o->state, "optimal"))
 				fig_add(out, "ratio", "higher", "x", primary(t) / primary(o),

@@ -501,13 +501,15 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 	esc(f, *run->host ? run->host : "an unrecorded host");
 	fprintf(f,
 		"</b>, %zu tests. <a href=#facts>Run</a> &middot; <a href=#charts>Charts</a> "
-		"&middot; <a href=#summary>Summary</a> &middot; <a href=#published>Measured vs "
+		"&middot; <a href=#summary>Summary</a>%s &middot; <a href=#published>Measured vs "
 		"published</a> &middot; <a href=#efficiency>Efficiency</a> &middot; <a "
 		"href=#projection>Projection</a> &middot; <a href=#selfcheck>Self-check</a></p>\n",
-		run->ntests);
+		run->ntests,
+		rr_run_has_targets(run) ? " &middot; <a href=#targets>Targets</a>" : "");
 	facts(f, run);
 	charts(f, c);
 	summary(f, run);
+	rr_targets_html(f, run);
 	rr_html_hosts(f, run);
 	published(f, run, pub);
 	rr_an_html(f, run);

@@ -379,6 +379,12 @@ static void parse_meta(json_object *m, struct rr_test *t)
 	t->numjobs = (int)lnum(get(m, "numjobs"), 0);
 	t->scale = num(get(m, "scale"));
 	t->host = str(get(m, "host"));
+	t->target = str(get(m, "target"));
+	if (!*t->target) { /* runs before targets measured the engine (and JBOD baselines) */
+		free(t->target);
+		t->target = xstrdup(strcmp(t->engine, "jbod") ? "engine" : "jbod");
+	}
+	rr_parse_host_cpu(get(m, "host_cpu"), t);
 	if (!*t->state) {
 		free(t->state);
 		t->state = xstrdup("optimal");
@@ -440,13 +446,15 @@ static void test_init(struct rr_test *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->member_ios_per_io = t->parity_gbps = t->gpu_stripes_per_launch = NAN;
+	t->host_cpu_us_per_io = t->host_cpu_cores = t->fio_cpu_us_per_io = t->vs_md = NAN;
+	t->fio_cpu_cores = NAN;
 	t->rebuild_s = t->rebuild_mbps = t->rebuild_min_per_tb = NAN;
 }
 
 void rr_test_free(struct rr_test *t)
 {
 	char **s[] = {&t->test,	 &t->preset, &t->workload, &t->engine,	    &t->layout, &t->parity,
-		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host};
+		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host, &t->target};
 	for (size_t i = 0; i < t->nhosts; i++)
 		rr_test_free(&t->hosts[i]);
 	free(t->hosts);
@@ -613,6 +621,8 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no test has fio output", run->dir);
 		rc = -ENOENT;
 	}
+	if (rc == 0)
+		rr_targets_link(run);
 	if (rc == 0 && !*run->preset && run->ntests) {
 		free(run->preset);
 		run->preset = xstrdup(run->tests[0].preset);
@@ -654,8 +664,10 @@ const char *rr_level_name(const struct rr_test *t)
 {
 	static const char *const names[] = {"raid0", "raid1", "raid2", "raid3", "raid4", "raid5",
 					    "raid6", "raid7", "raid8", "raid9", "raid10"};
-	if (t->level < 0 || strcmp(t->engine, "jbod") == 0)
+	if (strcmp(t->engine, "jbod") == 0)
 		return "jbod";
+	if (t->level < 0) /* a dev: volume whose --target-desc named no level */
+		return strcmp(t->engine, "dev") ? "jbod" : "volume";
 	return t->level <= 10 ? names[t->level] : "raid?";
 }
 

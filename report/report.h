@@ -25,6 +25,7 @@ struct rr_sample {
 struct rr_test {
 	/* tests/<test>.meta.json; strings are "" when null */
 	char *test, *preset, *workload, *engine, *layout, *parity, *state, *rw, *backend;
+	char *target; /* engine, md, dev:LABEL, jbod (runs before targets: engine or jbod) */
 	int level; /* -1 when null (JBOD) */
 	int members, iodepth, numjobs;
 	long chunk, bs; /* 0 when null */
@@ -34,6 +35,10 @@ struct rr_test {
 	double iops, mbps, lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_p9999_us;
 	double cpu_usr, cpu_sys; /* % of one core, the whole test (all jobs) */
 	double cpu_us_per_io;	 /* fio's CPU time per I/O (the jobs' threads only) */
+	/* meta.json host_cpu (targets.c): whole-machine CPU (user + system + softirq) per I/O
+	 * and in cores, fio's whole process per I/O (engine threads too); NAN when absent */
+	double host_cpu_us_per_io, host_cpu_cores, fio_cpu_us_per_io, fio_cpu_cores;
+	double vs_md; /* main figure over the same test's on md (targets.c); NAN without one */
 	char *status, *reason;	 /* only while loading a test without fio output */
 	struct rr_bin *bins;	 /* merged clat bins, ascending; NULL when fio gave none */
 	size_t nbins;
@@ -89,6 +94,15 @@ int rr_is_large(const struct rr_test *t);	    /* judged by MB/s rather than IOPS
 int rr_is_read(const struct rr_test *t);
 int rr_is_write(const struct rr_test *t);
 int rr_is_random(const struct rr_test *t);
+
+/* targets.c */
+void rr_parse_host_cpu(json_object *host_cpu, struct rr_test *t);
+void rr_targets_link(struct rr_run *run);
+const struct rr_test *rr_md_twin(const struct rr_run *run, const struct rr_test *t);
+int rr_same_test(const struct rr_test *a, const struct rr_test *b);
+int rr_run_has_targets(const struct rr_run *run);
+void rr_targets_html(FILE *f, const struct rr_run *run);
+double rr_primary(const struct rr_test *t); /* MB/s for bs >= 64k, else IOPS */
 
 /* summary.c */
 int rr_write_summary(const struct rr_run *run, char *err, size_t errlen);

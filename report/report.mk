@@ -2,13 +2,14 @@
 # raid-report reads run directories (results/README.md) and needs only json-c and gnuplot.
 REPORT_SRCS := report/load.c report/summary.c report/published.c report/charts.c \
 	       report/html.c report/compare.c report/gate.c report/hosts.c report/iomodel.c \
-	       report/efficiency.c report/project.c report/project_out.c report/project_html.c
+	       report/efficiency.c report/project.c report/project_out.c report/project_html.c \
+	       report/targets.c
 REPORT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(REPORT_SRCS))
 
 BINS += $(BUILD)/bin/raid-report
 $(BUILD)/bin/raid-report: $(OBJ)/report/main.o $(REPORT_OBJS)
 
-TESTS += $(BUILD)/tests/report_test report/report_test.sh
+TESTS += $(BUILD)/tests/report_test report/report_test.sh report/targets_test.sh
 $(BUILD)/tests/report_test: $(OBJ)/report/report_test.o $(REPORT_OBJS)
 LDLIBS_report_test := -lcmocka
 

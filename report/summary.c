@@ -23,7 +23,7 @@ struct col {
 	}
 
 /* level, members, chunk, bs, iodepth and numjobs are written from the test by hand (ints). */
-static const struct col cols_head[] = {S(preset), S(test), S(workload), S(engine)};
+static const struct col cols_head[] = {S(preset), S(test), S(workload), S(engine), S(target)};
 static const struct col cols_mid[] = {S(layout), S(parity), S(parity_impl), S(state), S(rw)};
 static const struct col cols_tail[] = {
     N("iops", iops),
@@ -36,6 +36,10 @@ static const struct col cols_tail[] = {
     N("cpu_usr_pct", cpu_usr),
     N("cpu_sys_pct", cpu_sys),
     N("cpu_us_per_io", cpu_us_per_io),
+    N("host_cpu_us_per_io", host_cpu_us_per_io),
+    N("host_cpu_cores", host_cpu_cores),
+    N("fio_cpu_us_per_io", fio_cpu_us_per_io),
+    N("vs_md", vs_md),
     N("member_ios_per_io", member_ios_per_io),
     N("parity_gbps", parity_gbps),
     N("gpu_stripes_per_launch", gpu_stripes_per_launch),

@@ -37,12 +37,14 @@ drives_check() {
 	done
 }
 
-# drives_guard PATH...: refuse mounted devices always, devices holding data unless --force
+# drives_guard [--WHAT] PATH...: refuse mounted devices always, devices holding data unless
+# --force (WHAT names the option in the messages: --drives by default)
 drives_guard() {
-	local d sig bad=0
+	local d sig bad=0 what=--drives
+	[[ ${1:-} == --* ]] && what=$1 && shift
 	for d in "$@"; do
 		if [[ -n $(lsblk -nro MOUNTPOINTS "$d" 2>/dev/null | tr -d '[:space:]') ]]; then
-			die "--drives: $d (or a partition of it) is mounted: refusing even with --force"
+			die "$what: $d (or a partition of it) is mounted: refusing even with --force"
 		fi
 		sig=$( { wipefs -n "$d" 2>/dev/null | tail -n +2; lsblk -nro NAME,TYPE,FSTYPE,PTTYPE "$d" 2>/dev/null | awk 'NR > 1 || $3 != "" || $4 != ""'; } | sort -u) || true
 		if [[ -n $sig ]]; then
@@ -51,7 +53,7 @@ drives_guard() {
 			bad=1
 		fi
 	done
-	((bad == 0 || force)) || die "refusing to use --drives that hold data (add --force to destroy it)"
+	((bad == 0 || force)) || die "refusing to use $what that hold data (add --force to destroy it)"
 }
 
 # list_split WHAT LIST -> LIST_ITEMS: a ','-separated list; an empty entry is an error. Never

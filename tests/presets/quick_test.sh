@@ -40,6 +40,9 @@ t_case "every test ran, or was skipped by the engine's answer" check_tests
 t_case "JBOD baselines ran" bash -c "for t in '$R'/tests/jbod-4-*.meta.json; do [[ \$('$RJ' get \$t status) == ok ]] || exit 1; done"
 t_case "meta records the scaled figures" bash -c \
 	"m='$R/tests/jbod-4-RND4K-Q32T64-randwrite.meta.json'; [[ \$('$RJ' get \$m numjobs) == 2 && \$('$RJ' get \$m iodepth) == 1 && \$('$RJ' get \$m published.numjobs) == 64 && \$('$RJ' get \$m bs) == 4096 ]]"
+t_case "every test names its target (engine, JBOD: jbod) and has host_cpu" bash -c \
+	"for m in '$R'/tests/*.meta.json; do t=\$('$RJ' get \$m target) && '$RJ' get \$m host_cpu.system_s >/dev/null &&
+	  case \$(basename \$m) in jbod-*) [[ \$t == jbod ]] ;; *) [[ \$t == engine ]] ;; esac || exit 1; done"
 # The CI gate on this run: results/baselines/quick.json was made from runs with exactly these
 # settings (docs/report.md). Of its figures, CI gates those a healthy run reproduces whatever
 # else the machine is doing: member I/Os per volume I/O (exact) and parity GB/s per memory

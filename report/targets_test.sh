@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# report/targets_test.sh: raid-report on a run with several targets, made from the fixture run:
+# the RAID5 sequential write gets an md twin (md-...) whose fio output is the fixture's RAID0
+# write, and a dev: volume twin whose output is its own; host_cpu in every meta.json. Checked:
+# the target column, the ratio to md (= RAID5 / RAID0 of the fixture, computed here from its
+# summary), the host CPU per I/O from host_cpu, the side-by-side charts and page section, the
+# gate's md reference figures, --compare's vs_md, and old runs (no target key) read as engine.
+source "$(dirname "$0")/../tests/lib.sh"
+RR=$ROOT/build/bin/raid-report
+RJ=$ROOT/build/bin/raid-json
+FIX=$ROOT/report/testdata/run-quick
+RUN=$T_SCRATCH/run
+cp -r "$FIX" "$RUN"
+T=$RUN/tests E=raid5-4-SEQ1M-Q8T64-write
+cp "$T/$E.meta.json" "$T/md-$E.meta.json"
+"$RJ" set "$T/md-$E.meta.json" test:s="md-$E" target:s=md engine:s=md parity:s=md
+cp "$T/raid0-4-SEQ1M-Q8T64-write.json" "$T/md-$E.json"
+cp "$T/$E.meta.json" "$T/dev-vol-SEQ1M-Q8T64-write.meta.json"
+"$RJ" set "$T/dev-vol-SEQ1M-Q8T64-write.meta.json" test:s=dev-vol-SEQ1M-Q8T64-write \
+	target:s=dev:vol engine:s=dev chunk:n parity:n
+cp "$T/$E.json" "$T/dev-vol-SEQ1M-Q8T64-write.json"
+# 2 busy cores of 4 (1.5 user + 0.4 system + 0.1 softirq over 1 s) on every test
+for m in "$T"/*.meta.json; do
+	"$RJ" set "$m" 'host_cpu:j={"user_s":1.5,"system_s":0.4,"softirq_s":0.1,"iowait_s":0.7,"interval_s":1.0,"cpus":4,"fio_user_s":0.2,"fio_system_s":0.3}'
+done
+
+t_case "report of a run with engine, md and a dev: volume" "$RR" "$RUN"
+col() { # TEST COLUMN -> the summary.csv cell
+	awk -F, -v t="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) n[$i] = i; next }
+		$2 == t { print $(n[c]) }' "$RUN/summary.csv"
+}
+ratio() {
+	local want got
+	want=$(awk -v a="$(col "$E" mbps)" -v b="$(col raid0-4-SEQ1M-Q8T64-write mbps)" 'BEGIN { printf "%.3f", a / b }')
+	got=$(col "$E" vs_md)
+	echo "vs_md $got, RAID5/RAID0 MB/s $want; md's own: '$(col "md-$E" vs_md)'; dev's: $(col dev-vol-SEQ1M-Q8T64-write vs_md)"
+	awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0 && (a - b) / b < 0.005 && (b - a) / b < 0.005) }' &&
+		[[ -z $(col "md-$E" vs_md) ]] &&
+		awk -v a="$(col dev-vol-SEQ1M-Q8T64-write vs_md)" -v b="$want" 'BEGIN { exit !((a - b) / b < 0.005 && (b - a) / b < 0.005) }'
+}
+t_case "vs_md: each target's main figure over md's on the same test" ratio
+t_case "target column: engine, md, dev:vol, jbod (old runs without the key)" bash -c \
+	"[[ '$(col "$E" target) $(col "md-$E" target) $(col dev-vol-SEQ1M-Q8T64-write target) $(col jbod-4-SEQ1M-Q8T64-read target)' == 'engine md dev:vol jbod' ]]"
+cpu() { # 2 busy cores / IOPS
+	local want got
+	want=$(awk -v i="$(col "$E" iops)" 'BEGIN { print 2 / i * 1e6 }')
+	got=$(col "$E" host_cpu_us_per_io)
+	echo "host_cpu_us_per_io $got, want $want; cores $(col "$E" host_cpu_cores)"
+	awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0 && (a - b) / b < 0.005 && (b - a) / b < 0.005) }' &&
+		[[ $(col "$E" host_cpu_cores) == 2 ]]
+}
+t_case "host CPU per I/O: (user + system + softirq) / interval / IOPS" cpu
+t_case "side-by-side charts drawn" bash -c "for c in targets_mbps targets_cpu; do [[ -s '$RUN'/charts/\$c.png && -s '$RUN'/charts/\$c.svg ]] || exit 1; done"
+t_case "the chart has a bar per target for the same test" bash -c \
+	"cat '$RUN/charts/targets_mbps.dat'; grep -c 'raid5 x4 c512k SEQ1M-Q8T64 write Q8T1: ' '$RUN/charts/targets_mbps.dat' | grep -qx 3"
+t_case "the page sets the targets side by side" grep -q "id=targets" "$RUN/index.html"
+t_case "gate figures take md as the reference" bash -c \
+	"'$RR' baseline '$RUN' | grep -q '\"id\":\"$E / md-$E\"' && '$RR' baseline '$RUN' | grep -q 'dev-vol-SEQ1M-Q8T64-write / md-$E'"
+t_case "md tests are not set against the engine's RAID0" bash -c \
+	"! '$RR' baseline '$RUN' | grep -q '\"id\":\"md-$E / raid0'"
+t_case "--compare lists vs_md" bash -c \
+	"'$RR' --compare '$FIX' '$RUN' --out '$T_SCRATCH/cmp' | grep -q '^$E *vs_md'"
+t_case "a run with only the engine draws no target charts and no section" bash -c \
+	"cp -r '$FIX' '$T_SCRATCH/old' && '$RR' '$T_SCRATCH/old' >/dev/null && ! ls '$T_SCRATCH/old/charts/targets_'* 2>/dev/null && ! grep -q id=targets '$T_SCRATCH/old/index.html'"
+t_done

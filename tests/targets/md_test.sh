@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/targets/md_test.sh: the md target end to end, on a kernel with md (in the md appliance
+# where the host has none: tools/mdvm, TCG here; skipped with one line where neither can be
+# had). Kept small for CI's 2 cores: a few tests of the quick preset, 1 s each.
+#   - ./run.sh quick --target engine,md (RAID5 4K random writes, RAID6 1M
+#     sequential writes): every test ran on both, md's on /dev/mdN with md's member I/O
+#     counts, host CPU in every meta.json, and the report sets them side by side;
+#   - a rebuild on md: time and rate from md into the engine's rebuild fields;
+#   - SIGINT during an md test: no array, no loop device, no md setting left behind.
+source "$(dirname "$0")/../lib.sh"
+RUN=$ROOT/run.sh
+RJ=$ROOT/build/bin/raid-json
+MDVM=$ROOT/tools/mdvm/mdvm
+where=$("$MDVM" check 2>"$T_SCRATCH/check.err")
+[[ $? -eq 77 ]] && t_skip "md target: $where $(tail -1 "$T_SCRATCH/check.err")"
+echo "$where"
+S=$(mktemp -d "${TMPDIR:-/var/tmp}/fio-raid-mdtest.XXXXXX")
+trap 'rm -rf "$S" "$T_SCRATCH"' EXIT
+OUT=$S/results
+
+t_case "quick --target engine,md runs (RAID5 4K random write, RAID6 1M write)" \
+	env TMPDIR="$S" "$RUN" quick --target engine,md --only 'raid(5-4m-RND4K-Q32T64|6-4m-SEQ1M-Q8T64-write)' \
+	--no-build --scale 0.03 --runtime 1 --member-size 32M --out "$OUT"
+cat "$T_OUT"
+R=$(ls -d "$OUT"/*-quick 2>/dev/null | head -1)
+both() {
+	local t m
+	for t in raid5-4m-RND4K-Q32T64-randwrite raid6-4m-SEQ1M-Q8T64-write; do
+		for m in "$R/tests/$t.meta.json" "$R/tests/md-$t.meta.json"; do
+			[[ $("$RJ" get "$m" status) == ok ]] || { cat "$m"; return 1; }
+			"$RJ" get "$m" host_cpu.interval_s >/dev/null || return 1
+		done
+		[[ $("$RJ" get "$R/tests/md-$t.meta.json" target) == md &&
+			$("$RJ" get "$R/tests/md-$t.meta.json" device) == /dev/md* &&
+			$("$RJ" get "$R/tests/md-$t.stats.json" member_io.writes) -gt 0 &&
+			$("$RJ" get "$R/tests/md-$t.stats.json" md.stripe_cache_size) -gt 0 ]] || return 1
+	done
+	[[ $(ls "$R"/tests/*.meta.json | wc -l) == 4 ]]
+}
+t_case "each test ran on the engine and on md (md-*: /dev/mdN, member I/Os, md's settings)" both
+t_case "run.json says where md came from" bash -c "'$RJ' get '$R/run.json' md.where | grep -q ."
+t_case "the report sets engine and md side by side" bash -c \
+	"grep -q id=targets '$R/index.html' && [[ -s '$R/charts/targets_iops.png' ]] &&
+	 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) n[\$i] = i; next } \$2 == \"raid5-4m-RND4K-Q32T64-randwrite\" { v = \$(n[\"vs_md\"]) } END { exit !(v > 0) }' '$R/summary.csv'"
+t_case "the member files are gone and no loop device is left on them" bash -c \
+	"! ls -d '$S'/fio-raid-scratch.* 2>/dev/null && ! losetup -a | grep -q '$S'"
+
+# one more boot (or the host) for the rebuild and the interrupted run
+"$MDVM" exec --rw "$S" -- bash "$ROOT/tests/targets/md_guest.sh" "$S" >"$S/guest.log" 2>&1
+cat "$S/guest.log" "$S"/*.log 2>/dev/null | tail -40
+rebuilt() {
+	local st
+	st=$(ls "$S"/rebuild/*/tests/md-raid5-4m-REBUILD-6.4TB-read-rebuilding.stats.json) || return 1
+	cat "$st"
+	[[ $(cat "$S/rebuild.rc") == 0 ]] &&
+		awk -v b="$("$RJ" get "$st" rebuild.bytes)" -v m="$("$RJ" get "$st" rebuild.mbps)" \
+			-v s="$("$RJ" get "$st" rebuild.start_s)" -v e="$("$RJ" get "$st" rebuild.end_s)" \
+			'BEGIN { exit !(b > 30e6 && m > 0 && e > s && (b / 1e6 / (e - s) - m) ^ 2 < 0.01 * m * m) }' &&
+		[[ $("$RJ" get "$st" md.stripe_cache_size) == 512 && $("$RJ" get "$st" md.sync_speed_max) == 20000 ]]
+}
+t_case "a rebuild on md: member 0 missing, the spare added, md's time and rate in the stats" rebuilt
+t_case "SIGINT: the run stops with 130" bash -c "[[ \$(cat '$S/sigint.rc') == 130 ]]"
+t_case "SIGINT: the array and its loop devices existed while fio ran, with the settings asked" bash -c \
+	"grep -q 'active raid6' '$S/sigint.during' && grep -q fio-raid-scratch '$S/sigint.during'"
+t_case "SIGINT: no array, no loop device, no md setting left behind" bash -c \
+	"! grep -q active '$S/sigint.after' && ! grep -q fio-raid-scratch '$S/sigint.after' &&
+	 diff <(sed -n '/--- limits/,\$p' '$S/sigint.before') <(sed -n '/--- limits/,\$p' '$S/sigint.after') &&
+	 ! sed -n '/--- md devices/,/--- limits/p' '$S/sigint.after' | grep -q '^md'"
+t_done
