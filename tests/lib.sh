@@ -4,6 +4,7 @@
 #   t_case_fail NAME CMD.. OK when CMD exits non-zero (bad-input tests)
 #   t_done                 print the summary; exit 1 if anything failed
 #   t_skip REASON          the whole program cannot run here (a missing tool): one line, exit 0
+#   t_need_md              t_skip unless md can be had (host kernel or tools/mdvm)
 # Also: ROOT, FIO, ENGINE, and T_SCRATCH (a private scratch directory removed at exit).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -62,6 +63,16 @@ t_done() {
 t_skip() {
 	echo "[  SKIPPED ] $*"
 	exit 0
+}
+
+# t_need_md: skip (one line) unless md can be had, from the host kernel or the md appliance
+# (tools/mdvm); prints where it comes from. MDVM_CMD: the appliance's front end.
+MDVM_CMD=$ROOT/tools/mdvm/mdvm
+t_need_md() {
+	local where
+	where=$("$MDVM_CMD" check 2>"$T_SCRATCH/.mdvm-check")
+	[[ $? -eq 77 ]] && t_skip "$where $(tail -1 "$T_SCRATCH/.mdvm-check")"
+	echo "$where"
 }
 
 # members N PREFIX: N member paths T_SCRATCH/PREFIX0.. , ':'-separated (raid_members=)

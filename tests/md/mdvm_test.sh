@@ -5,12 +5,9 @@
 # timeout; bad options are refused before any boot. Skipped (one line) where md can't be had.
 source "$(dirname "$0")/../lib.sh"
 
-MDVM=$ROOT/tools/mdvm/mdvm
 S=$T_SCRATCH
 
-where=$("$MDVM" check 2>"$S/check.err")
-[[ $? -eq 77 ]] && t_skip "$where $(tail -1 "$S/check.err")"
-echo "$where"
+t_need_md
 
 # One boot: md is there, the tree is the host's, only --rw is writable, status comes back.
 guest() {
@@ -25,7 +22,7 @@ export -f guest
 export ROOT
 boot() {
 	cd "$ROOT" || return 1
-	"$MDVM" run --rw "$S" -- bash -c 'guest "$1"' _ "$S" >"$S/out" 2>"$S/err"
+	"$MDVM_CMD" run --rw "$S" -- bash -c 'guest "$1"' _ "$S" >"$S/out" 2>"$S/err"
 	echo $? >"$S/rc"
 	cat "$S/out" "$S/err"
 }
@@ -41,15 +38,16 @@ t_case_fail "the host's tree is read-only" bash -c "grep -q 'host tree writable'
 
 # a guest that hangs is stopped at --timeout, with one line saying so
 hang() {
-	"$MDVM" run --timeout 20 -- sleep 600 2>"$S/hang.err"
+	MDVM_KEEP=0 "$MDVM_CMD" run --timeout 20 -- sleep 600 2>"$S/hang.err"
 	local rc=$?
 	cat "$S/hang.err"
 	[[ $rc -eq 124 ]] && grep -q 'did not finish within 20 s' "$S/hang.err"
 }
 t_case "a hung guest ends at --timeout (exit 124)" hang
 
-t_case_fail "an unknown option is refused" "$MDVM" run --bogus -- true
-t_case_fail "--numa2 with an odd --smp is refused" "$MDVM" run --numa2 --smp 3 -- true
-t_case_fail "--rw of a missing directory is refused" "$MDVM" run --rw "$S/none" -- true
-t_case_fail "no command is refused" "$MDVM" run --
+t_case_fail "an unknown option is refused" "$MDVM_CMD" run --bogus -- true
+t_case_fail "--numa2 with an odd --smp is refused" "$MDVM_CMD" run --numa2 --smp 3 -- true
+t_case_fail "--rw of a missing directory is refused" "$MDVM_CMD" run --rw "$S/none" -- true
+t_case_fail "no command is refused" "$MDVM_CMD" run --
+t_case_fail "--ramdisks that is not COUNT:KIB is refused" "$MDVM_CMD" run --ramdisks 4 -- true
 t_done

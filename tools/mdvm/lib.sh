@@ -112,6 +112,8 @@ mdvm__build_kernel() {
 		cp "$x/lib/modules/$ver/$p" "$x/initrd/mod/"
 		echo "mod/$m.ko ${MDVM_MODPARAMS[${m//-/_}]:-}"
 	done <"$x/order" >"$x/initrd/modules.load"
+	# brd is loaded by init only for --ramdisks, with the sizes of that run
+	cp "$x/lib/modules/$ver/kernel/drivers/block/brd.ko" "$x/initrd/mod/" || { rm -rf "$x"; return 1; }
 	mkdir -p "$dir"
 	(cd "$x/initrd" && find . | busybox cpio -o -H newc 2>/dev/null) >"$dir/initrd.cpio" &&
 		cp "$x/boot/vmlinuz-$ver" "$dir/vmlinuz" && echo "$ver" >"$dir/version" &&
@@ -124,6 +126,7 @@ mdvm__build_kernel() {
 mdvm__modules_line() {
 	local m
 	for m in "${MDVM_MODULES[@]}"; do printf '%s %s;' "$m" "${MDVM_MODPARAMS[$m]:-}"; done
+	printf 'brd on demand;'
 }
 
 # Is the appliance built, and up to date with init and the module list?
@@ -189,15 +192,23 @@ mdvm_check() {
 	echo "mdvm: md from the appliance $(cat "$MDVM_CACHE/kernel/version") under $(mdvm__accel)"
 }
 
-# mdvm_run [--numa2] [--mem MB] [--smp N] [--rw DIR]... [--timeout S] -- CMD [ARG...]
+# mdvm_run [--numa2] [--mem MB] [--smp N] [--rw DIR]... [--ramdisks N:KIB] [--timeout S] -- CMD
+# (--ramdisks: /dev/ram0..N-1 of KIB KiB each, zero at boot: members many times faster
+# under TCG than loop devices)
 mdvm_run() {
-	local numa2=0 mem=2048 smp=2 tmo=${MDVM_TIMEOUT:-900} rw=() d
+	local numa2=0 mem=2048 smp=2 tmo=${MDVM_TIMEOUT:-900} rw=() d ram=
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--numa2) numa2=1 ;;
 		--mem) mem=$2; shift ;;
 		--smp) smp=$2; shift ;;
 		--timeout) tmo=$2; shift ;;
+		--ramdisks)
+			[[ ${2:-} =~ ^[1-9][0-9]*:[1-9][0-9]*$ ]] ||
+				{ mdvm__say "--ramdisks: '${2:-}' is not COUNT:KIB"; return 2; }
+			ram=${2/:/,}
+			shift
+			;;
 		--rw)
 			d=$(realpath -e -- "$2" 2>/dev/null) && [[ -d $d && $d != / ]] ||
 				{ mdvm__say "--rw: '$2' is not a directory other than /"; return 2; }
@@ -205,7 +216,7 @@ mdvm_run() {
 			shift
 			;;
 		--) shift; break ;;
-		*) mdvm__say "unknown option '$1' (usage: mdvm run [--numa2] [--mem MB] [--smp N] [--rw DIR]... -- CMD)"; return 2 ;;
+		*) mdvm__say "unknown option '$1' (usage: mdvm run [--numa2] [--mem MB] [--smp N] [--rw DIR]... [--ramdisks N:KIB] [--timeout S] -- CMD)"; return 2 ;;
 		esac
 		shift
 	done
@@ -252,7 +263,7 @@ mdvm_run() {
 	: >"$ctl/rw"
 	local q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 		-monitor none -m "$mem" -kernel "$k/vmlinuz" -initrd "$k/initrd.cpio"
-		-append "console=ttyS0 loglevel=4 panic=-1 mdvm.ctl=$ctl"
+		-append "console=ttyS0 loglevel=4 panic=-1 mdvm.ctl=$ctl${ram:+ mdvm.ram=$ram}"
 		-serial "file:$ctl/console.log"
 		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none,multidevs=remap")
@@ -308,7 +319,7 @@ mdvm_run() {
 mdvm_exec() {
 	if mdvm_host_md; then
 		while [[ $# -gt 0 && $1 != -- ]]; do
-			case $1 in --mem | --smp | --rw | --timeout) shift ;; esac
+			case $1 in --mem | --smp | --rw | --timeout | --ramdisks) shift ;; esac
 			shift
 		done
 		[[ ${1:-} == -- ]] && shift
