@@ -12,7 +12,7 @@ t_need_md
 # One boot: md is there, the tree is the host's, only --rw is writable, status comes back.
 guest() {
 	cat /proc/mdstat
-	echo "cwd=$PWD MDVM=${MDVM:-} boot=${MDVM_BOOT_S:-}"
+	echo "cwd=$PWD MDVM=${MDVM:-} boot=${MDVM_BOOT_S:-} probe=$(cat probe 2>&1)"
 	echo "to stderr" >&2
 	echo written >"$1/from-guest"
 	touch "$ROOT/build/mdvm-ro-probe" 2>/dev/null && echo "host tree writable"
@@ -20,17 +20,21 @@ guest() {
 }
 export -f guest
 export ROOT
+# the cwd is under /tmp, where the guest mounts a tmpfs of its own (so is a clone in /tmp)
+CWD=$(mktemp -d /tmp/mdvm-cwd.XXXXXX) && echo seen >"$CWD/probe" || exit 1
 boot() {
-	cd "$ROOT" || return 1
+	cd "$CWD" || return 1
 	"$MDVM_CMD" run --rw "$S" -- bash -c 'guest "$1"' _ "$S" >"$S/out" 2>"$S/err"
 	echo $? >"$S/rc"
+	cd "$ROOT" && rm -rf "$CWD"
 	cat "$S/out" "$S/err"
 }
 t_case "a guest boots and runs the command" boot
 t_case "its exit status comes back (7)" grep -qx 7 "$S/rc"
 t_case "the guest kernel has md: raid0/1/10/5/6 personalities" \
 	grep -q 'Personalities.*raid0.*raid1.*raid10.*raid6.*raid5' "$S/out"
-t_case "cwd is the caller's, MDVM=1 inside" grep -q "^cwd=$ROOT MDVM=1 boot=[0-9]" "$S/out"
+t_case "cwd is the caller's, even under the guest's tmpfs; MDVM=1 inside" \
+	grep -q "^cwd=$CWD MDVM=1 boot=[0-9].* probe=seen$" "$S/out"
 t_case "stderr comes back on stderr, with one line naming the accelerator" \
 	bash -c "grep -qx 'to stderr' '$S/err' && grep -q 'under \(tcg\|kvm\)' '$S/err'"
 t_case "--rw DIR is written at its own path" grep -qx written "$S/from-guest"

@@ -261,6 +261,12 @@ mdvm_run() {
 	: >"$ctl/stdout"
 	: >"$ctl/stderr"
 	: >"$ctl/rw"
+	# the guest mounts its own tmpfs on /tmp, /dev/shm and /run: the project's tree and
+	# the cwd, when under one of them (a clone in /tmp), are bound back from the host's
+	: >"$ctl/ro"
+	for v in "$MDVM_ROOT" "$PWD"; do
+		case $v/ in /tmp/* | /dev/shm/* | /run/*) echo "$v" >>"$ctl/ro" ;; esac
+	done
 	local q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 		-monitor none -m "$mem" -kernel "$k/vmlinuz" -initrd "$k/initrd.cpio"
 		-append "console=ttyS0 loglevel=4 panic=-1 mdvm.ctl=$ctl${ram:+ mdvm.ram=$ram}"
