@@ -75,9 +75,12 @@ t_case "raid6 written optimal, read with 2 members missing" later_degraded
 
 # The stats file: strategies, parity work and lock waits are counted; member writes as the
 # level issued them (data, P and Q of each write; merged ones included) are at least 3 each.
+# The four jobs must overlap to share one array (and one stats file): each starts its engine
+# when its thread starts, so rate_iops keeps every job running for about a second, longer
+# than the threads' start-up spread on a loaded machine.
 stats() {
 	local f=$S/st.json
-	shared st 6 6 --raid_chunk=4k --raid_stats="$f" &&
+	shared st 6 6 --raid_chunk=4k --raid_stats="$f" --rate_iops=1000 &&
 		[[ $(jget "$f" level) == 6 ]] &&
 		[[ $(jget "$f" parity_impl) != null ]] &&
 		(($(jget "$f" writes.rmw) + $(jget "$f" writes.rcw) == 4096)) &&
