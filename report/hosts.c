@@ -162,15 +162,9 @@ int rr_write_hosts_csv(const struct rr_run *run, char *err, size_t errlen)
 {
 	if (!run->multi_host)
 		return 0;
-	char *path;
-	if (asprintf(&path, "%s/hosts.csv", run->dir) < 0)
-		abort();
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		free(path);
+	FILE *f = rr_out_open(run, "hosts.csv", err, errlen);
+	if (!f)
 		return -EIO;
-	}
 	fputs("test,host", f);
 	for (size_t c = 0; c < NHCOLS; c++)
 		fprintf(f, ",%s", hcols[c].name);
@@ -182,11 +176,7 @@ int rr_write_hosts_csv(const struct rr_run *run, char *err, size_t errlen)
 		if (t->nhosts)
 			csv_row(f, t, "all");
 	}
-	int bad = fclose(f);
-	if (bad)
-		snprintf(err, errlen, "%s: write failed", path);
-	free(path);
-	return bad ? -EIO : 0;
+	return rr_out_close(f, run, "hosts.csv", err, errlen);
 }
 
 json_object *rr_hosts_json(const struct rr_test *t)

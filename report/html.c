@@ -480,15 +480,9 @@ void rr_html_esc(FILE *f, const char *s)
 int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const struct rr_charts *c,
 		  char *err, size_t errlen)
 {
-	char *path;
-	if (asprintf(&path, "%s/index.html", run->dir) < 0)
-		abort();
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		free(path);
+	FILE *f = rr_out_open(run, "index.html", err, errlen);
+	if (!f)
 		return -EIO;
-	}
 	fputs("<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=\"utf-8\">\n<title>fio-raid "
 	      "report: ",
 	      f);
@@ -514,11 +508,7 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 	published(f, run, pub);
 	rr_an_html(f, run);
 	fputs("</body>\n</html>\n", f);
-	int bad = fclose(f);
-	if (bad)
-		snprintf(err, errlen, "%s: write failed", path);
-	free(path);
-	return bad ? -EIO : 0;
+	return rr_out_close(f, run, "index.html", err, errlen);
 }
 
 /* for the page's other sections (hosts.c) */

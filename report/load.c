@@ -697,3 +697,23 @@ int rr_mkdir(const char *path)
 		return 0;
 	return -errno;
 }
+
+FILE *rr_out_open(const struct rr_run *run, const char *name, char *err, size_t errlen)
+{
+	char *path;
+	if (asprintf(&path, "%s/%s", run->dir, name) < 0)
+		abort();
+	FILE *f = fopen(path, "w");
+	if (!f)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	free(path);
+	return f;
+}
+
+int rr_out_close(FILE *f, const struct rr_run *run, const char *name, char *err, size_t errlen)
+{
+	if (fclose(f) == 0)
+		return 0;
+	snprintf(err, errlen, "%s/%s: write failed", run->dir, name);
+	return -EIO;
+}

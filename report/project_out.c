@@ -314,25 +314,15 @@ int rr_an_write_files(const struct rr_run *run, char *err, size_t errlen)
 {
 	static const char *const names[] = {"efficiency.csv", "projection.csv"};
 	for (int k = 0; run->an && k < 2; k++) {
-		char *path;
-		if (asprintf(&path, "%s/%s", run->dir, names[k]) < 0)
-			abort();
-		FILE *f = fopen(path, "w");
-		if (!f) {
-			snprintf(err, errlen, "%s: cannot write", path);
-			free(path);
+		FILE *f = rr_out_open(run, names[k], err, errlen);
+		if (!f)
 			return -1;
-		}
 		if (k == 0)
 			eff_csv(f, run->an);
 		else
 			rr_proj_csv(f, run->an);
-		int bad = fclose(f);
-		free(path);
-		if (bad) {
-			snprintf(err, errlen, "%s/%s: write failed", run->dir, names[k]);
+		if (rr_out_close(f, run, names[k], err, errlen))
 			return -1;
-		}
 	}
 	return 0;
 }

@@ -213,5 +213,9 @@ void rr_an_html(FILE *f, const struct rr_run *run);
 
 /* util: mkdir -p of one level, formatted path */
 int rr_mkdir(const char *path);
+/* util: the run's output file DIR/NAME, opened for writing; NULL with err set ("PATH: why") */
+FILE *rr_out_open(const struct rr_run *run, const char *name, char *err, size_t errlen);
+/* util: closes what rr_out_open opened; -EIO with err set when a write to it failed */
+int rr_out_close(FILE *f, const struct rr_run *run, const char *name, char *err, size_t errlen);
 
 #endif

@@ -191,21 +191,12 @@ static void write_csv(FILE *f, const struct rr_run *run)
 int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
 {
 	char *path;
-	if (asprintf(&path, "%s/summary.csv", run->dir) < 0)
-		abort();
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		free(path);
-		return -errno;
-	}
-	write_csv(f, run);
-	int bad = fclose(f);
-	free(path);
-	if (bad) {
-		snprintf(err, errlen, "%s/summary.csv: write failed", run->dir);
+	FILE *f = rr_out_open(run, "summary.csv", err, errlen);
+	if (!f)
 		return -EIO;
-	}
+	write_csv(f, run);
+	if (rr_out_close(f, run, "summary.csv", err, errlen))
+		return -EIO;
 
 	json_object *o = json_object_new_object(), *rows = json_object_new_array();
 	json_object_object_add(o, "run", json_object_new_string(run->id));
