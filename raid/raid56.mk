@@ -4,7 +4,7 @@
 
 LIBRAID_SRCS += raid/raid56.c raid/raid56_parity.c raid/raid5.c raid/raid6.c raid/stripe.c raid/parity_path.c
 
-RAID56_CTESTS := raid56_mdbytes_test raid56_random_test rebuild56_test
+RAID56_CTESTS := raid56_mdbytes_test raid56_random_test rebuild56_test raid56_dread_test
 TESTS += $(addprefix $(BUILD)/tests/,$(RAID56_CTESTS))
 $(foreach t,$(RAID56_CTESTS),$(eval $(call raid_ctest,$(t))))
 TESTS += tests/e2e/raid56_verify.sh

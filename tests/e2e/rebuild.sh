@@ -69,7 +69,9 @@ rebuild_two() {
 t_case "raid6 two members rebuilt at once: spares identical" rebuild_two
 
 # A member failed mid-run under random writes (depth 32, 4 jobs): verify passes degraded,
-# then during the rebuild onto a spare, then from the spare alone.
+# then during the rebuild onto a spare, then from the spare alone. The verify during the
+# rebuild reads with 4 jobs and an unthrottled rebuild, so that the rebuild ends while
+# degraded reads wait for their stripe locks (such a read once came back with stale bytes).
 fail_midrun() { # LEVEL N
 	local l=$1 n=$2 p=f$1-
 	job w "$l" "$n" $p --rw=randwrite --iodepth=32 --numjobs=4 --size=25% \
@@ -79,7 +81,7 @@ fail_midrun() { # LEVEL N
 	[[ $(statkey "$S/$p.state" "['failed']") == "[1]" ]] || return 1
 	check "$l" "$n" $p --raid_state="$S/$p.state" || return 1
 	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_spares="$S/${p}s" --raid_rebuild=1 \
-		--iodepth=32 || return 1
+		--iodepth=32 --numjobs=4 --raid_rebuild_min=2000 || return 1
 	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_failed=0
 }
 t_case "raid1 member failed mid-run (qd32, 4 jobs): degraded, rebuild, after" fail_midrun 1 2
