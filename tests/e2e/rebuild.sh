@@ -35,6 +35,18 @@ fill() { job fill "$@" --rw=write --do_verify=0; }
 check() { job check "$@" --rw=read --verify_only=1; }
 statkey() { python3 -c 'import json,sys; print(eval("d" + sys.argv[2], {"d": json.load(open(sys.argv[1]))}))' "$1" "$2"; }
 
+# resumes_from_checkpoint PREFIX HOW: the state file of a stopped RAID1 rebuild holds a
+# checkpoint inside the member, and the next run resumes there and ends with the lost copy.
+resumes_from_checkpoint() {
+	local p=$1 off
+	off=$(statkey "$S/$p.state" "['replaced'][0]['recovery_offset']") || return 1
+	echo "$2 with the checkpoint at $off bytes"
+	((off > 0 && off < 32 * 1024 * 1024)) || return 1
+	MS=32m check 1 2 $p --raid_state="$S/$p.state" --raid_rebuild=1 --raid_spares="$S/${p}s" ||
+		return 1
+	grep -q "resumed from the state file" "$S/check.log" && cmp "$S/lost" "$S/${p}s"
+}
+
 # A rebuild onto a spare while fio verifies everything: the spare ends as the lost member
 # was, and the array serves from it afterwards (the state file names the spare as member).
 rebuild_exact() { # LEVEL N FAIL
@@ -172,12 +184,7 @@ resume() {
 	done
 	kill -9 $pid
 	wait $pid 2>/dev/null
-	off=$(statkey "$S/$p.state" "['replaced'][0]['recovery_offset']") || return 1
-	echo "killed with the checkpoint at $off bytes"
-	((off > 0 && off < 32 * 1024 * 1024)) || return 1
-	MS=32m check 1 2 $p --raid_state="$S/$p.state" --raid_rebuild=1 --raid_spares="$S/${p}s" ||
-		return 1
-	grep -q "resumed from the state file" "$S/check.log" && cmp "$S/lost" "$S/${p}s"
+	resumes_from_checkpoint "$p" killed
 }
 t_case "killed rebuild resumes from the state file" resume
 
@@ -299,12 +306,7 @@ sigint() {
 	wait $pid && { echo "exit 0 after an interrupted rebuild"; return 1; }
 	cat "$S/slow.log"
 	grep -q "interrupted at" "$S/slow.log" || return 1
-	off=$(statkey "$S/$p.state" "['replaced'][0]['recovery_offset']") || return 1
-	echo "interrupted with the checkpoint at $off bytes"
-	((off > 0 && off < 32 * 1024 * 1024)) || return 1
-	MS=32m check 1 2 $p --raid_state="$S/$p.state" --raid_rebuild=1 --raid_spares="$S/${p}s" ||
-		return 1
-	grep -q "resumed from the state file" "$S/check.log" && cmp "$S/lost" "$S/${p}s"
+	resumes_from_checkpoint "$p" interrupted
 }
 t_case "SIGINT during the wait for a rebuild: checkpoint saved, exit, resumed" sigint
 
