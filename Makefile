@@ -19,7 +19,7 @@ WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
 CPPFLAGS += -D_GNU_SOURCE -I. -Iraid
 DEPFLAGS  = -MMD -MP
 ALL_CFLAGS = -std=gnu11 -pthread -fPIC $(CFLAGS) $(WARN)
-LDLIBS_SYS := -luring -laio -lhwloc -ljson-c -lisal -lnuma -lpthread -lm
+LDLIBS_SYS := -luring -laio -ljson-c -lisal -lnuma -lpthread -lm
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 FIO_VER    := 3.33
@@ -37,9 +37,6 @@ EXTRA_OBJS   :=
 all:
 
 include raid/raid.mk
-include raid/raid56.mk
-include raid/parity/parity.mk
-include raid/parity/cuda/cuda.mk
 include engines/engines.mk
 include report/report.mk
 include workloads/workloads.mk

@@ -15,7 +15,7 @@
 #include "fio.h"
 #include "optgroup.h"
 
-#include "raid/raid.h"
+#include "raid/core/raid.h"
 
 struct fio_raid_options {
 	void *pad; /* fio: no option may sit at offset 0 */

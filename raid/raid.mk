@@ -1,31 +1,22 @@
 # raid/raid.mk: build fragment, included by the top-level Makefile (see its header).
-# The RAID engine library (no fio types): array, layouts, levels, planner, queue, member
-# backends, stats; and its cmocka tests.
+# The RAID engine library (libraid.a, no fio types), one folder a part (raid/README.md):
+# core, levels, backends, recovery and parity each describe themselves in their own
+# fragment. Includes between the parts go one way only: tools/check_includes.sh holds the
+# allowed directions and runs as a test.
 
-LIBRAID_SRCS += raid/config.c raid/array.c raid/layout.c raid/level.c raid/raid0.c \
-	raid/raid1.c raid/raid10.c raid/plan.c raid/queue.c raid/member.c raid/member_uring.c \
-	raid/member_aio.c raid/member_psync.c raid/member_ram.c raid/member_null.c raid/stats.c \
-	raid/log.c raid/merge.c
-
-RAID_CTESTS := layout_test plan_test config_test doorbell_test mdbytes_test random_test \
-	merge_test
-TESTS += $(addprefix $(BUILD)/tests/,$(RAID_CTESTS))
-
+# A cmocka test beside the code: $(call raid_ctest,PART,NAME) builds build/tests/NAME from
+# raid/PART/NAME.c and the library.
 define raid_ctest
-$(BUILD)/tests/$(1): $(OBJ)/raid/$(1).o $(LIBRAID)
-LDLIBS_$(1) := -lcmocka
+$(BUILD)/tests/$(2): $(OBJ)/raid/$(1)/$(2).o $(LIBRAID)
+LDLIBS_$(2) := -lcmocka
+TESTS += $(BUILD)/tests/$(2)
 endef
-$(foreach t,$(RAID_CTESTS),$(eval $(call raid_ctest,$(t))))
 
-# recovery: spares and rebuild, scrub and resync, failures, the state file (docs/rebuild.md)
-LIBRAID_SRCS += raid/rebuild.c raid/rebuild_window.c raid/rebuild_config.c raid/scrub.c raid/state.c raid/fault.c \
-	raid/rebuild56.c raid/identity.c
-RAID_REC_CTESTS := state_test array_test sparse_test window_test
-TESTS += $(addprefix $(BUILD)/tests/,$(RAID_REC_CTESTS))
-$(foreach t,$(RAID_REC_CTESTS),$(eval $(call raid_ctest,$(t))))
-LDLIBS_state_test := -lcmocka
-# AddressSanitizer catches an overflow of the registry key even when it does not crash
-$(OBJ)/raid/array_test.o: private ALL_CFLAGS += -fsanitize=address
-$(BUILD)/tests/array_test: private ALL_CFLAGS += -fsanitize=address
-TESTS += tests/e2e/rebuild.sh
-BENCHES += tests/bench/rebuild_bench.sh
+include raid/core/core.mk
+include raid/backends/backends.mk
+include raid/levels/levels.mk
+include raid/recovery/recovery.mk
+include raid/parity/parity.mk
+include raid/parity/cuda/cuda.mk
+
+TESTS += tests/layering_test.sh

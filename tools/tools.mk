@@ -1,12 +1,25 @@
 # tools/tools.mk: build fragment, included by the top-level Makefile (see its header).
-# The md appliance (tools/mdvm: QEMU + a stock Debian kernel, docs/md.md), raid-mdadm and
-# the md tests.
+# The C tools beside the engine, one folder each: raid-hwinfo (host facts and NUMA placement
+# over hwloc, tools/hwinfo), raid-json (run.sh's JSON helper, tools/json), raid-hostcpu
+# (whole-machine CPU of a test, tools/hostcpu), raid-mdadm (the mdadm line for an engine
+# array, tools/mdadm), and the md appliance (QEMU + a stock Debian kernel, tools/mdvm,
+# docs/md.md) with the md tests.
 
-TESTS += tests/md/mdvm_test.sh tests/md/raid_mdadm_test.sh
+# NUMA placement is the host tool's, not the engine's: libraid does not link hwloc.
+BINS += $(BUILD)/bin/raid-hwinfo $(BUILD)/bin/raid-json $(BUILD)/bin/raid-hostcpu
+$(BUILD)/bin/raid-hwinfo: $(OBJ)/tools/hwinfo/hwinfo.o $(OBJ)/tools/hwinfo/numa.o
+LDLIBS_raid-hwinfo := -lhwloc
+$(BUILD)/bin/raid-json: $(OBJ)/tools/json/fiojson.o
+$(BUILD)/bin/raid-hostcpu: $(OBJ)/tools/hostcpu/hostcpu.o
+
+TESTS += $(BUILD)/tests/numa_test
+$(BUILD)/tests/numa_test: $(OBJ)/tools/hwinfo/numa_test.o $(OBJ)/tools/hwinfo/numa.o
+LDLIBS_numa_test := -lcmocka -lhwloc
 
 # raid-mdadm: the mdadm --create line that reads an engine array (the engine's config parser)
 BINS += $(BUILD)/bin/raid-mdadm
-$(BUILD)/bin/raid-mdadm: $(OBJ)/tools/raid_mdadm.o $(LIBRAID)
+$(BUILD)/bin/raid-mdadm: $(OBJ)/tools/mdadm/raid_mdadm.o $(LIBRAID)
 
 # md as the judge of the engine's bytes, and placement on a real two-node kernel (one boot each)
+TESTS += tests/md/mdvm_test.sh tests/md/raid_mdadm_test.sh
 TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh

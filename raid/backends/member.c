@@ -1,0 +1,96 @@
+/*
+ * member.c - the backend table, and the machinery the synchronous backends (psync, ram,
+ * null) share: they move the bytes at submit time and report at the next poll, and block
+ * only on the queue's doorbell (nothing else can complete while they wait).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+
+#include "core/core.h"
+
+const struct member_backend_ops *member_backend(enum raid_backend_kind kind)
+{
+	switch (kind) {
+	case RAID_BE_URING:
+		return &member_uring_ops;
+	case RAID_BE_AIO:
+		return &member_aio_ops;
+	case RAID_BE_PSYNC:
+		return &member_psync_ops;
+	case RAID_BE_RAM:
+		return &member_ram_ops;
+	case RAID_BE_NULL:
+		return &member_null_ops;
+	}
+	return NULL;
+}
+
+int sync_be_init(struct raid_queue *q, int (*xfer)(struct raid_queue *, struct member_io *))
+{
+	struct sync_be *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->xfer = xfer;
+	q->be_priv = s;
+	q->be_capacity = UINT32_MAX;
+	return 0;
+}
+
+void sync_be_exit(struct raid_queue *q)
+{
+	free(q->be_priv);
+	q->be_priv = NULL;
+}
+
+int sync_be_prep(struct raid_queue *q, struct member_io *mio)
+{
+	struct sync_be *s = q->be_priv;
+
+	mio_append(&s->pend_head, &s->pend_tail, mio);
+	return 0;
+}
+
+int sync_be_submit(struct raid_queue *q)
+{
+	struct sync_be *s = q->be_priv;
+	struct member_io *m = s->pend_head;
+
+	s->pend_head = s->pend_tail = NULL;
+	while (m) {
+		struct member_io *next = m->next;
+
+		m->res = s->xfer(q, m);
+		mio_append(&s->done_head, &s->done_tail, m);
+		m = next;
+	}
+	return 0;
+}
+
+int sync_be_poll(struct raid_queue *q, bool block, const struct timespec *timeout)
+{
+	struct sync_be *s = q->be_priv;
+	struct member_io *m;
+	int n = 0;
+
+	if (!s->done_head && s->pend_head)
+		sync_be_submit(q);
+	m = s->done_head;
+	s->done_head = s->done_tail = NULL;
+	while (m) {
+		struct member_io *next = m->next;
+
+		raid_mio_done(q, m, m->res);
+		n++;
+		m = next;
+	}
+	if (n || !block)
+		return n;
+	struct pollfd p = {.fd = q->doorbell_fd, .events = POLLIN};
+	int ms = timeout ? (int)(timeout->tv_sec * 1000 + timeout->tv_nsec / 1000000) : -1;
+
+	if (poll(&p, 1, ms) < 0)
+		return errno == EINTR ? 0 : -errno;
+	return 0;
+}

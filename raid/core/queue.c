@@ -1,0 +1,533 @@
+/*
+ * queue.c - the per-thread queue: requests as small state machines driven by their member
+ * I/O completions, the member I/O pool and backlog, completion hand-back to the caller,
+ * and the doorbell through which other threads hand work back to the queue. Member I/Os
+ * issued between two commits wait in the queue's plug to be merged (merge.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "identity.h"
+#include "level.h"
+#include "merge.h"
+#include "recovery/rebuild.h"
+
+#define MIO_SLAB 64
+#define MAX_RETRIES 1000
+
+int raid_array_member_fd(struct raid_array *a, int idx, bool direct, char *err, size_t errlen);
+
+struct member_io *raid_mio_get(struct raid_queue *q)
+{
+	struct member_io *m = q->free_mio;
+
+	if (!m) {
+		struct member_io *slab = calloc(MIO_SLAB, sizeof(*slab));
+		void **slabs = realloc(q->slabs, (q->nslabs + 1) * sizeof(*slabs));
+
+		if (!slab || !slabs)
+			abort(); /* a few KiB; nothing sensible to do without them */
+		q->slabs = slabs;
+		q->slabs[q->nslabs++] = slab;
+		for (int i = 0; i < MIO_SLAB - 1; i++)
+			slab[i].next = &slab[i + 1];
+		m = slab;
+	}
+	q->free_mio = m->next;
+	m->next = NULL;
+	return m;
+}
+
+static void mio_put(struct raid_queue *q, struct member_io *m)
+{
+	m->next = q->free_mio;
+	q->free_mio = m;
+}
+
+/*
+ * Hand one member I/O to the backend. A backend with no room left for now (-EBUSY: the
+ * ring is full) is no member failure: the I/O goes back to the head of the backlog until a
+ * completion makes room. Returns false when it went back.
+ */
+static bool to_backend(struct raid_queue *q, struct member_io *mio)
+{
+	int ret;
+
+	q->be_inflight++;
+	q->need_submit = true;
+	ret = q->be->prep(q, mio);
+	if (ret == -EBUSY && q->be_inflight > 1) {
+		q->be_inflight--;
+		mio->next = q->backlog_head;
+		q->backlog_head = mio;
+		if (!q->backlog_tail)
+			q->backlog_tail = mio;
+		return false;
+	}
+	if (ret < 0)
+		raid_mio_done(q, mio, ret);
+	return true;
+}
+
+void raid_mio_to_backend(struct raid_queue *q, struct member_io *mio)
+{
+	if (q->backlog_head || q->be_inflight >= q->be_capacity) {
+		mio_append(&q->backlog_head, &q->backlog_tail, mio);
+		return;
+	}
+	to_backend(q, mio);
+}
+
+static void backlog_drain(struct raid_queue *q)
+{
+	while (q->backlog_head && q->be_inflight < q->be_capacity) {
+		struct member_io *m = q->backlog_head;
+
+		q->backlog_head = m->next;
+		if (!q->backlog_head)
+			q->backlog_tail = NULL;
+		m->next = NULL;
+		if (!to_backend(q, m))
+			break;
+	}
+}
+
+void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_io *mio)
+{
+	mio->req = r;
+	mio->dev = atomic_load_explicit(&q->a->m[mio->member].dev, memory_order_relaxed);
+	mio->done = 0;
+	mio->retries = 0;
+	mio->iov = NULL;
+	mio->iovcnt = 0;
+	mio->carrier = NULL;
+	r->pending++;
+	atomic_fetch_add_explicit(&q->a->m[mio->member].inflight, 1, memory_order_relaxed);
+	if (mio->op == RAID_OP_READ) {
+		q->c.m_reads++;
+		q->c.m_read_bytes += mio->len;
+	} else {
+		q->c.m_writes++;
+		q->c.m_write_bytes += mio->len;
+	}
+	if (q->merge)
+		merge_plug(q, mio);
+	else
+		raid_mio_to_backend(q, mio);
+}
+
+void raid_request_hold(struct raid_queue *q, struct raid_request *r)
+{
+	r->inflight = true;
+	r->next = NULL;
+	q->nreq++;
+}
+
+void raid_request_finish(struct raid_queue *q, struct raid_request *r)
+{
+	if (r->error == -EIO && !r->advance && r->retries < 8 && raid_rec_can_retry(q->a)) {
+		/*
+		 * A member failed under it and left the array (md's behaviour): start it again,
+		 * and the level now routes around that member. Safe for parity writes too: a
+		 * member whose write failed is not written again, and members already written
+		 * hold the same new bytes.
+		 */
+		r->retries++;
+		r->error = 0;
+		raid_request_start(q, r);
+		return;
+	}
+	if (r->rec_admitted)
+		raid_rec_release(q, r);
+	r->inflight = false;
+	r->next = NULL;
+	q->nreq--;
+	if (q->done_tail)
+		q->done_tail->next = r;
+	else
+		q->done_head = r;
+	q->done_tail = r;
+	q->ndone++;
+}
+
+/*
+ * md_error's question: is the error the member's? Media and device errors are. An I/O the
+ * request made impossible (EINVAL: misaligned or out of range; EFAULT; EOPNOTSUPP) or a
+ * resource short for a moment (EBUSY, EAGAIN, ENOMEM, EINTR) is not: the request fails
+ * with that error, and the member stays in the array (and out of the state file).
+ */
+static bool member_fault(int res)
+{
+	switch (res) {
+	case -EINVAL:
+	case -EFAULT:
+	case -EOPNOTSUPP:
+	case -EBUSY:
+	case -EAGAIN:
+	case -ENOMEM:
+	case -EINTR:
+		return false;
+	default:
+		return true;
+	}
+}
+
+void raid_mio_error(struct raid_queue *q, struct member_io *mio, int res)
+{
+	struct raid_array *a = q->a;
+	bool fault = member_fault(res);
+
+	q->c.errors++;
+	pthread_mutex_lock(&a->lock);
+	if (!a->said_error)
+		raid_log("raid: member %d (%s): %s of %" PRIu64 " bytes at offset %" PRIu64
+			 " failed: %s (%s; further errors not shown)",
+			 mio->member, a->m[mio->member].path,
+			 mio->op == RAID_OP_READ ? "read" : "write", mio->len, mio->offset,
+			 strerror(-res),
+			 fault ? "the request fails with EIO"
+			       : "the request's error, not the member's: it stays in the array");
+	a->said_error = true;
+	pthread_mutex_unlock(&a->lock);
+}
+
+void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res)
+{
+	q->be_inflight--;
+	if ((res == -EINTR || res == -EAGAIN) && mio->retries++ < MAX_RETRIES) {
+		raid_mio_to_backend(q, mio);
+		return;
+	}
+	if (mio->iovcnt) {
+		merge_done(q, mio, res);
+		return;
+	}
+	if (res > 0 && mio->done + (uint64_t)res < mio->len) {
+		/* short transfer: continue where it stopped */
+		mio->done += (uint64_t)res;
+		raid_mio_to_backend(q, mio);
+		return;
+	}
+	raid_mio_finish(q, mio, res);
+}
+
+void raid_mio_finish(struct raid_queue *q, struct member_io *mio, int res)
+{
+	if (res == 0 && mio->len > mio->done)
+		res = -EIO; /* no progress: the member ended early */
+	if (q->a->rec)
+		res = raid_rec_inject(q, mio, res);
+	if (res < 0)
+		raid_mio_error(q, mio, res);
+	raid_mio_complete(q, mio, res);
+}
+
+void raid_mio_complete(struct raid_queue *q, struct member_io *mio, int res)
+{
+	struct raid_request *r = mio->req;
+
+	if (res < 0 && member_fault(res)) {
+		if (!r->error)
+			r->error = -EIO;
+		raid_rec_io_failed(q->a, mio);
+	} else if (res < 0) {
+		r->error = res; /* over an EIO too: starting it again would fail the same way */
+	}
+	atomic_fetch_sub_explicit(&q->a->m[mio->member].inflight, 1, memory_order_relaxed);
+	mio_put(q, mio);
+	if (--r->pending)
+		return;
+	if (r->advance) {
+		if (!r->advance(q, r))
+			return;
+	} else if (q->a->ops->advance) {
+		if (!q->a->ops->advance(q, r))
+			return;
+	}
+	raid_request_finish(q, r);
+}
+
+void raid_request_start(struct raid_queue *q, struct raid_request *r)
+{
+	int ret = q->a->ops->start(q, r);
+
+	if (ret < 0) {
+		if (!r->error)
+			r->error = ret;
+		if (!r->pending)
+			raid_request_finish(q, r);
+	}
+}
+
+/* O_DIRECT I/O the members could never take: refused before any member sees it. */
+static int misaligned(struct raid_queue *q, struct raid_request *r)
+{
+	if (!q->said_misaligned)
+		raid_log("raid: direct=1: a %s of %" PRIu64 " bytes at volume offset %" PRIu64
+			 " (buffer %p) is not aligned to the members' logical block size (%u "
+			 "bytes): refused with EINVAL (use bs and offsets in multiples of it)",
+			 r->op == RAID_OP_READ ? "read" : "write", r->length, r->offset, r->buf,
+			 q->dio_align);
+	q->said_misaligned = true;
+	return -EINVAL;
+}
+
+int raid_submit(struct raid_queue *q, struct raid_request *r)
+{
+	struct raid_array *a = q->a;
+
+	if (!r->length || r->offset > a->size || r->length > a->size - r->offset ||
+	    (r->op != RAID_OP_READ && r->op != RAID_OP_WRITE))
+		return -EINVAL;
+	if ((r->offset | r->length | (uintptr_t)r->buf) & (q->dio_align - 1))
+		return misaligned(q, r);
+	r->error = 0;
+	r->pending = 0;
+	r->stage = 0;
+	r->level_priv = NULL;
+	r->advance = NULL;
+	r->retries = 0;
+	r->rec_admitted = false;
+	raid_request_hold(q, r);
+	if (r->op == RAID_OP_READ) {
+		q->c.reads++;
+		q->c.read_bytes += r->length;
+	} else {
+		q->c.writes++;
+		q->c.write_bytes += r->length;
+	}
+	if (a->rec && raid_rec_admit(q, r))
+		return 0; /* parked behind a region being rebuilt: resumed by a post */
+	raid_request_start(q, r);
+	return 0;
+}
+
+int raid_commit(struct raid_queue *q)
+{
+	int ret = 0;
+
+	if (q->a->ops->queue_commit && q->level_priv)
+		q->a->ops->queue_commit(q);
+	/* a member I/O refused at prep or submit completes at once and may issue more */
+	do {
+		if (q->plug_head)
+			merge_unplug(q);
+		backlog_drain(q);
+		if (q->need_submit) {
+			q->need_submit = false;
+			ret = q->be->submit(q);
+		}
+	} while (q->plug_head && !ret);
+	return ret;
+}
+
+void raid_doorbell_drain(struct raid_queue *q)
+{
+	uint64_t v;
+
+	while (read(q->doorbell_fd, &v, sizeof(v)) == sizeof(v))
+		;
+}
+
+void raid_queue_post(struct raid_queue *q, struct raid_post *p)
+{
+	uint64_t one = 1;
+
+	p->next = NULL;
+	pthread_mutex_lock(&q->post_lock);
+	if (q->post_tail)
+		q->post_tail->next = p;
+	else
+		q->post_head = p;
+	q->post_tail = p;
+	atomic_store(&q->posted, true);
+	pthread_mutex_unlock(&q->post_lock);
+	/* the counter cannot overflow in practice; EAGAIN would still leave it readable */
+	while (write(q->doorbell_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+}
+
+static void drain_posts(struct raid_queue *q)
+{
+	struct raid_post *p;
+
+	if (!atomic_load(&q->posted))
+		return;
+	/* empty the eventfd before taking the list, so no later post can be missed */
+	raid_doorbell_drain(q);
+	pthread_mutex_lock(&q->post_lock);
+	p = q->post_head;
+	q->post_head = q->post_tail = NULL;
+	atomic_store(&q->posted, false);
+	pthread_mutex_unlock(&q->post_lock);
+	while (p) {
+		struct raid_post *next = p->next;
+
+		p->fn(q, p);
+		p = next;
+	}
+}
+
+static bool time_left(const struct timespec *deadline, struct timespec *left)
+{
+	struct timespec now;
+	int64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (deadline->tv_sec - now.tv_sec) * 1000000000LL + (deadline->tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return false;
+	left->tv_sec = ns / 1000000000LL;
+	left->tv_nsec = ns % 1000000000LL;
+	return true;
+}
+
+int raid_reap(struct raid_queue *q, unsigned min, unsigned max, const struct timespec *timeout,
+	      struct raid_request **out)
+{
+	struct timespec deadline, left;
+	unsigned n = 0;
+
+	if (timeout) {
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += timeout->tv_sec;
+		deadline.tv_nsec += timeout->tv_nsec;
+		if (deadline.tv_nsec >= 1000000000L) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000L;
+		}
+	}
+	if (min > max)
+		min = max;
+	for (;;) {
+		int ret;
+
+		drain_posts(q);
+		ret = q->be->poll(q, false, NULL);
+		raid_commit(q);
+		if (ret < 0)
+			return ret;
+		if (q->ndone >= min || q->nreq == 0)
+			break;
+		if (timeout && !time_left(&deadline, &left))
+			break;
+		ret = q->be->poll(q, true, timeout ? &left : NULL);
+		if (ret < 0 && ret != -ETIME && ret != -EINTR)
+			return ret;
+		raid_commit(q);
+	}
+	while (n < max && q->done_head) {
+		struct raid_request *r = q->done_head;
+
+		q->done_head = r->next;
+		if (!q->done_head)
+			q->done_tail = NULL;
+		q->ndone--;
+		out[n++] = r;
+	}
+	return (int)n;
+}
+
+int raid_queue_register_buffers(struct raid_queue *q, void *buf, size_t len)
+{
+	int ret;
+
+	if (q->reg_buf)
+		return -EBUSY;
+	if (!buf || !len || !q->a->ops->buf_register)
+		return 0;
+	ret = q->a->ops->buf_register(q->a, buf, len);
+	if (!ret)
+		q->reg_buf = buf;
+	return ret;
+}
+
+unsigned raid_queue_inflight(const struct raid_queue *q)
+{
+	return q->nreq + q->ndone;
+}
+
+int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct raid_queue **out,
+		      char *err, size_t errlen)
+{
+	struct raid_queue *q = calloc(1, sizeof(*q));
+	int ret;
+
+	if (!q)
+		return -ENOMEM;
+	q->a = a;
+	q->be = a->be;
+	q->depth = depth ? depth : 1;
+	q->direct = direct;
+	q->be_capacity = UINT32_MAX;
+	q->merge = a->cfg.merge;
+	q->dio_align = 1;
+	pthread_mutex_init(&q->post_lock, NULL);
+	for (int i = 0; i < a->ndev; i++) {
+		q->fds[i] = -1;
+		if (q->be->uses_files && !raid_member_failed(a, i)) {
+			ret = raid_array_member_fd(a, i, direct, err, errlen);
+			if (ret < 0)
+				goto err;
+			q->fds[i] = ret;
+			/* every member and spare: a spare may serve any slot later */
+			if (direct && raid_dio_align(ret) > q->dio_align)
+				q->dio_align = raid_dio_align(ret);
+		}
+	}
+	q->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (q->doorbell_fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "raid: eventfd: %s", strerror(errno));
+		goto err;
+	}
+	ret = q->be->init(q, err, errlen);
+	if (ret < 0) {
+		close(q->doorbell_fd);
+		goto err;
+	}
+	*out = q;
+	return 0;
+err:
+	pthread_mutex_destroy(&q->post_lock);
+	free(q);
+	return ret;
+}
+
+static void add_counters(struct raid_counters *to, const struct raid_counters *from)
+{
+	const uint64_t *f = (const uint64_t *)from;
+	uint64_t *t = (uint64_t *)to;
+
+	for (size_t i = 0; i < sizeof(*from) / sizeof(uint64_t); i++)
+		t[i] += f[i];
+}
+
+void raid_queue_destroy(struct raid_queue *q)
+{
+	if (!q)
+		return;
+	/* the kernel may still own buffers of abandoned I/O: wait for it before freeing */
+	while (q->be_inflight && q->be->poll(q, true, NULL) >= 0)
+		drain_posts(q);
+	if (q->a->ops->queue_exit)
+		q->a->ops->queue_exit(q);
+	if (q->reg_buf && q->a->ops->buf_unregister)
+		q->a->ops->buf_unregister(q->a, q->reg_buf);
+	q->be->exit(q);
+	merge_exit(q);
+	close(q->doorbell_fd);
+	pthread_mutex_lock(&q->a->lock);
+	add_counters(&q->a->totals, &q->c);
+	pthread_mutex_unlock(&q->a->lock);
+	for (unsigned i = 0; i < q->nslabs; i++)
+		free(q->slabs[i]);
+	free(q->slabs);
+	pthread_mutex_destroy(&q->post_lock);
+	free(q);
+}

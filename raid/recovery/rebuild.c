@@ -1,0 +1,947 @@
+/*
+ * rebuild.c - the recovery thread of an array and the rebuild onto hot spares: spares
+ * are devices after the members in a->m[]; a failed slot gets a free spare (its `dev`),
+ * and the thread walks the slot's rows window by window, asking the level for the bytes
+ * (mirror levels: a surviving copy found through unmap/map; parity levels: rows_recover),
+ * while foreground writes below the front go to the spare too (plan.c) and writes into
+ * the window wait for it (the window lock, rebuild_window.c). Rate limits follow md's
+ * speed_limit_min/max; the foreground is metered per second for the stats.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/identity.h"
+#include "core/level.h"
+#include "rebuild.h"
+
+#define MB 1000000.0
+#define MIB ((uint64_t)1024 * 1024)
+#define REGION_MAX (4 * MIB)
+#define CHECKPOINT_S 1.0
+
+static atomic_bool interrupted; /* raid_interrupt(): every array of the process */
+
+void raid_interrupt(void)
+{
+	atomic_store(&interrupted, true);
+}
+
+bool rec_stopping(struct raid_recovery *rec)
+{
+	return rec->stop || atomic_load(&interrupted);
+}
+
+void raid_rec_error(struct raid_recovery *rec, int err)
+{
+	int none = 0;
+
+	if (err)
+		atomic_compare_exchange_strong(&rec->error, &none, err);
+}
+
+/* ---- rebuild ---- */
+
+static bool fg_active(struct raid_recovery *rec, uint64_t *last_ios, double *last_t)
+{
+	uint64_t ios = atomic_load(&rec->fg_ios);
+	double now = rec_elapsed(rec);
+
+	if (ios != *last_ios) {
+		*last_ios = ios;
+		*last_t = now;
+	}
+	return now - *last_t < 0.25;
+}
+
+/* Pick the surviving copy of [voff..] that is not `t` and not lost; -1 when none. */
+static int pick_source(struct raid_array *a, const struct raid_loc *locs, int n, int t)
+{
+	int best = -1;
+	unsigned load = UINT32_MAX;
+
+	for (int i = 0; i < n; i++) {
+		int m = locs[i].member;
+		unsigned l;
+
+		if (m == t || raid_member_failed(a, m))
+			continue;
+		l = atomic_load_explicit(&a->m[m].inflight, memory_order_relaxed);
+		if (l < load) {
+			load = l;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/*
+ * One window of member rows [front, front + len) being rebuilt, its buffers (one per
+ * member) and the members lost when its reads were issued (parity levels recompute those).
+ */
+struct rb_win {
+	uint64_t front, len, lost;
+	uint64_t rate; /* bytes per second its length was chosen for: it is paced at that */
+	void **bufs;
+};
+
+/* Mirror levels: issue the reads of target t's bytes in the window into batch b. */
+static int mirror_read(struct raid_recovery *rec, struct rec_batch *b, int t, uint64_t front,
+		       uint64_t len, char *buf)
+{
+	struct raid_array *a = rec->a;
+	struct raid_loc locs[RAID_MAX_COPIES];
+	uint64_t pos = front, end = front + len;
+
+	while (pos < end) {
+		uint64_t voff, seg, seg2, l;
+		int n, c;
+
+		a->ops->unmap(&a->geom, t, pos, &voff, &seg);
+		l = seg < end - pos ? seg : end - pos;
+		if (voff >= a->size) { /* a slot past the volume's end: no data there */
+			memset(buf + (pos - front), 0, l);
+			pos += l;
+			continue;
+		}
+		n = a->ops->map(&a->geom, voff, locs, &seg2);
+		l = seg2 < l ? seg2 : l;
+		if (voff + l > a->size)
+			l = a->size - voff;
+		c = pick_source(a, locs, n, t);
+		if (c < 0)
+			return -ENODATA;
+		rec_io(rec, b, RAID_OP_READ, locs[c].member, buf + (pos - front), locs[c].offset,
+		       l);
+		pos += l;
+	}
+	return 0;
+}
+
+/*
+ * Issue every read window w needs into batch b, side by side on all members: a surviving
+ * copy of each target's bytes (mirrors), or every surviving member's rows (parity).
+ * -ENODATA: the array has lost more than the level tolerates.
+ */
+static int window_read(struct raid_recovery *rec, uint64_t targets, struct rb_win *w,
+		       struct rec_batch *b)
+{
+	struct raid_array *a = rec->a;
+	int ret = 0;
+
+	if (!a->ops->rows_recover) {
+		for (int t = 0; t < a->geom.n && !ret; t++)
+			if (targets >> t & 1)
+				ret = mirror_read(rec, b, t, w->front, w->len, w->bufs[t]);
+		return ret;
+	}
+	w->lost = targets;
+	for (int m = 0; m < a->geom.n; m++)
+		if (raid_member_failed(a, m))
+			w->lost |= 1ULL << m;
+	if (__builtin_popcountll(w->lost) > a->ops->max_failed)
+		return -ENODATA;
+	for (int m = 0; m < a->geom.n; m++)
+		if (!(w->lost >> m & 1))
+			rec_io(rec, b, RAID_OP_READ, m, w->bufs[m], w->front, w->len);
+	return 0;
+}
+
+/* Read window w (again, while a source fails under it) and recompute its lost members. */
+static int window_fill(struct raid_recovery *rec, uint64_t targets, struct rb_win *w)
+{
+	struct raid_array *a = rec->a;
+
+	for (int tries = 0;; tries++) {
+		struct rec_batch b;
+		int ret;
+
+		rec_batch_init(&b);
+		ret = window_read(rec, targets, w, &b);
+		if (rec_wait(rec, &b) == 0 && !ret)
+			break;
+		if (ret)
+			return ret;
+		/* a failed read failed its member (md_error): the next try reads around it */
+		if (tries == 8)
+			return -EIO;
+	}
+	if (a->ops->rows_recover)
+		a->ops->rows_recover(a, w->front, w->len, w->lost, w->bufs);
+	return 0;
+}
+
+/* Issue the writes of window w's targets (onto their spares) into batch b. */
+static void window_write(struct raid_recovery *rec, uint64_t targets, struct rb_win *w,
+			 struct rec_batch *b, bool again)
+{
+	struct raid_array *a = rec->a;
+
+	for (int t = 0; t < a->geom.n; t++)
+		if (targets >> t & 1 &&
+		    (again || atomic_load(&a->m[t].recovery_offset) < w->front + w->len))
+			rec_io(rec, b, RAID_OP_WRITE, t, w->bufs[t], w->front, w->len);
+}
+
+/* One window, not pipelined (the parity levels' second round over dirty rows). */
+static int recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t front, uint64_t len,
+			  void **bufs, bool again)
+{
+	struct rb_win w = {.front = front, .len = len, .bufs = bufs};
+	struct rec_batch b;
+	int ret = window_fill(rec, targets, &w);
+
+	if (ret)
+		return ret;
+	rec_batch_init(&b);
+	window_write(rec, targets, &w, &b, again);
+	return rec_wait(rec, &b) ? -EIO : 0;
+}
+
+static void checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front)
+{
+	struct raid_array *a = rec->a;
+
+	pthread_mutex_lock(&rec->mu);
+	for (size_t i = 0; i < rec->ndirty; i++)
+		front = rec->dirty[i].lo < front ? rec->dirty[i].lo : front;
+	pthread_mutex_unlock(&rec->mu);
+
+	for (int t = 0; t < a->geom.n; t++) {
+		if (!(targets >> t & 1))
+			continue;
+		int dev = atomic_load(&a->m[t].dev);
+
+		if (rec->q->fds[dev] >= 0 && fdatasync(rec->q->fds[dev])) {
+			/* not durable: keep the previous checkpoint, and say why once */
+			if (!rec->said_sync_error)
+				raid_log("raid: rebuild: fdatasync of spare %s failed: %s; the "
+					 "state file keeps the last durable checkpoint",
+					 a->m[dev].path, strerror(errno));
+			rec->said_sync_error = true;
+			raid_rec_error(rec, -EIO);
+			return;
+		}
+		rec->durable_off[t] = front;
+	}
+	raid_rec_state_save(a);
+}
+
+/*
+ * Parity levels: rebuild again the rows written below the front during the pass; the last
+ * round runs under a window over the whole volume, which stays locked for the caller to
+ * bring the members back before any other write.
+ */
+static int redo_dirty(struct raid_recovery *rec, uint64_t targets, void **bufs, uint64_t unit)
+{
+	struct raid_array *a = rec->a;
+	uint64_t step = unit * 64 > REGION_MAX ? REGION_MAX / unit * unit : unit * 64;
+
+	for (int last = 0; last < 2; last++) {
+		for (;;) {
+			struct rec_range d;
+			int ret;
+
+			if (last == 1 && !rec->win_on)
+				rec_window_lock(rec, 0, a->size);
+			pthread_mutex_lock(&rec->mu);
+			if (!rec->ndirty) {
+				pthread_mutex_unlock(&rec->mu);
+				break;
+			}
+			d = rec->dirty[--rec->ndirty];
+			pthread_mutex_unlock(&rec->mu);
+			for (uint64_t f = d.lo; f < d.hi; f += step) {
+				uint64_t len = d.hi - f < step ? d.hi - f : step, vlo, vlen;
+
+				if (!last) {
+					a->ops->span(&a->geom, f, len, &vlo, &vlen);
+					rec_window_lock(rec, vlo, vlo + vlen);
+				}
+				ret = recover_window(rec, targets, f, len, bufs, true);
+				if (!last)
+					rec_window_unlock(rec);
+				if (ret == -EAGAIN) {
+					f -= step;
+					continue;
+				}
+				if (ret) {
+					if (last)
+						rec_window_unlock(rec);
+					return ret;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static const char *names(struct raid_array *a, uint64_t set, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < a->geom.n && used < len; i++)
+		if (set >> i & 1)
+			used += (size_t)snprintf(buf + used, len - used, "%s%d (%s -> %s)",
+						 used ? ", " : "", i, a->cfg.members[i],
+						 a->m[atomic_load(&a->m[i].dev)].path);
+	return buf;
+}
+
+/* md's rule: `min` while the foreground completed a request in the last 250 ms, else `max` */
+static uint64_t busy_rate(struct raid_recovery *rec, uint64_t *last_ios, double *last_t,
+			  uint64_t min, uint64_t max)
+{
+	return fg_active(rec, last_ios, last_t) ? min : max;
+}
+
+/* An eighth of a second's worth at `rate`, in whole units, at most REGION_MAX; 0 at the end. */
+static uint64_t window_len(struct raid_recovery *rec, uint64_t front, uint64_t unit, uint64_t rate)
+{
+	uint64_t msize = rec->a->geom.member_size, region = rate / 8 / unit * unit;
+
+	if (front >= msize)
+		return 0;
+	region = region < unit ? unit : region > REGION_MAX ? REGION_MAX / unit * unit : region;
+	return msize - front < region ? msize - front : region;
+}
+
+static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
+{
+	struct raid_array *a = rec->a;
+	const struct raid_recovery_config *c = &a->cfg.rec;
+	uint64_t msize = a->geom.member_size, front = UINT64_MAX, start_front, last_ios = 0, vlo,
+		 vlen;
+	uint64_t unit = a->ops->uses_chunk ? a->geom.chunk : 64 * 1024;
+	uint64_t min = c->rebuild_min ? c->rebuild_min : 1000000,
+		 max = c->rebuild_max ? c->rebuild_max : 200000000;
+	double t_start = rec_elapsed(rec), last_cp = t_start, last_fg = -1, next_log = 0.1;
+	/* two windows in flight: one written to the spares while the next is read */
+	void *bufs[2][RAID_MAX_MEMBERS] = {{0}};
+	struct rb_win win[2] = {{.bufs = bufs[0]}, {.bufs = bufs[1]}};
+	char who[RAID_ERRLEN];
+	int ret = 0, unpinned = 0, cur = 0;
+	bool said = false;
+
+	for (int k = 0; k < 2 * a->geom.n; k++) {
+		int m = k % a->geom.n;
+		void **bp = &bufs[k / a->geom.n][m];
+
+		if (!a->ops->rows_recover && !(targets >> m & 1))
+			continue;
+		*bp = rec_alloc(REGION_MAX);
+		if (!*bp) {
+			raid_log("raid: rebuild: out of memory for the window buffers");
+			raid_rec_error(rec, -ENOMEM);
+			for (int t = 0; t < a->geom.n; t++)
+				if (targets >> t & 1)
+					atomic_store(&rec->spare_error[t], true); /* given up */
+			goto out;
+		}
+		/* a parity GPU rebuilds the windows in place (without one this does nothing) */
+		if (a->ops->buf_register && a->ops->buf_register(a, *bp, REGION_MAX))
+			unpinned++;
+	}
+	if (unpinned)
+		raid_log("raid: rebuild: %d window buffers could not be pinned for the GPU: the "
+			 "CPU rebuilds",
+			 unpinned);
+	for (int t = 0; t < a->geom.n; t++)
+		if (targets >> t & 1) {
+			uint64_t f = atomic_load(&a->m[t].recovery_offset);
+
+			front = f < front ? f : front;
+		}
+	front = front / unit * unit;
+	start_front = front;
+	names(a, targets, who, sizeof(who));
+	raid_log("raid: rebuild of member %s starts at %.1f s%s", who, t_start,
+		 front ? " (resumed from the state file)" : "");
+	pthread_mutex_lock(&rec->mu);
+	if (!rec->rebuilt && !rec->rb_active)
+		rec->rb_start = t_start;
+	rec->rb_active = true;
+	rec->rows_front = front;
+	pthread_mutex_unlock(&rec->mu);
+	for (int t = 0; t < a->geom.n; t++)
+		if (targets >> t & 1 && rec->rb_n < RAID_MAX_MEMBERS) {
+			rec->rb_members[rec->rb_n] = t;
+			rec->rb_spares[rec->rb_n++] = a->m[atomic_load(&a->m[t].dev)].path;
+		}
+	/*
+	 * The pipeline: window k is written to the spares while window k + 1 is read, both
+	 * under one window lock over their rows; window k's writes done, the lock moves on to
+	 * k + 1 and k + 2 (foreground writes parked in k resume, and see the front past k).
+	 */
+	win[0].front = front;
+	win[0].rate = busy_rate(rec, &last_ios, &last_fg, min, max);
+	win[0].len = window_len(rec, front, unit, win[0].rate);
+	if (front < msize) {
+		a->ops->span(&a->geom, front, win[0].len, &vlo, &vlen);
+		rec_window_lock(rec, vlo, vlo + vlen);
+		ret = window_fill(rec, targets, &win[0]);
+	}
+	while (!ret && front < msize && !rec_stopping(rec)) {
+		struct rb_win *w = &win[cur], *nx = &win[cur ^ 1];
+		double t0 = rec_elapsed(rec), due;
+		struct rec_batch wb, rb;
+		int rret = 0;
+
+		for (int t = 0; t < a->geom.n; t++)
+			if (targets >> t & 1 && atomic_load(&a->rec->spare_error[t])) {
+				raid_log(
+				    "raid: rebuild of member %d stopped: its spare %s failed a "
+				    "write",
+				    t, a->m[atomic_load(&a->m[t].dev)].path);
+				ret = -EIO;
+				said = true;
+			}
+		if (ret)
+			break;
+		nx->front = w->front + w->len;
+		nx->rate = busy_rate(rec, &last_ios, &last_fg, min, max);
+		nx->len = window_len(rec, nx->front, unit, nx->rate);
+		a->ops->span(&a->geom, w->front, w->len + nx->len, &vlo, &vlen);
+		rec_window_lock(rec, vlo, vlo + vlen);
+		rec_batch_init(&wb);
+		rec_batch_init(&rb);
+		window_write(rec, targets, w, &wb, false);
+		if (nx->len)
+			rret = window_read(rec, targets, nx, &rb);
+		rec_wait_all(rec, &wb, &rb);
+		if (wb.r.error) {
+			ret = -EIO;
+		} else {
+			for (int t = 0; t < a->geom.n; t++)
+				if (targets >> t & 1 &&
+				    atomic_load(&a->m[t].recovery_offset) < w->front + w->len)
+					atomic_store(&a->m[t].recovery_offset, w->front + w->len);
+			pthread_mutex_lock(&rec->mu);
+			rec->rows_front = w->front + w->len;
+			pthread_mutex_unlock(&rec->mu);
+			front = w->front + w->len;
+			rec->rb_bytes += w->len;
+			/* the next window's data: recompute it, or read it again around a failure
+			 */
+			if (nx->len && !(ret = rret)) {
+				if (rb.r.error)
+					ret = window_fill(rec, targets, nx);
+				else if (a->ops->rows_recover)
+					a->ops->rows_recover(a, nx->front, nx->len, nx->lost,
+							     nx->bufs);
+			}
+		}
+		if (ret)
+			break;
+		cur ^= 1;
+		if ((double)(front - start_front) >= next_log * (double)(msize - start_front)) {
+			raid_log("raid: rebuild %.0f%% (%" PRIu64 " of %" PRIu64 " MiB)",
+				 100.0 * (double)front / (double)msize, front / MIB, msize / MIB);
+			next_log += 0.1;
+		}
+		if (rec_elapsed(rec) - last_cp >= CHECKPOINT_S) {
+			checkpoint(rec, targets, front);
+			last_cp = rec_elapsed(rec);
+		}
+		/* md's limits: at most `max`, and only `min` while the foreground is busy */
+		due = t0 + (double)w->len / (double)w->rate;
+		while (!rec_stopping(rec)) {
+			double now = rec_elapsed(rec), left = due - now;
+
+			rec_tick(rec);
+			if (left <= 0)
+				break;
+			usleep((useconds_t)((left < 0.05 ? left : 0.05) * 1e6));
+		}
+	}
+	if (rec->win_on)
+		rec_window_unlock(rec);
+	if (ret && !said)
+		raid_log("raid: rebuild of member %s stopped at %" PRIu64 " bytes: %s", who, front,
+			 ret == -ENODATA ? "the array has lost more than the level tolerates"
+			 : ret == -EIO	 ? "a write to the spare failed, or reads kept failing"
+					 : strerror(-ret));
+	if (!ret && front >= msize && a->ops->rows_recover)
+		ret = redo_dirty(rec, targets, bufs[0], unit);
+	/* in sync only once durable: a spare whose data may still be lost is not a member */
+	for (int t = 0; t < a->geom.n && !ret && front >= msize; t++) {
+		int dev = atomic_load(&a->m[t].dev);
+
+		if (targets >> t & 1 && rec->q->fds[dev] >= 0 && fdatasync(rec->q->fds[dev])) {
+			raid_log("raid: rebuild of member %s: fdatasync of spare %s failed: %s; it "
+				 "is not declared in sync",
+				 who, a->m[dev].path, strerror(errno));
+			ret = -EIO;
+			if (a->ops->rows_recover)
+				rec_window_unlock(rec); /* taken by redo_dirty */
+		}
+	}
+	if (!ret && front >= msize) {
+		double end = rec_elapsed(rec), secs = end - t_start;
+
+		for (int t = 0; t < a->geom.n; t++)
+			if (targets >> t & 1) {
+				rec->durable_off[t] = msize;
+				atomic_store(&a->m[t].failed, false); /* reads may use it now */
+			}
+		if (a->ops->rows_recover) {
+			pthread_mutex_lock(&rec->mu);
+			rec->rb_active = false;
+			pthread_mutex_unlock(&rec->mu);
+			rec_window_unlock(rec); /* taken by redo_dirty over the whole volume */
+		}
+		raid_log("raid: rebuild of member %s done at %.1f s: %" PRIu64
+			 " MiB in %.1f s (%.0f MB/s)",
+			 who, end, (msize - start_front) / MIB, secs,
+			 secs > 0 ? (double)(msize - start_front) / MB / secs : 0.0);
+		pthread_mutex_lock(&rec->mu);
+		rec->rb_end = end;
+		rec->rebuilt = true;
+		pthread_mutex_unlock(&rec->mu);
+	} else {
+		for (int t = 0; t < a->geom.n; t++)
+			if (targets >> t & 1 && ret)
+				atomic_store(&rec->spare_error[t], true); /* given up */
+		raid_rec_error(rec, ret ? ret : -EINTR);
+		if (!ret) {
+			checkpoint(rec, targets, front); /* stopped: resume from here */
+			raid_log("raid: rebuild of member %s interrupted at %" PRIu64
+				 " MiB: the next run with raid_state resumes it from its last "
+				 "checkpoint (%" PRIu64 " MiB)",
+				 who, front / MIB,
+				 rec->durable_off[__builtin_ctzll(targets)] / MIB);
+		}
+	}
+	pthread_mutex_lock(&rec->mu);
+	rec->rb_active = false;
+	if (!rec->rebuilt)
+		rec->rb_end = rec_elapsed(rec);
+	pthread_mutex_unlock(&rec->mu);
+	raid_rec_state_save(a);
+out:
+	for (int k = 0; k < 2 * a->geom.n; k++) {
+		void *bp = bufs[k / a->geom.n][k % a->geom.n];
+
+		if (bp && a->ops->buf_unregister)
+			a->ops->buf_unregister(a, bp);
+		free(bp);
+	}
+}
+
+/* Failed slots that can be rebuilt now: give each a free spare first. */
+static uint64_t rebuild_targets(struct raid_recovery *rec)
+{
+	struct raid_array *a = rec->a;
+	int n = a->geom.n;
+	uint64_t t = 0;
+
+	if (!a->cfg.rec.rebuild)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (!raid_member_failed(a, i) || atomic_load(&rec->spare_error[i]))
+			continue;
+		if (atomic_load(&a->m[i].dev) == i) {
+			int s;
+
+			for (s = 0; s < a->cfg.rec.nspares && rec->spare_used[s]; s++)
+				;
+			if (s == a->cfg.rec.nspares) {
+				if (!rec->said_failed[i])
+					raid_log("raid: member %d failed and no spare is free", i);
+				rec->said_failed[i] = true;
+				continue;
+			}
+			rec->spare_used[s] = true;
+			atomic_store(&a->m[i].recovery_offset, 0);
+			rec->durable_off[i] = 0;
+			atomic_store(&a->m[i].dev, n + s);
+		}
+		t |= 1ULL << i;
+	}
+	return t;
+}
+
+static void *rec_thread(void *arg)
+{
+	struct raid_recovery *rec = arg;
+	struct raid_array *a = rec->a;
+	char err[RAID_ERRLEN];
+	bool scrub = a->cfg.rec.scrub != RAID_SCRUB_OFF;
+	int ret = raid_queue_create(a, 64, a->cfg.direct, &rec->q, err, sizeof(err));
+
+	if (ret)
+		raid_log("%s", err);
+	else if (a->cfg.rec.resync || rec->resync_dirty)
+		ret = raid_rec_scrub(rec, RAID_SCRUB_REPAIR, true);
+	pthread_mutex_lock(&rec->mu);
+	rec->init_ret = ret;
+	rec->init_done = true;
+	pthread_cond_broadcast(&rec->cv);
+	pthread_mutex_unlock(&rec->mu);
+	if (ret)
+		return NULL;
+	for (;;) {
+		double next = raid_rec_fail_timers(a, rec_elapsed(rec));
+		uint64_t targets;
+		struct timespec ts;
+
+		rec_tick(rec);
+		pthread_mutex_lock(&rec->mu);
+		if (rec->state_dirty) {
+			rec->state_dirty = false;
+			pthread_mutex_unlock(&rec->mu);
+			raid_rec_state_save(a);
+			pthread_mutex_lock(&rec->mu);
+		}
+		if (rec_stopping(rec)) {
+			pthread_mutex_unlock(&rec->mu);
+			break;
+		}
+		pthread_mutex_unlock(&rec->mu);
+		targets = rebuild_targets(rec);
+		if (targets) {
+			rebuild_pass(rec, targets);
+			continue;
+		}
+		if (scrub) {
+			raid_rec_error(rec, raid_rec_scrub(rec, a->cfg.rec.scrub, false));
+			scrub = false;
+			continue;
+		}
+		pthread_mutex_lock(&rec->mu);
+		if (rec->closing || rec->stop) {
+			pthread_mutex_unlock(&rec->mu);
+			break;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		{
+			double now = rec_elapsed(rec), wait = 0.2;
+
+			if (next >= 0 && next - now < wait)
+				wait = next - now > 0 ? next - now : 0;
+			ts.tv_nsec += (long)(wait * 1e9);
+			ts.tv_sec += ts.tv_nsec / 1000000000L;
+			ts.tv_nsec %= 1000000000L;
+		}
+		if (!rec->state_dirty)
+			pthread_cond_timedwait(&rec->cv, &rec->mu, &ts);
+		pthread_mutex_unlock(&rec->mu);
+	}
+	raid_rec_state_save(a);
+	return NULL;
+}
+
+/* ---- the array's side ---- */
+
+int raid_rec_spares_probe(struct raid_array *a, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *c = &a->cfg.rec;
+
+	if (!a->be->uses_files)
+		return 0;
+	for (int s = 0; s < c->nspares; s++) {
+		const char *p = c->spares[s];
+		struct stat st;
+		int fd;
+
+		if (stat(p, &st)) {
+			if (errno != ENOENT) { /* st says nothing: never go on with it */
+				snprintf(err, errlen, "raid: raid_spares: %s: %s", p,
+					 strerror(errno));
+				return -EINVAL;
+			}
+			fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd < 0 || ftruncate(fd, (off_t)a->geom.member_size)) {
+				snprintf(err, errlen, "raid: raid_spares: cannot create %s: %s", p,
+					 strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				return -EINVAL;
+			}
+			close(fd);
+			continue;
+		}
+		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < a->geom.member_size) {
+			snprintf(err, errlen,
+				 "raid: raid_spares: %s holds %" PRIu64
+				 " bytes, less than a member (%" PRIu64 ")",
+				 p, (uint64_t)st.st_size, a->geom.member_size);
+			return -EINVAL;
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+			snprintf(err, errlen,
+				 "raid: raid_spares: %s is not a file or a block device", p);
+			return -EINVAL;
+		}
+		for (int j = 0; j < a->geom.n + s; j++)
+			if ((j >= a->geom.n || !raid_member_failed(a, j)) &&
+			    raid_same_file(a->m[j].path, p)) {
+				snprintf(err, errlen,
+					 "raid: raid_spares: %s is the same file as %s %s: a spare "
+					 "must be a device of its own",
+					 p, j < a->geom.n ? "member" : "spare", a->m[j].path);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+/* Mark the state dirty (and make that durable) before a writer's first write. */
+int raid_rec_writer(struct raid_array *a, char *err, size_t errlen)
+{
+	struct raid_recovery *rec = a->rec;
+	int ret;
+
+	if (!rec || !a->cfg.rec.state_path || rec->unclean)
+		return 0;
+	rec->unclean = true;
+	ret = raid_rec_state_save(a);
+	if (ret)
+		snprintf(err, errlen,
+			 "raid: raid_state: cannot mark %s dirty before the first write: %s",
+			 a->cfg.rec.state_path, strerror(-ret));
+	return ret;
+}
+
+/* The last run did not end cleanly (md's dirty bit): resync, or refuse a degraded start. */
+static int dirty_start(struct raid_array *a, char *err, size_t errlen)
+{
+	struct raid_recovery_config *c = &a->cfg.rec;
+	bool degraded = false;
+
+	if (!c->state_dirty || !a->ops->max_failed)
+		return 0;
+	for (int i = 0; i < a->geom.n; i++)
+		degraded |= raid_member_failed(a, i);
+	if (degraded && a->ops->rows_check) {
+		if (!c->start_dirty_degraded) {
+			snprintf(err, errlen,
+				 "raid: raid_state: %s: the array was not shut down cleanly and "
+				 "is degraded: parity of rows written at the crash may be stale, "
+				 "so degraded reads could return wrong data; set "
+				 "raid_start_dirty_degraded=1 to start anyway",
+				 c->state_path);
+			return -EINVAL;
+		}
+		raid_log("raid: raid_state: %s: starting a dirty degraded array "
+			 "(raid_start_dirty_degraded=1): rows written at the crash may read wrong",
+			 c->state_path);
+		return 0;
+	}
+	raid_log("raid: raid_state: %s: the array was not shut down cleanly (writes were "
+		 "running): resyncing it before the first I/O, as md does",
+		 c->state_path);
+	a->rec->resync_dirty = true;
+	return 0;
+}
+
+int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *c = &a->cfg.rec;
+	struct raid_recovery *rec;
+	int ret;
+
+	if (!c->nspares && !c->rebuild && !c->nfail && !c->ninject && !c->scrub && !c->resync &&
+	    !c->state_path)
+		return 0;
+	rec = calloc(1, sizeof(*rec));
+	if (!rec)
+		return -ENOMEM;
+	rec->a = a;
+	rec->t0 = rec_now_ns();
+	rec->metering = c->rebuild;
+	rec->unclean = c->state_dirty; /* until this run ends cleanly */
+	pthread_mutex_init(&rec->mu, NULL);
+	pthread_mutex_init(&rec->state_mu, NULL);
+	pthread_cond_init(&rec->cv, NULL);
+	pthread_cond_init(&rec->drain_cv, NULL);
+	for (int i = 0; i < a->geom.n; i++)
+		if (c->resume_spare[i]) {
+			int s = c->resume_spare[i] - 1;
+
+			rec->spare_used[s] = true;
+			atomic_store(&a->m[i].dev, a->geom.n + s);
+			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
+			rec->durable_off[i] = c->resume_off[i];
+		}
+	a->rec = rec;
+	rec->ids = calloc((size_t)a->ndev, sizeof(*rec->ids));
+	if (!rec->ids)
+		return -ENOMEM;
+	ret = raid_rec_state_check(a, err, errlen);
+	if (!ret)
+		ret = dirty_start(a, err, errlen);
+	if (!ret && a->cfg.writes)
+		ret = raid_rec_writer(a, err, errlen);
+	if (ret)
+		return ret;
+	for (int i = 0; i < a->geom.n; i++) /* the check may have restarted one from 0 */
+		if (c->resume_spare[i]) {
+			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
+			rec->durable_off[i] = c->resume_off[i];
+		}
+	ret = pthread_create(&rec->thread, NULL, rec_thread, rec);
+	if (ret) {
+		snprintf(err, errlen, "raid: cannot start the recovery thread: %s", strerror(ret));
+		return -ret;
+	}
+	rec->thread_on = true;
+	pthread_mutex_lock(&rec->mu);
+	while (!rec->init_done)
+		pthread_cond_wait(&rec->cv, &rec->mu);
+	ret = rec->init_ret;
+	pthread_mutex_unlock(&rec->mu);
+	if (ret)
+		snprintf(err, errlen, "raid: %s: the recovery thread could not start (see above)",
+			 c->resync	     ? "raid_init=resync"
+			 : rec->resync_dirty ? "raid_state (the resync after an unclean stop)"
+					     : "raid_spares");
+	return ret;
+}
+
+static void stop_thread(struct raid_recovery *rec, bool wait_for_work)
+{
+	double t;
+
+	if (!rec->thread_on)
+		return;
+	t = rec_elapsed(rec);
+	pthread_mutex_lock(&rec->mu);
+	rec->closing = true;
+	if (!wait_for_work)
+		rec->stop = true;
+	pthread_cond_broadcast(&rec->cv);
+	pthread_mutex_unlock(&rec->mu);
+	pthread_join(rec->thread, NULL);
+	rec->thread_on = false;
+	if (rec->rebuilt && rec->rb_end > t)
+		rec->rb_wait = rec->rb_end - t;
+	if (rec->q) {
+		raid_queue_destroy(rec->q);
+		rec->q = NULL;
+	}
+}
+
+int raid_rec_array_stop(struct raid_array *a)
+{
+	struct raid_recovery *rec = a->rec;
+	int ret;
+
+	if (!rec)
+		return 0;
+	if (rec->rb_active)
+		raid_log("raid: the job's I/O is done; waiting for the rebuild to finish "
+			 "(SIGINT stops it at its checkpoint)");
+	stop_thread(rec, a->cfg.rec.rebuild || a->cfg.rec.scrub);
+	/* every queue is gone: no write is running; clean once what was written is durable */
+	ret = raid_array_flush(a);
+	for (int i = a->geom.n; i < a->ndev && !ret; i++)
+		for (int k = 0; k < 2; k++)
+			if (a->m[i].fd[k] >= 0 && fdatasync(a->m[i].fd[k]) && !ret)
+				ret = -errno;
+	if (ret) {
+		raid_log("raid: cannot flush the members at the end: %s%s", strerror(-ret),
+			 a->cfg.rec.state_path ? "; the state file stays dirty" : "");
+		raid_rec_error(rec, ret);
+	} else if (rec->init_ret == 0) {
+		rec->unclean = false;
+	}
+	raid_rec_state_save(a);
+	return atomic_load(&rec->error);
+}
+
+void raid_rec_array_free(struct raid_array *a)
+{
+	struct raid_recovery *rec = a->rec;
+
+	if (!rec)
+		return;
+	stop_thread(rec, false);
+	rec_parked_free(rec); /* nobody is left to resume them */
+	pthread_mutex_destroy(&rec->mu);
+	pthread_mutex_destroy(&rec->state_mu);
+	free(rec->ids);
+	pthread_cond_destroy(&rec->cv);
+	pthread_cond_destroy(&rec->drain_cv);
+	free(rec->samples);
+	free(rec->dirty);
+	free(rec);
+	a->rec = NULL;
+}
+
+static const char *const phase_names[] = {"before", "during", "after"};
+
+void raid_rec_stats(struct raid_array *a, json_object *o)
+{
+	struct raid_recovery *rec = a->rec;
+	json_object *x, *arr;
+
+	if (!rec || !rec->rb_n) {
+		json_object_object_add(o, "rebuild", NULL);
+	} else {
+		double secs = rec->rb_end - rec->rb_start;
+		double mbps = secs > 0 ? (double)rec->rb_bytes / MB / secs : 0;
+
+		x = json_object_new_object();
+		json_object_object_add(x, "member", json_object_new_int(rec->rb_members[0]));
+		json_object_object_add(x, "spare", json_object_new_string(rec->rb_spares[0]));
+		arr = json_object_new_array();
+		for (int i = 0; i < rec->rb_n; i++)
+			json_object_array_add(arr, json_object_new_int(rec->rb_members[i]));
+		json_object_object_add(x, "members", arr);
+		json_object_object_add(x, "done", json_object_new_boolean(rec->rebuilt));
+		json_object_object_add(x, "start_s", json_object_new_double(rec->rb_start));
+		json_object_object_add(x, "end_s", json_object_new_double(rec->rb_end));
+		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)rec->rb_bytes));
+		json_object_object_add(x, "mbps", json_object_new_double(mbps));
+		json_object_object_add(x, "min_per_tb",
+				       json_object_new_double(mbps > 0 ? 1e6 / mbps / 60 : 0));
+		json_object_object_add(x, "wait_s", json_object_new_double(rec->rb_wait));
+		arr = json_object_new_array();
+		for (size_t i = 0; i < rec->nsamples; i++) {
+			struct rec_sample *s = &rec->samples[i];
+			json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "t", json_object_new_double(s->t));
+			json_object_object_add(e, "phase",
+					       json_object_new_string(phase_names[s->phase]));
+			json_object_object_add(e, "iops", json_object_new_double(s->iops));
+			json_object_object_add(e, "mbps", json_object_new_double(s->mbps));
+			json_object_object_add(e, "lat_mean_us",
+					       json_object_new_double(s->lat_mean_us));
+			json_object_object_add(e, "lat_p99_us",
+					       json_object_new_double(s->lat_p99_us));
+			json_object_array_add(arr, e);
+		}
+		json_object_object_add(x, "samples", arr);
+		json_object_object_add(o, "rebuild", x);
+	}
+	if (!rec || !rec->scrubbed) {
+		json_object_object_add(o, "scrub", NULL);
+	} else {
+		x = json_object_new_object();
+		json_object_object_add(x, "mode",
+				       json_object_new_string(a->cfg.rec.scrub == RAID_SCRUB_REPAIR
+								  ? "repair"
+								  : "check"));
+		json_object_object_add(x, "stripes",
+				       json_object_new_int64((int64_t)rec->sc_stripes));
+		json_object_object_add(x, "mismatches",
+				       json_object_new_int64((int64_t)rec->sc_mismatches));
+		json_object_object_add(x, "repaired",
+				       json_object_new_int64((int64_t)rec->sc_repaired));
+		json_object_object_add(o, "scrub", x);
+	}
+	if (rec && rec->resynced) {
+		x = json_object_new_object();
+		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)rec->rs_bytes));
+		json_object_object_add(x, "seconds", json_object_new_double(rec->rs_seconds));
+		json_object_object_add(o, "resync", x);
+	}
+}

@@ -1,0 +1,518 @@
+/*
+ * state.c - raid_state=FILE: what must survive between fio runs of one array, as JSON
+ * (json-c): the array's geometry, the identity of the device in each slot, which members
+ * failed, which spare replaced which member (and the spare's identity), how far an
+ * unfinished rebuild got, and whether writes were running (the dirty mark), so "fail, run
+ * degraded, rebuild, run again" can be separate runs, a killed rebuild resumes, and a
+ * crash during writes is noticed at the next start.
+ *
+ *   {"version": 2, "clean": true,
+ *    "array": {"level": 5, "members": 4, "chunk": 65536, "layout": 2, "member_size": 8388608},
+ *    "devices": [{"slot": 0, "id": "file:0:45:1234"}, ...],
+ *    "failed": [1],
+ *    "replaced": [{"member": 1, "spare": "/s0", "spare_id": "file:0:45:99", "done": false,
+ *                  "recovery_offset": 8388608}]}
+ *
+ * The file is the user's input like any option: every field is checked for type and
+ * range, and a file that describes another array (geometry, or a device that is not the
+ * one recorded) is refused with one line naming the difference. Written atomically (temp
+ * file, fsync, rename, fsync of the directory), and only with a rebuild front whose data
+ * was fdatasync'ed first.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/identity.h"
+#include "rebuild.h"
+
+#define STATE_VERSION 2
+
+static int bad(const char *path, const char *why, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "raid: raid_state: %s: %s", path, why);
+	return -EINVAL;
+}
+
+static int spare_index(struct raid_recovery_config *r, const char *path)
+{
+	for (int s = 0; s < r->nspares; s++)
+		if (!strcmp(r->spares[s], path))
+			return s;
+	if (r->nspares == RAID_MAX_MEMBERS)
+		return -1;
+	r->spares[r->nspares] = strdup(path);
+	return r->nspares++;
+}
+
+static void drop_spare(struct raid_recovery_config *r, const char *path)
+{
+	for (int s = 0; s < r->nspares; s++)
+		if (!strcmp(r->spares[s], path)) {
+			free(r->spares[s]);
+			memmove(&r->spares[s], &r->spares[s + 1],
+				(size_t)(r->nspares - s - 1) * sizeof(r->spares[0]));
+			r->nspares--;
+			return;
+		}
+}
+
+/* A member of `o` of type t; absent is fine unless `need`; a wrong type never is. */
+static int field(json_object *o, const char *key, json_type t, bool need, json_object **out)
+{
+	*out = NULL;
+	if (!json_object_object_get_ex(o, key, out) || !*out)
+		return need ? -ENOENT : 0;
+	return json_object_is_type(*out, t) ? 1 : -EINVAL;
+}
+
+/* An integer field in [lo, hi]: 1 found, 0 absent (allowed), negative with `why` set. */
+static int int_field(json_object *o, const char *key, int64_t lo, int64_t hi, bool need, int64_t *v,
+		     char *why, size_t wlen)
+{
+	json_object *x;
+	int ret = field(o, key, json_type_int, need, &x);
+
+	if (ret == -ENOENT)
+		snprintf(why, wlen, "\"%s\" is missing", key);
+	else if (ret < 0)
+		snprintf(why, wlen, "\"%s\" is not an integer", key);
+	if (ret <= 0)
+		return ret;
+	errno = 0;
+	*v = json_object_get_int64(x);
+	if (errno || *v < lo || *v > hi) {
+		snprintf(why, wlen, "\"%s\" is %s, outside %" PRId64 "..%" PRId64, key,
+			 json_object_get_string(x), lo, hi);
+		return -ERANGE;
+	}
+	return 1;
+}
+
+static int load_geometry(struct raid_config *c, json_object *o, char *why, size_t wlen)
+{
+	struct raid_recovery_config *r = &c->rec;
+	json_object *g;
+	int64_t v;
+	int ret = field(o, "array", json_type_object, false, &g);
+
+	if (ret < 0) {
+		snprintf(why, wlen, "\"array\" is not an object");
+		return ret;
+	}
+	if (!ret)
+		return 0; /* a file of the first version: no geometry recorded */
+	if ((ret = int_field(g, "level", 0, 10, true, &v, why, wlen)) < 0)
+		return ret;
+	r->state_level = (int)v;
+	if ((ret = int_field(g, "members", 1, RAID_MAX_MEMBERS, true, &v, why, wlen)) < 0)
+		return ret;
+	if (v != c->nmembers) {
+		snprintf(why, wlen, "it records %d members, raid_members names %d", (int)v,
+			 c->nmembers);
+		return -EINVAL;
+	}
+	if ((ret = int_field(g, "chunk", 0, 1 << 30, true, &v, why, wlen)) < 0)
+		return ret;
+	r->state_chunk = (uint64_t)v;
+	if ((ret = int_field(g, "layout", 0, RAID_LAYOUT_NEAR2, true, &v, why, wlen)) < 0)
+		return ret;
+	r->state_layout = (int)v;
+	if ((ret = int_field(g, "member_size", 1, INT64_MAX, true, &v, why, wlen)) < 0)
+		return ret;
+	r->state_member_size = (uint64_t)v;
+	r->state_geom = true;
+	return 0;
+}
+
+static int load_devices(struct raid_config *c, json_object *o, char *why, size_t wlen)
+{
+	struct raid_recovery_config *r = &c->rec;
+	json_object *arr;
+	int ret = field(o, "devices", json_type_array, false, &arr);
+
+	if (ret < 0) {
+		snprintf(why, wlen, "\"devices\" is not an array");
+		return ret;
+	}
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i), *id;
+		int64_t slot;
+
+		if (!json_object_is_type(e, json_type_object)) {
+			snprintf(why, wlen, "a \"devices\" entry is not an object");
+			return -EINVAL;
+		}
+		if ((ret = int_field(e, "slot", 0, c->nmembers - 1, true, &slot, why, wlen)) < 0)
+			return ret;
+		if (field(e, "id", json_type_string, true, &id) <= 0 ||
+		    !json_object_get_string_len(id) ||
+		    json_object_get_string_len(id) >= RAID_ID_LEN) {
+			snprintf(why, wlen, "device of slot %d has no valid \"id\"", (int)slot);
+			return -EINVAL;
+		}
+		free(r->state_id[slot]);
+		r->state_id[slot] = strdup(json_object_get_string(id));
+	}
+	return 0;
+}
+
+/* One "replaced" entry: a spare that took member m's place (done) or is being rebuilt. */
+static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen, char *why,
+			 size_t wlen)
+{
+	struct raid_recovery_config *r = &c->rec;
+	uint64_t limit = r->state_geom ? r->state_member_size : INT64_MAX;
+	json_object *js, *jd, *jid;
+	const char *sp;
+	int64_t m, off = 0;
+	int ret, s;
+
+	if (!json_object_is_type(e, json_type_object)) {
+		snprintf(why, wlen, "a \"replaced\" entry is not an object");
+		return -EINVAL;
+	}
+	if ((ret = int_field(e, "member", 0, c->nmembers - 1, true, &m, why, wlen)) < 0)
+		return ret;
+	if (*seen >> m & 1) {
+		snprintf(why, wlen, "member %d is replaced twice", (int)m);
+		return -EINVAL;
+	}
+	*seen |= 1ULL << m;
+	if (field(e, "spare", json_type_string, true, &js) <= 0 ||
+	    !json_object_get_string_len(js)) {
+		snprintf(why, wlen, "the spare of member %d is not a path", (int)m);
+		return -EINVAL;
+	}
+	sp = json_object_get_string(js);
+	if (field(e, "done", json_type_boolean, true, &jd) <= 0) {
+		snprintf(why, wlen, "\"done\" of member %d is not true or false", (int)m);
+		return -EINVAL;
+	}
+	if (field(e, "spare_id", json_type_string, false, &jid) < 0 ||
+	    (jid && json_object_get_string_len(jid) >= RAID_ID_LEN)) {
+		snprintf(why, wlen, "\"spare_id\" of member %d is not an identity", (int)m);
+		return -EINVAL;
+	}
+	for (int i = 0; i < c->nmembers; i++)
+		if (i != m && !strcmp(c->members[i], sp)) {
+			snprintf(why, wlen, "the spare of member %d, %s, is member %d", (int)m, sp,
+				 i);
+			return -EINVAL;
+		}
+	if (json_object_get_boolean(jd)) {
+		/* the spare is the member now, wherever raid_members points */
+		if (!r->orig_members[m])
+			r->orig_members[m] = c->members[m];
+		else
+			free(c->members[m]);
+		c->members[m] = strdup(sp);
+		free(r->replaced[m]);
+		r->replaced[m] = strdup(sp);
+		drop_spare(r, sp);
+		return 0;
+	}
+	if ((ret = int_field(e, "recovery_offset", 0, (int64_t)limit, false, &off, why, wlen)) < 0)
+		return ret;
+	s = spare_index(r, sp);
+	if (s < 0) {
+		snprintf(why, wlen, "too many spares");
+		return -EINVAL;
+	}
+	r->state_failed |= 1ULL << m;
+	r->resume_spare[m] = s + 1;
+	r->resume_off[m] = (uint64_t)off;
+	free(r->resume_id[m]);
+	r->resume_id[m] = jid ? strdup(json_object_get_string(jid)) : NULL;
+	return 0;
+}
+
+static int load(struct raid_config *c, json_object *o, char *why, size_t wlen)
+{
+	struct raid_recovery_config *r = &c->rec;
+	json_object *arr, *x;
+	uint64_t seen = 0;
+	int64_t v;
+	int ret;
+
+	if (!json_object_is_type(o, json_type_object)) {
+		snprintf(why, wlen, "not a JSON object");
+		return -EINVAL;
+	}
+	if ((ret = int_field(o, "version", 1, STATE_VERSION, false, &v, why, wlen)) < 0)
+		return ret;
+	if ((ret = int_field(o, "members", 1, RAID_MAX_MEMBERS, true, &v, why, wlen)) < 0)
+		return ret;
+	if (v != c->nmembers) {
+		snprintf(why, wlen, "it describes an array of %d members, raid_members names %d",
+			 (int)v, c->nmembers);
+		return -EINVAL;
+	}
+	if ((ret = load_geometry(c, o, why, wlen)) < 0 || (ret = load_devices(c, o, why, wlen)) < 0)
+		return ret;
+	ret = field(o, "clean", json_type_boolean, false, &x);
+	if (ret < 0) {
+		snprintf(why, wlen, "\"clean\" is not true or false");
+		return ret;
+	}
+	r->state_dirty = x && !json_object_get_boolean(x);
+	ret = field(o, "replaced", json_type_array, false, &arr);
+	if (ret < 0) {
+		snprintf(why, wlen, "\"replaced\" is not an array");
+		return ret;
+	}
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
+		if ((ret = load_replaced(c, json_object_array_get_idx(arr, i), &seen, why, wlen)))
+			return ret;
+	/* after the replacements: a spare that became the member may have failed since */
+	ret = field(o, "failed", json_type_array, false, &arr);
+	if (ret < 0) {
+		snprintf(why, wlen, "\"failed\" is not an array");
+		return ret;
+	}
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		int64_t m;
+
+		errno = 0;
+		m = json_object_is_type(e, json_type_int) ? json_object_get_int64(e) : -1;
+		if (errno || m < 0 || m >= c->nmembers) {
+			snprintf(why, wlen, "failed member %s is not a member index (0..%d)",
+				 json_object_get_string(e), c->nmembers - 1);
+			return -EINVAL;
+		}
+		r->state_failed |= 1ULL << m;
+	}
+	c->failed |= r->state_failed;
+	return 0;
+}
+
+int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size_t errlen)
+{
+	json_object *o;
+	char why[RAID_ERRLEN / 2];
+	int ret;
+
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0; /* the first run: written at the end */
+	if (!c->nmembers)
+		return bad(path, "raid_members must be given before raid_state", err, errlen);
+	o = json_object_from_file(path);
+	if (!o)
+		return bad(path, "not a JSON state file", err, errlen);
+	ret = load(c, o, why, sizeof(why));
+	json_object_put(o);
+	return ret ? bad(path, why, err, errlen) : 0;
+}
+
+int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *r = &c->rec;
+	char why[RAID_ERRLEN / 2];
+
+	if (!r->state_geom)
+		return 0;
+	if (r->state_level != c->level)
+		snprintf(why, sizeof(why), "it records raid_level=%d, this job has raid_level=%d",
+			 r->state_level, c->level);
+	else if (r->state_chunk != c->chunk)
+		snprintf(why, sizeof(why),
+			 "it records raid_chunk=%" PRIu64 ", this job has raid_chunk=%" PRIu64,
+			 r->state_chunk, c->chunk);
+	else if (r->state_layout != layout)
+		snprintf(why, sizeof(why), "it records layout %d, this job has layout %d",
+			 r->state_layout, layout);
+	else
+		return 0;
+	snprintf(err, errlen,
+		 "raid: raid_state: %s describes another array: %s (remove the file to start "
+		 "afresh)",
+		 r->state_path, why);
+	return -EINVAL;
+}
+
+/* The identity of every device of the array, for the checks below and for saving. */
+static void read_identities(struct raid_array *a)
+{
+	struct raid_recovery *rec = a->rec;
+
+	for (int i = 0; i < a->ndev; i++)
+		if (!a->be->uses_files || raid_dev_identity(a->m[i].path, rec->ids[i], RAID_ID_LEN))
+			rec->ids[i][0] = 0; /* in memory, or absent (a failed member) */
+}
+
+int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
+{
+	struct raid_recovery_config *r = &a->cfg.rec;
+	const char *path = r->state_path;
+
+	read_identities(a);
+	if (!path)
+		return 0;
+	if (r->state_geom && r->state_member_size != a->geom.member_size) {
+		snprintf(err, errlen,
+			 "raid: raid_state: %s describes another array: it records members of "
+			 "%" PRIu64 " bytes, these give %" PRIu64 " (raid_member_size)",
+			 path, r->state_member_size, a->geom.member_size);
+		return -EINVAL;
+	}
+	for (int i = 0; i < a->geom.n; i++) {
+		const char *now = a->rec->ids[i];
+
+		if (raid_member_failed(a, i) || !r->state_id[i] || !*now)
+			continue;
+		if (strcmp(r->state_id[i], now)) {
+			snprintf(err, errlen,
+				 "raid: raid_state: %s describes another array: member %d (%s) is "
+				 "%s, the file records %s (remove the file to start afresh)",
+				 path, i, a->m[i].path, now, r->state_id[i]);
+			return -EINVAL;
+		}
+	}
+	for (int i = 0; i < a->geom.n; i++) {
+		int s = r->resume_spare[i] - 1;
+		const char *now;
+
+		if (s < 0)
+			continue;
+		if (r->resume_off[i] > a->geom.member_size) {
+			snprintf(err, errlen,
+				 "raid: raid_state: %s: recovery_offset %" PRIu64
+				 " of member %d is past the member's end (%" PRIu64 " bytes)",
+				 path, r->resume_off[i], i, a->geom.member_size);
+			return -EINVAL;
+		}
+		now = a->rec->ids[a->geom.n + s];
+		if (r->resume_off[i] && (!r->resume_id[i] || strcmp(r->resume_id[i], now))) {
+			raid_log("raid: raid_state: the spare of member %d, %s, is not the one "
+				 "recorded (%s, now %s): its rebuild starts again from 0",
+				 i, a->m[a->geom.n + s].path,
+				 r->resume_id[i] ? r->resume_id[i] : "none", *now ? now : "absent");
+			r->resume_off[i] = 0;
+		}
+	}
+	return 0;
+}
+
+static json_object *entry(struct raid_array *a, int m, int dev, bool done, uint64_t off)
+{
+	json_object *e = json_object_new_object();
+
+	json_object_object_add(e, "member", json_object_new_int(m));
+	json_object_object_add(e, "spare", json_object_new_string(a->m[dev].path));
+	if (a->rec->ids[dev][0])
+		json_object_object_add(e, "spare_id", json_object_new_string(a->rec->ids[dev]));
+	json_object_object_add(e, "done", json_object_new_boolean(done));
+	if (!done)
+		json_object_object_add(e, "recovery_offset", json_object_new_int64((int64_t)off));
+	return e;
+}
+
+static json_object *build(struct raid_array *a)
+{
+	struct raid_recovery *rec = a->rec;
+	json_object *o = json_object_new_object(), *g = json_object_new_object();
+	json_object *failed = json_object_new_array(), *rep = json_object_new_array();
+	json_object *devs = json_object_new_array();
+
+	json_object_object_add(g, "level", json_object_new_int(a->geom.level));
+	json_object_object_add(g, "members", json_object_new_int(a->geom.n));
+	json_object_object_add(g, "chunk", json_object_new_int64((int64_t)a->geom.chunk));
+	json_object_object_add(g, "layout", json_object_new_int(a->geom.layout));
+	json_object_object_add(g, "member_size",
+			       json_object_new_int64((int64_t)a->geom.member_size));
+	for (int i = 0; i < a->geom.n; i++) {
+		int dev = atomic_load(&a->m[i].dev);
+		bool f = raid_member_failed(a, i);
+
+		if (f) {
+			json_object_array_add(failed, json_object_new_int(i));
+		} else if (rec->ids[i][0] && dev == i) {
+			json_object *d = json_object_new_object();
+
+			json_object_object_add(d, "slot", json_object_new_int(i));
+			json_object_object_add(d, "id", json_object_new_string(rec->ids[i]));
+			json_object_array_add(devs, d);
+		}
+		if (a->cfg.rec.replaced[i])
+			json_object_array_add(rep, entry(a, i, i, true, 0));
+		else if (dev != i)
+			json_object_array_add(rep, entry(a, i, dev, !f, rec->durable_off[i]));
+	}
+	json_object_object_add(o, "version", json_object_new_int(STATE_VERSION));
+	json_object_object_add(o, "members", json_object_new_int(a->geom.n));
+	json_object_object_add(o, "clean", json_object_new_boolean(!rec->unclean));
+	json_object_object_add(o, "array", g);
+	json_object_object_add(o, "devices", devs);
+	json_object_object_add(o, "failed", failed);
+	json_object_object_add(o, "replaced", rep);
+	return o;
+}
+
+/* fsync the directory holding path, so that a rename into it survives a crash */
+static int sync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	int fd, ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(copy);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int raid_rec_state_save(struct raid_array *a)
+{
+	struct raid_recovery *rec = a->rec;
+	const char *path = a->cfg.rec.state_path;
+	json_object *o;
+	const char *txt;
+	char *tmp = NULL;
+	int fd = -1, ret = 0;
+	size_t len;
+
+	if (!path)
+		return 0;
+	pthread_mutex_lock(&rec->state_mu); /* the recovery thread and the last put */
+	o = build(a);
+	txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+	len = strlen(txt);
+	if (asprintf(&tmp, "%s.tmp", path) < 0) {
+		tmp = NULL;
+		ret = -ENOMEM;
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, txt, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) ||
+	    rename(tmp, path))
+		ret = errno ? -errno : -EIO;
+	else
+		ret = sync_dir(path);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		if (tmp)
+			unlink(tmp);
+		/* said once per error kind: a checkpoint every second would repeat it */
+		if (rec->state_errno != ret)
+			raid_log("raid: raid_state: cannot write %s: %s", path, strerror(-ret));
+		rec->state_errno = ret;
+		raid_rec_error(rec, ret);
+	}
+	free(tmp);
+	json_object_put(o);
+	pthread_mutex_unlock(&rec->state_mu);
+	return ret;
+}

@@ -1,0 +1,307 @@
+/*
+ * state_test.c - the state file (state.c) as hostile input and as a record of one array:
+ * every field of the wrong type or out of range is refused with one line; a file of
+ * another geometry, or one whose members are not the devices recorded, is refused and
+ * names the difference; an unfinished rebuild onto a spare that is not the recorded one
+ * restarts from 0; the dirty mark is set while a writer runs and cleared at a clean end,
+ * and a dirty start resyncs, or refuses a degraded RAID5 unless raid_start_dirty_degraded.
+ */
+#include "core/testutil.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/raid-state-test.XXXXXX";
+
+static void put_file(const char *name, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* raid_state=FILE holding `text`, after raid_level and raid_members */
+static int load(const char *text, const char *level, char *err, size_t errlen)
+{
+	struct raid_config c;
+	char m[512], st[512];
+	int ret;
+
+	put_file("st.json", text);
+	snprintf(m, sizeof(m), "raid_members=%s/m0:%s/m1:%s/m2", dir, dir, dir);
+	snprintf(st, sizeof(st), "%s/st.json", dir);
+	t_config(&c, level, m, "raid_chunk=16k", NULL);
+	ret = raid_config_set(&c, "raid_state", st, err, errlen);
+	if (!ret)
+		ret = raid_config_validate(&c, err, errlen);
+	raid_config_free(&c);
+	return ret;
+}
+
+static void test_hostile(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+	    {"[1, 2]", "not a JSON object"},
+	    {"{\"members\": 3", "not a JSON state file"},
+	    {"{\"members\": \"3\"}", "\"members\" is not an integer"},
+	    {"{}", "\"members\" is missing"},
+	    {"{\"members\": 4}", "an array of 4 members, raid_members names 3"},
+	    {"{\"members\": 3, \"version\": 9}", "\"version\" is 9, outside 1..2"},
+	    {"{\"members\": 3, \"failed\": [\"x\"]}", "failed member x is not a member index"},
+	    {"{\"members\": 3, \"failed\": [3]}", "failed member 3 is not a member index"},
+	    {"{\"members\": 3, \"failed\": [1.5]}", "failed member 1.5 is not"},
+	    {"{\"members\": 3, \"failed\": 1}", "\"failed\" is not an array"},
+	    {"{\"members\": 3, \"clean\": \"yes\"}", "\"clean\" is not true or false"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": "
+	     "\"false\"}]}",
+	     "\"done\" of member 1 is not true or false"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": false, "
+	     "\"recovery_offset\": -4096}]}",
+	     "\"recovery_offset\" is -4096, outside"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": false, "
+	     "\"recovery_offset\": \"8\"}]}",
+	     "\"recovery_offset\" is not an integer"},
+	    {"{\"members\": 3, \"array\": {\"level\": 5, \"members\": 3, \"chunk\": 16384, "
+	     "\"layout\": 1, \"member_size\": 65536}, \"replaced\": [{\"member\": 1, \"spare\": "
+	     "\"/s\", \"done\": false, \"recovery_offset\": 131072}]}",
+	     "\"recovery_offset\" is 131072, outside 0..65536"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 7, \"spare\": \"/s\", \"done\": true}]}",
+	     "\"member\" is 7, outside 0..2"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"\", \"done\": true}]}",
+	     "the spare of member 1 is not a path"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": 5, \"done\": true}]}",
+	     "the spare of member 1 is not a path"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": true}, "
+	     "{\"member\": 1, \"spare\": \"/t\", \"done\": true}]}",
+	     "member 1 is replaced twice"},
+	    {"{\"members\": 3, \"replaced\": [\"x\"]}", "a \"replaced\" entry is not an object"},
+	    {"{\"members\": 3, \"array\": [5]}", "\"array\" is not an object"},
+	    {"{\"members\": 3, \"array\": {\"level\": \"5\"}}", "\"level\" is not an integer"},
+	    {"{\"members\": 3, \"devices\": [{\"slot\": 9, \"id\": \"file:1:2:3\"}]}",
+	     "\"slot\" is 9, outside 0..2"},
+	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"id\": 7}]}",
+	     "device of slot 1 has no valid \"id\""},
+	};
+	char err[RAID_ERRLEN], text[600];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err[0] = 0;
+		assert_int_equal(load(cases[i].text, "raid_level=5", err, sizeof(err)), -EINVAL);
+		if (!strstr(err, cases[i].want) || !strstr(err, "raid: raid_state: "))
+			fail_msg("state %s: message '%s' lacks '%s'", cases[i].text, err,
+				 cases[i].want);
+	}
+	/* the member's spare named as another member */
+	snprintf(text, sizeof(text),
+		 "{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"%s/m2\", \"done\": "
+		 "true}]}",
+		 dir);
+	assert_int_equal(load(text, "raid_level=5", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is member 2"));
+}
+
+static void test_geometry(void **state)
+{
+	static const char *st = "{\"members\": 3, \"array\": {\"level\": 5, \"members\": 3, "
+				"\"chunk\": 65536, \"layout\": 1, \"member_size\": 65536}}";
+	char err[RAID_ERRLEN];
+
+	assert_int_equal(load(st, "raid_level=5", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "describes another array: it records raid_chunk=65536, this "
+				    "job has raid_chunk=16384"));
+	assert_int_equal(load(st, "raid_level=1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "it records raid_level=5, this job has raid_level=1"));
+	/* a failure the file recorded is the file's: not blamed on raid_failed */
+	assert_int_equal(
+	    load("{\"members\": 3, \"failed\": [0, 2]}", "raid_level=5", err, sizeof(err)),
+	    -EINVAL);
+	assert_non_null(strstr(err, "raid: raid_state: "));
+	assert_non_null(strstr(err, "records failed members: the array has lost more"));
+}
+
+/* The array over m0..m2 (psync, 64 KiB members) with the state file and extra options. */
+static int open_array(struct raid_array **a, const char *level, const char *extra, bool writes,
+		      char *err, size_t errlen)
+{
+	struct raid_config c;
+	char m[512], st[512];
+	int ret;
+
+	snprintf(m, sizeof(m), "raid_members=%s/m0:%s/m1:%s/m2", dir, dir, dir);
+	snprintf(st, sizeof(st), "raid_state=%s/st.json", dir);
+	t_config(&c, level, m, "raid_chunk=16k", "raid_member_size=64k", "raid_backend=psync", st,
+		 extra, NULL);
+	c.writes = writes;
+	ret = raid_array_get(&c, a, err, errlen);
+	raid_config_free(&c);
+	return ret;
+}
+
+static json_object *state_json(void)
+{
+	char p[512];
+	json_object *o;
+
+	snprintf(p, sizeof(p), "%s/st.json", dir);
+	o = json_object_from_file(p);
+	assert_non_null(o);
+	return o;
+}
+
+static bool state_clean(void)
+{
+	json_object *o = state_json(), *x;
+	bool clean = json_object_object_get_ex(o, "clean", &x) && json_object_get_boolean(x);
+
+	json_object_put(o);
+	return clean;
+}
+
+static void test_round_trip(void **state)
+{
+	struct raid_array *a;
+	char err[RAID_ERRLEN], p[512];
+	json_object *o, *x;
+
+	snprintf(p, sizeof(p), "%s/st.json", dir);
+	unlink(p); /* the first run: no file yet */
+	assert_int_equal(open_array(&a, "raid_level=5", NULL, true, err, sizeof(err)), 0);
+	assert_false(state_clean()); /* a writer runs: dirty before its first write */
+	assert_int_equal(raid_array_put(a), 0);
+	assert_true(state_clean());
+	o = state_json();
+	assert_true(json_object_object_get_ex(o, "devices", &x));
+	assert_int_equal(json_object_array_length(x), 3);
+	assert_true(json_object_object_get_ex(o, "array", &x));
+	assert_true(json_object_object_get_ex(x, "member_size", &x));
+	assert_int_equal(json_object_get_int64(x), 65536);
+	json_object_put(o);
+	/* reopened as it was: accepted; read-only: the file stays clean */
+	if (open_array(&a, "raid_level=5", NULL, false, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(state_clean());
+	assert_int_equal(raid_array_put(a), 0);
+	/* member 1 is another file now (deleted and made again): refused, and says which */
+	snprintf(p, sizeof(p), "%s/m1", dir);
+	assert_int_equal(unlink(p), 0);
+	put_file("m1", "");
+	assert_int_equal(truncate(p, 65536), 0);
+	assert_int_equal(open_array(&a, "raid_level=5", NULL, true, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "describes another array: member 1"));
+	assert_true(state_clean()); /* a refused file is left as it was */
+	snprintf(p, sizeof(p), "%s/st.json", dir);
+	unlink(p);
+}
+
+static void test_spare_identity(void **state)
+{
+	struct raid_array *a;
+	char err[RAID_ERRLEN], st[1024], sp[512];
+	json_object *o, *x;
+
+	/* a first clean run records the members; then a rebuild onto s0 "was" half done */
+	assert_int_equal(open_array(&a, "raid_level=1", NULL, true, err, sizeof(err)), 0);
+	assert_int_equal(raid_array_put(a), 0);
+	snprintf(sp, sizeof(sp), "%s/s0", dir);
+	put_file("s0", "");
+	assert_int_equal(truncate(sp, 65536), 0);
+	snprintf(
+	    st, sizeof(st),
+	    "{\"members\": 3, \"clean\": true, \"failed\": [1], \"replaced\": [{\"member\": 1, "
+	    "\"spare\": \"%s\", \"spare_id\": \"file:0:0:1\", \"done\": false, "
+	    "\"recovery_offset\": 32768}]}",
+	    sp);
+	put_file("st.json", st);
+	t_log[0] = 0;
+	assert_int_equal(open_array(&a, "raid_level=1", NULL, false, err, sizeof(err)), 0);
+	assert_int_equal(raid_array_put(a), 0);
+	assert_non_null(strstr(t_log, "is not the one recorded"));
+	assert_non_null(strstr(t_log, "starts again from 0"));
+	o = state_json();
+	assert_true(json_object_object_get_ex(o, "replaced", &x));
+	x = json_object_array_get_idx(x, 0);
+	assert_true(json_object_object_get_ex(x, "recovery_offset", &x));
+	assert_int_equal(json_object_get_int64(x), 0);
+	json_object_put(o);
+	snprintf(st, sizeof(st), "%s/st.json", dir);
+	unlink(st);
+	unlink(sp);
+}
+
+static void test_dirty(void **state)
+{
+	struct raid_array *a;
+	char err[RAID_ERRLEN], p[512];
+
+	assert_int_equal(open_array(&a, "raid_level=5", NULL, true, err, sizeof(err)), 0);
+	/* the writer's process "crashes": the file still says dirty */
+	assert_false(state_clean());
+	{
+		json_object *o = state_json();
+
+		snprintf(p, sizeof(p), "%s/crash.json", dir);
+		json_object_to_file(p, o);
+		json_object_put(o);
+	}
+	assert_int_equal(raid_array_put(a), 0);
+	snprintf(p, sizeof(p), "cp %s/crash.json %s/st.json", dir, dir);
+	assert_int_equal(system(p), 0);
+	/* degraded and dirty: refused unless asked for */
+	assert_int_equal(open_array(&a, "raid_level=5", "raid_failed=2", false, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "not shut down cleanly and is degraded"));
+	assert_non_null(strstr(err, "raid_start_dirty_degraded=1"));
+	assert_int_equal(
+	    open_array(&a, "raid_level=5", "raid_start_dirty_degraded=1", false, err, sizeof(err)),
+	    0);
+	assert_int_equal(raid_array_put(a), 0);
+	/* complete and dirty: resynced before the first I/O, then clean */
+	assert_int_equal(system(p), 0);
+	t_log[0] = 0;
+	assert_int_equal(open_array(&a, "raid_level=5", NULL, false, err, sizeof(err)), 0);
+	assert_non_null(strstr(t_log, "not shut down cleanly"));
+	assert_non_null(strstr(t_log, "resync done"));
+	assert_int_equal(raid_array_put(a), 0);
+	assert_true(state_clean());
+	snprintf(p, sizeof(p), "%s/st.json", dir);
+	unlink(p);
+}
+
+static int setup(void **state)
+{
+	char p[512];
+
+	assert_non_null(mkdtemp(dir));
+	t_log_start();
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "m%d", i);
+		put_file(p, "");
+		snprintf(p, sizeof(p), "%s/m%d", dir, i);
+		assert_int_equal(truncate(p, 65536), 0);
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	return t_rmtree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_hostile),    cmocka_unit_test(test_geometry),
+	    cmocka_unit_test(test_round_trip), cmocka_unit_test(test_spare_identity),
+	    cmocka_unit_test(test_dirty),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# tools/check_includes.sh - the layering of the tree, checked: every #include "..." of the
+# engine's C sources must resolve to a file, and may point only in an allowed direction
+# between the parts below. Run by `make test` (and so by CI); prints each offending line.
+#
+#   raid/parity     the parity library (and its CUDA twin): includes nothing else of ours
+#   raid/core       public API, config, array, queue, merge, level table, layout, stats
+#   raid/backends   member I/O backends: implement raid/core/member.h
+#   raid/levels     the personalities: implement raid/core/level.h, use parity
+#   raid/recovery   rebuild, scrub, resync, the state file, faults: a client of the core
+#   engines         the fio adapter: only the public API (raid/core/raid.h)
+#   tools/*, report one folder each: their own files, and only the engine's public API
+set -u
+cd "$(dirname "$0")/.."
+
+# part -> the parts it may include from (itself always). The core's and the levels'
+# includes of recovery are the hooks that the recovery service (issue 14) removes.
+declare -A ALLOW=(
+	[raid/parity]=""
+	[raid/core]="raid/parity raid/recovery"
+	[raid/backends]="raid/core"
+	[raid/levels]="raid/core raid/parity raid/recovery"
+	[raid/recovery]="raid/core raid/levels raid/parity"
+	[engines]="api"
+	[report]=""
+	[tools]="api"
+)
+
+part_of() { # a path relative to the root -> its part
+	case $1 in
+	raid/parity/*) echo raid/parity ;;
+	raid/*/*) echo "${1%/*}" | cut -d/ -f1-2 ;;
+	tools/*/*) echo "$1" | cut -d/ -f1-2 ;;
+	*/*) echo "${1%%/*}" ;;
+	*) echo . ;;
+	esac
+}
+
+bad=0 n=0
+while IFS= read -r src; do
+	from=$(part_of "$src")
+	key=$from
+	[[ $from == tools/* ]] && key=tools
+	if [[ ! -v ALLOW[$key] ]]; then
+		echo "check_includes: $src: in no known part (add it to the table in $0)"
+		bad=$((bad + 1))
+		continue
+	fi
+	while IFS= read -r line; do
+		n=$((n + 1))
+		inc=${line#*\"}
+		inc=${inc%%\"*}
+		# the compiler's search order: the file's folder, then -I. and -Iraid
+		hit=
+		for dir in "$(dirname "$src")" . raid; do
+			if [[ -f $dir/$inc ]]; then
+				hit=$(realpath --relative-to=. "$dir/$inc")
+				break
+			fi
+		done
+		if [[ -z $hit ]]; then
+			# not ours: fio's headers, for the adapter only
+			if [[ $from == engines ]]; then continue; fi
+			echo "check_includes: $src: #include \"$inc\" is no file of this tree"
+			bad=$((bad + 1))
+			continue
+		fi
+		to=$(part_of "$hit")
+		[[ $to == "$from" ]] && continue
+		ok=0
+		for p in ${ALLOW[$key]}; do
+			[[ $p == "$to" ]] && ok=1
+			[[ $p == api && $hit == raid/core/raid.h ]] && ok=1
+		done
+		if ((!ok)); then
+			echo "check_includes: $src includes $hit: $from may not depend on $to"
+			bad=$((bad + 1))
+		fi
+	done < <(grep -h '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$src")
+done < <(find raid engines report tools -name '*.[ch]' -o -name '*.cu' | sort)
+
+echo "check_includes: $n includes checked, $bad wrong"
+((bad == 0))
