@@ -37,10 +37,11 @@ t_case_fail "one sample only: refused" bash -c "head -2 '$S' >'$T_SCRATCH/one'; 
 t_case_fail "--tail not a number: refused" "$H" interval "$S" "$F" --tail x
 t_case_fail "--pid not a process id: refused" "$H" sample --pid abc "$T_SCRATCH/x"
 
-# fio without thread=1 forks its jobs: their CPU must be counted (fio's usr+sys say ~1 core)
+# fio without thread=1 forks its jobs: their CPU must be counted, as fio's own usr/sys say
 real_fio() {
-	local out=$T_SCRATCH/real.cpu p got fu fs
-	"$FIO" --name=burn --filename="$T_SCRATCH/f" --size=16m --rw=randwrite --bs=4k \
+	local out=$T_SCRATCH/real.cpu p got job sampled
+	# the null engine keeps the forked job on the CPU, whatever the machine's load leaves it
+	"$FIO" --name=burn --ioengine=null --size=1g --rw=write --bs=4k \
 		--time_based --runtime=2 --output-format=json --output="$T_SCRATCH/real.json" >/dev/null &
 	p=$!
 	"$H" sample --pid "$p" "$out" &
@@ -48,10 +49,13 @@ real_fio() {
 	wait
 	got=$("$H" interval "$out" "$T_SCRATCH/real.json") || return 1
 	echo "$got"
-	fu=$(sed 's/.*"fio_user_s":\([0-9.]*\).*/\1/' <<<"$got")
-	fs=$(sed 's/.*"fio_system_s":\([0-9.]*\).*/\1/' <<<"$got")
-	# a 2 s test that keeps a job busy spends well over 0.2 s of CPU in fio's processes
-	awk -v u="$fu" -v s="$fs" 'BEGIN { exit !(u + s > 0.2) }'
+	# what fio itself says its forked job spent (percent of the job's runtime, in ms): the
+	# sampled processes must hold at least most of it, however loaded the machine is
+	job=$(jq '.jobs[0] | (.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000' "$T_SCRATCH/real.json")
+	sampled=$(jq '.fio_user_s + .fio_system_s' <<<"$got")
+	echo "fio's job: $job s of CPU; sampled in fio's processes: $sampled s"
+	# (the samples count clock ticks: 10 ms each, two of them at the ends)
+	awk -v j="$job" -v s="$sampled" 'BEGIN { exit !(j > 0.05 && s >= 0.7 * j - 0.02) }'
 }
 t_case "a real fio: its forked job's CPU is in fio_user_s + fio_system_s" real_fio
 t_done
