@@ -217,7 +217,6 @@ for t in "$HWINFO" "$RJSON"; do [[ -x $t ]] || die "$t is missing: run make firs
 
 # ---- profile ----
 work=$(mktemp -d "${TMPDIR:-/tmp}/fio-raid-run.XXXXXX")
-MD_OWNED=$work/md.owned
 cleanup() {
 	targets_stop
 	rm -rf "$work"
@@ -338,6 +337,7 @@ plan_rebuild() {
 		n=$([[ $l == 1 ]] && echo 2 || echo 4)
 		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rnd4k-randread"
 		echo "- raid$l-${n}m $l $n 512k $p optimal - mr-rnd4k-lat"
+		echo "- raid$l-${n}m $l $n 512k $p degraded - mr-rnd4k-lat"
 		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rnd4k-lat"
 		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rebuild"
 	done
@@ -386,7 +386,7 @@ json_of() { # workload file -> its @workload / @published fields (read once per 
 	eval "${JOB_FACTS[$1]}"
 }
 test_id_of() { # array state [target] (after json_of) -> the test's id
-	echo "$(target_id_prefix "${3:-engine}")$1-$wl_id-$pub_rw$([[ $2 == rebuilding ]] && echo -rebuilding || true)"
+	echo "$(target_id_prefix "${3:-engine}")$1-$wl_id-$pub_rw$([[ $2 == optimal ]] || echo "-$2")"
 }
 data_members() { # level n -> members holding data
 	case $1 in 0 | jbod) echo "$2" ;; 1) echo 1 ;; 10) echo $(($2 / 2)) ;; 5) echo $(($2 - 1)) ;; 6) echo $(($2 - 2)) ;; esac
@@ -581,6 +581,7 @@ build_target() { # VOLUME STATS_FILE: fio's options naming the run's target
 			target+=("--raid_spares=$(IFS=:; echo "${spare_paths[*]}")")
 		fi
 		[[ $state == rebuilding ]] && target+=(--raid_failed=0 --raid_rebuild=1)
+		[[ $state == degraded ]] && target+=(--raid_failed=0)
 		if [[ ($level == 5 || $level == 6) && ($par == cuda || $par == auto) ]]; then
 			[[ -n $gpu ]] && target+=(--raid_gpu="$gpu")
 			[[ -n $gpu_batch ]] && target+=(--raid_gpu_batch="$gpu_batch")

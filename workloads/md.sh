@@ -3,18 +3,25 @@
 # exactly what this run made. It runs on a kernel with md: the host's, or the md appliance's
 # (tools/mdvm), where run.sh re-runs itself when the host has none (workloads/targets.sh).
 #
-# Everything the run creates is written to $MD_OWNED as it is created ("array DEV UUID",
-# "loop DEV FILE"), so that a teardown after an error or a Ctrl-C stops and detaches those
-# and nothing else. md's settings are per array (stripe_cache_size, group_thread_cnt,
-# sync_speed_min/max under /sys/block/mdN/md/): they go with the array, and the global
-# /proc/sys/dev/raid limits are never touched.
+# Everything the run creates is recorded as it is created (MD_UUID: arrays and their UUID,
+# MD_BACKING: loop devices and their file), so that a teardown after an error or a Ctrl-C
+# stops and detaches those and nothing else (an array whose UUID changed, a loop device now
+# over another file, is someone else's). md's settings are per array (stripe_cache_size,
+# group_thread_cnt, sync_speed_min/max under /sys/block/mdN/md/): they go with the array, and
+# the global /proc/sys/dev/raid limits are never touched. Under the appliance's emulation
+# every program started costs 0.1-0.3 s, so the hot paths read sysfs with the shell's own
+# read and keep what they know in memory.
 #
 # Needs: mdadm, losetup, blockdev (Debian: mdadm, util-linux).
 
-MD_OWNED=${MD_OWNED:-}
-declare -A MD_DEV=()   # array name -> /dev/mdN while it is up
-declare -A MD_SYNCED=() # array name -> 1 once md resynced its members in this run
-MD_PREFIX=md-          # test ids of the md target: md-<engine id>
+declare -A MD_DEV=()     # array name -> /dev/mdN while it is up
+declare -A MD_SYNCED=()  # array name -> 1 once md resynced its members in this run
+declare -A MD_UUID=()    # /dev/mdN this run made -> its UUID ("-" while mdadm creates it)
+declare -A MD_LOOP=()    # member file -> the loop device this run attached over it
+declare -A MD_BACKING=() # loop device this run attached -> its backing file, as the kernel says
+declare -A MD_ALOOPS=()  # array name -> the loop devices of its members and spares
+declare -A MD_USED=()    # member device -> 1 once an array of this run held it
+MD_PREFIX=md-            # test ids of the md target: md-<engine id>
 
 md_available() { # 0 when this kernel has md (loading md_mod if it can)
 	[[ -e /proc/mdstat ]] || modprobe -q md_mod 2>/dev/null
@@ -31,33 +38,34 @@ md_knobs_json() { # run.json: md's settings this run asked for (null: md's defau
 	done
 }
 
-md_own() { echo "$*" >>"$MD_OWNED"; }
-
 md_free_dev() { # a /dev/mdN no array uses (from 120 up, away from a host's own arrays)
 	local n=120
-	while [[ -e /sys/block/md$n ]] || grep -q "^array /dev/md$n " "$MD_OWNED" 2>/dev/null; do
-		n=$((n + 1))
-	done
+	while [[ -e /sys/block/md$n || -n ${MD_UUID[/dev/md$n]:-} ]]; do n=$((n + 1)); done
 	echo "/dev/md$n"
 }
 
-md_member_dev() { # member path -> the block device md gets (files: a loop device we attach)
+md_loop_file() { # LOOP -> the file behind it, as the kernel names it (nothing when detached)
+	local f=""
+	read -r f 2>/dev/null <"/sys/block/${1#/dev/}/loop/backing_file" || true
+	echo "$f"
+}
+
+md_member_dev() { # member path -> MD_M, the block device md gets (a file: a loop device over
+	# it that this run attaches once and keeps until the array is retired)
 	local m=$1 dev
-	if [[ -b $m ]]; then
-		echo "$m"
-		return 0
-	fi
-	dev=$(awk -v f="$m" '$1 == "loop" && $3 == f { print $2 }' "$MD_OWNED" 2>/dev/null | tail -1)
-	if [[ -n $dev ]] && losetup "$dev" 2>/dev/null | grep -qF "($m)"; then
-		echo "$dev"
+	MD_M=$m
+	[[ -b $m ]] && return 0
+	dev=${MD_LOOP[$m]:-}
+	if [[ -n $dev && $(md_loop_file "$dev") == "${MD_BACKING[$dev]}" ]]; then
+		MD_M=$dev
 		return 0
 	fi
 	# direct I/O on the backing file, as the engine's members get; losetup falls back (and
 	# says so) where the file system cannot
 	dev=$(losetup --find --show --direct-io=on "$m" 2>/dev/null) ||
 		dev=$(losetup --find --show "$m") || return 1
-	md_own "loop $dev $m"
-	echo "$dev"
+	MD_LOOP[$m]=$dev MD_BACKING[$dev]=$(md_loop_file "$dev")
+	MD_M=$dev
 }
 
 md_layout() { # level layout -> mdadm's --layout (or nothing)
@@ -85,11 +93,11 @@ md_apply_knobs() { # DEV LEVEL
 }
 
 md_settings_args() { # DEV -> raid-json args: the settings the array has (what md ran with)
-	local k f v
+	local k v
 	for k in stripe_cache_size group_thread_cnt sync_speed_min sync_speed_max; do
-		f=$(md_sysfs "$1" "$k")
-		v=$(cat "$f" 2>/dev/null | awk '{ print $1 }')
-		[[ -n $v ]] && echo "md.$k:s=$v"
+		v=""
+		read -r v _ 2>/dev/null <"/sys/block/${1#/dev/}/md/$k" || true
+		[[ -z $v ]] || echo "md.$k:s=$v"
 	done
 }
 
@@ -116,24 +124,28 @@ md_create_cmd() { # array level chunk n "missing?" devs... -> the mdadm --create
 # rebuilding (member 0 missing, the first spare added: md starts recovering onto it).
 # Sets MD_DEV[ARRAY]. A non-optimal array is made for its test alone.
 md_up() {
-	local a=$1 st=$2 devs=() m dev uuid mode=clean line
+	local a=$1 st=$2 devs=() m dev uuid mode=clean line sp=()
 	if [[ -n ${MD_DEV[$a]:-} ]]; then
 		[[ $st == optimal ]] && return 0
-		md_down "$a"
+		md_stop "$a"
 	fi
-	for m in "${members[@]}"; do
-		dev=$(md_member_dev "$m") || { echo "run.sh: md: cannot attach $m as a loop device" >&2; return 1; }
-		devs+=("$dev")
+	MD_SPARE=""
+	[[ $st != rebuilding ]] || sp=("${spare_paths[@]:0:1}")
+	for m in "${members[@]}" "${sp[@]}"; do
+		md_member_dev "$m" || { echo "run.sh: md: cannot attach $m as a loop device" >&2; return 1; }
+		devs+=("$MD_M")
+		[[ $MD_M == "$m" || " ${MD_ALOOPS[$a]:-} " == *" $MD_M "* ]] || MD_ALOOPS[$a]+=" $MD_M"
 	done
+	# a rebuilding test's spare is added when fio starts (md_test_begin)
+	((${#sp[@]} == 0)) || { MD_SPARE=${devs[n]}; unset "devs[$n]"; }
 	# members this run did not make hold bytes md cannot know are consistent: resync once
 	[[ ${#resync_opt[@]} -gt 0 && -z ${MD_SYNCED[$a]:-} && $st == optimal ]] && mode=resync
 	[[ $st != optimal ]] && devs[0]=missing
-	for dev in "${devs[@]}"; do
-		[[ $dev == missing ]] || mdadm --zero-superblock --force "$dev" >/dev/null 2>&1 || true
-	done
-	MD_DEV[$a]=$(md_free_dev)
+	md_clear "${devs[@]}"
+	md_clear "$MD_SPARE"
+	dev=$(md_free_dev)
 	# owned before it exists: a Ctrl-C during the create still finds it
-	md_own "array ${MD_DEV[$a]} -"
+	MD_DEV[$a]=$dev MD_UUID[$dev]=-
 	line=$(md_create_cmd "$a" "$level" "$chunk" "$n" "$mode" "${devs[@]}")
 	echo "$line" >>"$rdir/logs/md-$a.log"
 	# shellcheck disable=SC2086 # the line is our own words, no spaces inside one
@@ -142,76 +154,87 @@ md_up() {
 		unset "MD_DEV[$a]"
 		return 1
 	fi
-	uuid=$(mdadm --detail --export "${MD_DEV[$a]}" 2>/dev/null | sed -n 's/^MD_UUID=//p')
-	md_own "array ${MD_DEV[$a]} $uuid"
-	md_apply_knobs "${MD_DEV[$a]}" "$level"
+	for m in "${devs[@]}"; do [[ $m == missing ]] || MD_USED[$m]=1; done
+	uuid=$(mdadm --detail --export "$dev" 2>/dev/null) || true
+	uuid=${uuid#*MD_UUID=}
+	MD_UUID[$dev]=${uuid%%$'\n'*}
+	md_apply_knobs "$dev" "$level"
 	if [[ $mode == resync ]]; then
-		mdadm --wait "${MD_DEV[$a]}" >/dev/null 2>&1 || true
+		mdadm --wait "$dev" >/dev/null 2>&1 || true
 		MD_SYNCED[$a]=1
-	fi
-	if [[ $st == rebuilding ]]; then # the spare is added when fio starts (md_test_begin)
-		dev=$(md_member_dev "${spare_paths[0]}") || return 1
-		mdadm --zero-superblock --force "$dev" >/dev/null 2>&1 || true
 	fi
 	return 0
 }
 
-md_down() { # ARRAY: stop it and detach the loop devices of its members
-	local a=$1 dev=${MD_DEV[$1]:-}
-	[[ -n $dev ]] || return 0
-	md_stop_owned "$dev"
+md_clear() { # DEV...: wipe an old md superblock off them: reused members and drives before
+	# their first array in this run (mdadm --create --run writes over one, but what the run
+	# keeps should not depend on that), and a spare before it is added (md would take one
+	# that names this array as a member coming back, not as a new one to rebuild)
+	local d
+	for d in "$@"; do
+		[[ -n $d && $d != missing ]] || continue
+		[[ (${reuse:-0} == 1 && -z ${MD_USED[$d]:-}) || ($d == "$MD_SPARE" && -n ${MD_USED[$d]:-}) ]] ||
+			continue
+		mdadm --zero-superblock --force "$d" >/dev/null 2>&1 || true
+	done
+}
+
+md_stop() { # ARRAY: stop it; its loop devices stay for the next array over the same files
+	local a=$1
+	[[ -n ${MD_DEV[$a]:-} ]] || return 0
+	md_stop_owned "${MD_DEV[$a]}"
 	unset "MD_DEV[$a]"
 }
 
+md_down() { # ARRAY: stop it and detach the loop devices of its members
+	local a=$1 l
+	md_stop "$a"
+	for l in ${MD_ALOOPS[$a]:-}; do md_detach_owned "$l"; done
+	unset "MD_ALOOPS[$a]"
+}
+
 md_ours() { # DEV: 0 when DEV is a loop device this run attached, or one of its --drives
-	local d=$1 f
-	f=$(awk -v d="$d" '$1 == "loop" && $2 == d { print $3 }' "$MD_OWNED" | tail -1)
-	[[ -n $f ]] && losetup "$d" 2>/dev/null | grep -qF "($f)" && return 0
+	local d=$1
+	[[ -n ${MD_BACKING[$d]:-} && $(md_loop_file "$d") == "${MD_BACKING[$d]}" ]] && return 0
 	[[ " ${drive_list[*]:-} " == *" $d "* ]]
 }
 
 md_stop_owned() { # DEV: stop it if it is the array we made (its UUID; made but not yet known:
-	# every member ours), then detach its loop devices
-	local dev=$1 uuid now slaves s
-	uuid=$(awk -v d="$dev" '$1 == "array" && $2 == d { print $3 }' "$MD_OWNED" | tail -1)
-	[[ -e /sys/block/${dev#/dev/}/md ]] || return 0
-	slaves=$(md_slaves "$dev")
-	if [[ $uuid == - ]]; then
-		for s in $slaves; do md_ours "$s" || return 0; done
-	else
-		now=$(mdadm --detail --export "$dev" 2>/dev/null | sed -n 's/^MD_UUID=//p')
-		[[ -n $uuid && $now == "$uuid" ]] || return 0
+	# every member ours)
+	local dev=$1 uuid=${MD_UUID[$1]:-} now s
+	[[ -n $uuid ]] || return 0
+	if [[ -e /sys/block/${dev#/dev/}/md ]]; then
+		if [[ $uuid == - ]]; then
+			for s in $(md_slaves "$dev"); do md_ours "$s" || return 0; done
+		else
+			now=$(mdadm --detail --export "$dev" 2>/dev/null) || true
+			now=${now#*MD_UUID=}
+			[[ ${now%%$'\n'*} == "$uuid" ]] || return 0
+		fi
+		mdadm --stop "$dev" >/dev/null 2>&1 || { sleep 1; mdadm --stop "$dev" >/dev/null 2>&1; }
 	fi
-	mdadm --stop "$dev" >/dev/null 2>&1 || { sleep 1; mdadm --stop "$dev" >/dev/null 2>&1; }
-	for s in $slaves; do md_detach_owned "$s"; done
+	unset "MD_UUID[$dev]"
 }
 
 md_detach_owned() { # DEV: detach a loop device only if this run attached it
-	local dev=$1 f
-	f=$(awk -v d="$dev" '$1 == "loop" && $2 == d { print $3 }' "$MD_OWNED" | tail -1)
+	local dev=$1 f=${MD_BACKING[$1]:-}
 	[[ -n $f ]] || return 0
-	losetup "$dev" 2>/dev/null | grep -qF "($f)" && losetup -d "$dev" 2>/dev/null
-	return 0
+	[[ $(md_loop_file "$dev") != "$f" ]] || losetup -d "$dev" 2>/dev/null || true
+	unset "MD_BACKING[$dev]" "MD_LOOP[$f]"
 }
 
-md_teardown() { # everything in MD_OWNED, arrays first; safe to call twice
-	[[ -n $MD_OWNED && -s $MD_OWNED ]] || return 0
-	local kind dev rest
-	while read -r kind dev rest; do
-		[[ $kind == array ]] && md_stop_owned "$dev"
-	done <"$MD_OWNED"
-	while read -r kind dev rest; do
-		[[ $kind == loop ]] && md_detach_owned "$dev"
-	done <"$MD_OWNED"
+md_teardown() { # everything this run made, arrays first; safe to call twice
+	local dev rest
+	for dev in "${!MD_UUID[@]}"; do md_stop_owned "$dev"; done
+	for dev in "${!MD_BACKING[@]}"; do md_detach_owned "$dev"; done
 	# a loop attached just before a Ctrl-C, not yet written down: over a file of our own
 	# scratch directory (this run created it) it is ours
 	if [[ -n ${scratch_made:-} ]]; then
 		losetup -nO NAME,BACK-FILE 2>/dev/null | while read -r dev rest; do
-			[[ $rest == "$scratch_made"/* ]] && losetup -d "$dev" 2>/dev/null
+			[[ $rest != "$scratch_made"/* ]] || losetup -d "$dev" 2>/dev/null || true
 		done
 	fi
-	: >"$MD_OWNED"
-	MD_DEV=()
+	MD_DEV=() MD_ALOOPS=()
 }
 
 md_retire() { # IDX: stop the arrays that plan line IDX (and its group) does not use
@@ -227,18 +250,19 @@ md_retire() { # IDX: stop the arrays that plan line IDX (and its group) does not
 }
 
 md_prepare_test() { # the md array of the current test up, fio's target and sizes set on it
-	local vol
+	local sectors
 	md_up "$array" "$state" || return 1
-	vol=$(blockdev --getsize64 "${MD_DEV[$array]}") || return 1
-	job_sizes "$vol" "$vol" 0
+	read -r sectors <"/sys/block/${MD_DEV[$array]#/dev/}/size" || return 1
+	job_sizes $((sectors * 512)) $((sectors * 512)) 0
 	target_fio_args
 }
 
 # ---- device statistics: member I/Os per volume I/O, as the engine counts them ----
 md_iostat() { # DEV... -> "reads writes read_bytes write_bytes" summed (/sys/block/X/stat)
-	local d r=0 w=0 rs=0 ws=0 f
+	local d r=0 w=0 rs=0 ws=0 f s
 	for d in "$@"; do
-		f=/sys/class/block/$(basename "$(readlink -f "$d")")/stat
+		[[ -L $d ]] && d=$(readlink -f "$d")
+		f=/sys/class/block/${d##*/}/stat
 		[[ -r $f ]] || continue
 		read -r -a s <"$f"
 		r=$((r + s[0])) rs=$((rs + s[2])) w=$((w + s[4])) ws=$((ws + s[6]))
@@ -249,6 +273,23 @@ md_iostat() { # DEV... -> "reads writes read_bytes write_bytes" summed (/sys/blo
 md_slaves() { # DEV -> its member devices (/dev/X)
 	local s
 	for s in /sys/block/${1#/dev/}/slaves/*; do [[ -e $s ]] && echo "/dev/${s##*/}"; done
+}
+
+md_samples() { # START_S END_S -> MD_SAMPLES: rebuild.samples from fio's per-second logs (the
+	# engine's fields; no p99: fio's averaged logs have none), phase against md's rebuild
+	local l=$work/$test_id
+	MD_SAMPLES=()
+	[[ -s ${l}_iops.log ]] || return 0
+	mapfile -t MD_SAMPLES < <(awk -F', *' -v s0="$1" -v e0="$2" '
+		FILENAME ~ /_iops\.log$/ { k = int(($1 + 999) / 1000); io[k] += $2; bs[k] = $4; if (k > m) m = k }
+		FILENAME ~ /_clat\.log$/ { k = int(($1 + 999) / 1000); lat[k] += $2; nl[k]++ }
+		END {
+			for (k = 1; k <= m; k++)
+				printf "rebuild.samples:aj={\"t\":%d,\"phase\":\"%s\",\"iops\":%.1f,\"mbps\":%.3f,\"lat_mean_us\":%.1f}\n",
+				    k, k < s0 ? "before" : (k <= e0 ? "during" : "after"), io[k], io[k] * bs[k] / 1e6,
+				    nl[k] ? lat[k] / nl[k] / 1e3 : 0
+		}' "${l}_iops.log" "${l}_clat.log" 2>/dev/null)
+	rm -f "$l"_*.log
 }
 
 declare -A MDT_VOL0=() MDT_MEM0=() MDT_T0=() MDT_REB_T0=() MDT_WATCH_PID=()
@@ -264,24 +305,30 @@ md_test_begin() { # before fio: snapshot the counters of the array and its membe
 		md_watch "$dev" >"$work/$test_id.md-watch" &
 		MDT_WATCH_PID[$test_id]=$!
 		MDT_REB_T0[$test_id]=$EPOCHREALTIME
-		mdadm "$dev" --add "$(md_member_dev "${spare_paths[0]}")" >>"$rdir/logs/md-$array.log" 2>&1 ||
+		MD_USED[$MD_SPARE]=1
+		mdadm "$dev" --add "$MD_SPARE" >>"$rdir/logs/md-$array.log" 2>&1 ||
 			echo "run.sh: md: $dev: adding the spare failed (logs/md-$array.log)" >&2
 	fi
 }
 
 md_watch() { # DEV: "T done total speed" lines while md recovers (sync_completed, mdstat's
 	# speed), then "T idle" once no member is missing and nothing syncs
-	local f=/sys/block/${1#/dev/}/md d t sp
+	local f=/sys/block/${1#/dev/}/md d t sp dg tick
+	# a pipe this shell holds both ends of: read -t on it is a 0.2 s sleep that starts no
+	# program
+	exec {tick}<> <(:)
 	while [[ -e $f ]]; do
-		d=$(cat "$f/sync_completed" 2>/dev/null)
-		sp=$(cat "$f/sync_speed" 2>/dev/null)
+		d="" sp="" dg=""
+		read -r d 2>/dev/null <"$f/sync_completed" || true
+		read -r sp 2>/dev/null <"$f/sync_speed" || true
 		t=$EPOCHREALTIME
 		if [[ $d == none || -z $d ]]; then
-			[[ $(cat "$f/degraded" 2>/dev/null) == 0 ]] && { echo "$t idle"; break; }
+			read -r dg 2>/dev/null <"$f/degraded" || true
+			[[ $dg == 0 ]] && { echo "$t idle"; break; }
 		else
 			echo "$t ${d% / *} ${d#* / } $sp"
 		fi
-		sleep 0.2
+		read -r -t 0.2 -u "$tick" _ || true
 	done
 }
 
@@ -289,9 +336,11 @@ md_test_end() { # after fio: wait for a rebuild to end, write the stats file of 
 	local dev=${MD_DEV[$array]} stats=$rdir/tests/$test_id.stats.json vol mem reb=()
 	local MD_WATCH=$work/$test_id.md-watch MD_FIO_T0=${MDT_T0[$test_id]}
 	if [[ $state == rebuilding ]]; then
-		local t_end t_first total sectors wait0=$EPOCHREALTIME
+		local t_end t_first total sectors wait0=$EPOCHREALTIME done=false
 		wait "${MDT_WATCH_PID[$test_id]}" 2>/dev/null || true
 		t_end=$(awk '$2 == "idle" { print $1 }' "$MD_WATCH" | tail -1)
+		# no end seen: the array went away before md finished (rebuild.done says so)
+		[[ -n $t_end ]] && done=true || t_end=$EPOCHREALTIME
 		sectors=$(awk 'NF == 4 { s = $3 } END { print s + 0 }' "$MD_WATCH")
 		[[ $sectors -gt 0 ]] || sectors=$(($(cat "$(md_sysfs "$dev" component_size)") * 2))
 		total=$((sectors * 512))
@@ -301,8 +350,11 @@ md_test_end() { # after fio: wait for a rebuild to end, write the stats file of 
 			  printf "rebuild.start_s:f=%.3f rebuild.end_s:f=%.3f rebuild.bytes:i=%d ", s - t0, e - t0, b;
 			  printf "rebuild.mbps:f=%.2f rebuild.min_per_tb:f=%.2f rebuild.wait_s:f=%.3f",
 			    b / 1e6 / d, d / 60 / (b / 1e12), (e > w0 ? e - w0 : 0) }'))
-		reb+=(rebuild.member:i=0 "rebuild.spare:s=${spare_paths[0]}"
+		reb+=(rebuild.member:i=0 rebuild.members:ai=0 "rebuild.spare:s=${spare_paths[0]}"
+			rebuild.done:b=$done
 			"rebuild.source:s=md sync_completed and /proc/mdstat, polled every 0.2 s")
+		md_samples "${reb[0]#*=}" "${reb[1]#*=}"
+		reb+=("${MD_SAMPLES[@]}")
 		grep -q . "$MD_WATCH" && cp "$MD_WATCH" "$rdir/logs/$test_id.md-rebuild.log"
 	fi
 	read -r -a vol <<<"$(md_iostat "$dev")"
@@ -310,6 +362,8 @@ md_test_end() { # after fio: wait for a rebuild to end, write the stats file of 
 	read -r -a v0 <<<"${MDT_VOL0[$test_id]}"
 	read -r -a m0 <<<"${MDT_MEM0[$test_id]}"
 	read -r -a mem <<<"$(md_iostat $(md_slaves "$dev"))"
+	local dg=""
+	read -r dg 2>/dev/null <"$(md_sysfs "$dev" degraded)" || true
 	"$RJSON" obj target:s=md level:i="$level" members:i="$n" chunk:i="$(to_bytes "$chunk")" \
 		"layout:s=$(layout_of "$level")" backend:s=md state:s="$state" device:s="$dev" \
 		volume.reads:i=$((vol[0] - v0[0])) volume.writes:i=$((vol[1] - v0[1])) \
@@ -317,7 +371,7 @@ md_test_end() { # after fio: wait for a rebuild to end, write the stats file of 
 		member_io.reads:i=$((mem[0] - m0[0])) member_io.writes:i=$((mem[1] - m0[1])) \
 		member_io.read_bytes:i=$((mem[2] - m0[2])) member_io.write_bytes:i=$((mem[3] - m0[3])) \
 		"member_io.source:s=/sys/block/*/stat of the array and its members" \
-		$(md_settings_args "$dev") "${reb[@]}" >"$stats"
-	# a non-optimal array was made for this test alone
-	[[ $state == optimal ]] || md_down "$array"
+		$(md_settings_args "$dev") md.degraded:${dg:+i=}${dg:-n} "${reb[@]}" >"$stats"
+	# a non-optimal array was made for this test alone (its loop devices stay for the next)
+	[[ $state == optimal ]] || md_stop "$array"
 }

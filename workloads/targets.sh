@@ -35,8 +35,10 @@ targets_parse() { # LIST -> TARGETS, DEV_PATH (dies on a bad entry)
 		TARGETS+=("$t")
 	done
 	((${#target_descs[@]} <= k)) || die "--target-desc given ${#target_descs[@]} times for $k dev: targets"
+	# fio's servers take job files only: nothing there could make an md array, attach a loop
+	# device, check a volume for data or tear any of it down after a Ctrl-C
 	[[ -z $hosts$hosts_file || ${TARGETS[*]} == engine ]] ||
-		die "--target ${TARGETS[*]}: --hosts and --hosts-file run the engine only"
+		die "--target $1: not with --hosts/--hosts-file: a host's fio server runs job files only, so md arrays and dev: volumes cannot be made or checked there (run run.sh --target md on each host)"
 }
 
 target_has() { [[ " ${TARGETS[*]} " == *" $1 "* ]]; }
@@ -115,6 +117,9 @@ target_fio_args() {
 		job_sizes "$vol" "$vol" 0 ;;
 	esac
 	target=(--ioengine=io_uring "--filename=$dev")
+	# md's rebuild: fio's own per-second IOPS and latency, for the stats' rebuild.samples
+	[[ $tgt != md || $state != rebuilding ]] || target+=("--write_iops_log=$work/$test_id"
+		"--write_lat_log=$work/$test_id" --log_avg_msec=1000 --per_job_logs=0)
 	[[ -n ${PLACE_CPUS[$array]} ]] && target+=(--cpus_allowed="${PLACE_CPUS[$array]}")
 	[[ -n ${PLACE_MEM[$array]} ]] && target+=(--numa_mem_policy="${PLACE_MEM[$array]}")
 	return 0
@@ -192,7 +197,7 @@ hostcpu_finish() { # TEST: meta.json host_cpu from the samples (null when there 
 	wait "${CPU_SAMPLER[$t]}" 2>/dev/null || true
 	unset "CPU_SAMPLER[$t]"
 	# a rebuild the engine waited for after fio's I/O ended is outside fio's interval
-	if [[ -s $rdir/tests/$t.stats.json && $tgt != md ]]; then
+	if [[ $state == rebuilding && $tgt != md && -s $rdir/tests/$t.stats.json ]]; then
 		tail=$("$RJSON" get "$rdir/tests/$t.stats.json" rebuild.wait_s 2>/dev/null) || tail=0
 		[[ $tail =~ ^[0-9.]+$ ]] || tail=0
 	fi

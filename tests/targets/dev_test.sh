@@ -67,6 +67,8 @@ else
 	echo "(mkfs.ext4 missing: the file system cases are not checked)"
 fi
 
+t_case "--target md with --hosts is refused, saying why" refused "fio server runs job files only" --target engine,md --hosts 127.0.0.1
+t_case "--target dev: with --hosts-file is refused too" refused "not with --hosts" --target "dev:$LOOP" --hosts-file /dev/null
 t_case_fail "--target foo is refused" run --dry-run --target foo
 t_case_fail "--target dev: without a path is refused" run --dry-run --target dev:
 t_case_fail "--target dev: with a bad label is refused" run --dry-run --target "dev:$LOOP=a/b"

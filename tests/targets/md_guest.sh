@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/targets/md_guest.sh OUT: the part of tests/targets/md_test.sh that runs on a kernel
 # with md (inside the md appliance here, or on the host where it has md), in one boot:
-#   1. ./run.sh rebuild --target md on RAID5's rebuild-time test: md rebuilds onto the spare
+#   1. ./run.sh rebuild --target md on RAID1's QD1 write test, optimal and degraded (member 0
+#      missing), and RAID5's rebuild-time test: md rebuilds onto the spare
 #   2. ./run.sh quick --target md interrupted by SIGINT while fio runs on an md array;
 #      what md, losetup and /proc/sys/dev/raid show before and after goes to OUT/sigint.*
 # Everything goes to files in OUT; md_test.sh judges them.
@@ -10,8 +11,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 common=(--no-build --no-report --scale 0.03 --member-size 32M)
 
-# 1. a rebuild on md, its time and rate from sync_completed
-env TMPDIR=/tmp "$ROOT/run.sh" rebuild --target md --only '^md-raid5-4m-REBUILD' --runtime 1 \
+# 1. RAID1 optimal and degraded; a rebuild on md, its time and rate from sync_completed
+env TMPDIR=/tmp "$ROOT/run.sh" rebuild --target md --runtime 1 \
+	--only '^md-raid1-2m-RND4K-WRITE-LAT-randwrite(-degraded)?$|^md-raid5-4m-REBUILD' \
 	--md-sync-max 20 --md-stripe-cache 512 "${common[@]}" --out "$out/rebuild" >"$out/rebuild.log" 2>&1
 echo $? >"$out/rebuild.rc"
 
@@ -21,7 +23,9 @@ state() { # what this run could leave behind
 	echo "--- loops"
 	losetup -a
 	echo "--- md devices"
-	ls /sys/block | grep '^md' || true
+	for d in /sys/block/md*; do
+		[[ -e $d/md ]] && echo "${d##*/} $(cat "$d/md/stripe_cache_size" "$d/md/group_thread_cnt" 2>/dev/null | paste -sd' ')"
+	done
 	echo "--- limits"
 	cat /proc/sys/dev/raid/speed_limit_min /proc/sys/dev/raid/speed_limit_max
 }
