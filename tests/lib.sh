@@ -1,10 +1,15 @@
 # Shared helpers for the shell tests (sourced, not run). Output follows cmocka's shape so
 # tests/run.sh adds shell and C results up alike:
 #   t_case NAME CMD...     run CMD; OK when it exits 0, FAILED (with its output) otherwise
-#   t_case_fail NAME CMD.. OK when CMD exits non-zero (bad-input tests)
+#   t_case_fail NAME [--msg ERE] CMD...
+#                          bad-input tests: OK when CMD refuses cleanly, i.e. exits 1..127
+#                          (and, with --msg, says something matching the extended regular
+#                          expression ERE); exit 0, or death by a signal / a crash (128 and
+#                          above: the shell's 128+N), is FAILED
 #   t_done                 print the summary; exit 1 if anything failed
 #   t_skip REASON          the whole program cannot run here (a missing tool): one line, exit 0
 #   t_need_md              t_skip unless md can be had (host kernel or tools/mdvm)
+#   t_gpu_listed           true when the NVIDIA driver lists a GPU
 # Also: ROOT, FIO, ENGINE, and T_SCRATCH (a private scratch directory removed at exit).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,15 +43,24 @@ t_case() {
 }
 
 t_case_fail() {
-	local name=$1
+	local name=$1 msg="" rc why=""
 	shift
-	echo "[ RUN      ] $name"
-	if "$@" >"$T_OUT" 2>&1; then
-		echo "(expected a non-zero exit)" >>"$T_OUT"
-		_t_report "$name" 1
-	else
-		_t_report "$name" 0
+	if [[ ${1:-} == --msg ]]; then
+		msg=$2
+		shift 2
 	fi
+	echo "[ RUN      ] $name"
+	"$@" >"$T_OUT" 2>&1
+	rc=$?
+	if ((rc == 0)); then
+		why="expected a non-zero exit"
+	elif ((rc >= 128)); then
+		why="exit $rc: killed by a signal or crashed, not a clean refusal"
+	elif [[ -n $msg ]] && ! grep -Eq -- "$msg" "$T_OUT"; then
+		why="exit $rc, but no line matches '$msg'"
+	fi
+	[[ -z $why ]] || echo "($why)" >>"$T_OUT"
+	_t_report "$name" $((${#why} > 0))
 }
 
 t_done() {
@@ -73,6 +87,12 @@ t_need_md() {
 	where=$("$MDVM_CMD" check 2>"$T_SCRATCH/.mdvm-check")
 	[[ $? -eq 77 ]] && t_skip "$where $(tail -1 "$T_SCRATCH/.mdvm-check")"
 	echo "$where"
+}
+
+# t_gpu_listed: true when the NVIDIA driver lists a GPU (nvidia-smi -L), asked apart from the
+# code under test, so that a test can fail a GPU run that fell back to its no-GPU path.
+t_gpu_listed() {
+	nvidia-smi -L 2>/dev/null | grep -Eq '^GPU [0-9]+:'
 }
 
 # members N PREFIX: N member paths T_SCRATCH/PREFIX0.. , ':'-separated (raid_members=)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tests/lib/lib_test.sh: the case helpers of tests/lib.sh themselves. A bad-input case
+# (t_case_fail) passes only on a clean refusal: exit 1..127 and, with --msg, the expected
+# message; a crash or a signal (exit 128 and above) fails it, as does exit 0.
+source "$(dirname "$0")/../lib.sh"
+
+# verdict CMD...: OK or FAILED, as t_case_fail reports CMD, from a child test program
+verdict() {
+	local prog=$T_SCRATCH/prog.sh
+	{
+		printf 'source %q\n' "$ROOT/tests/lib.sh"
+		printf 't_case_fail case'
+		printf ' %q' "$@"
+		printf '\nt_done\n'
+	} >"$prog"
+	bash "$prog" | sed -n 's/^\[ *\(OK\|FAILED\) *\] case$/\1/p' | head -1
+}
+is() { # WANT CMD...
+	local want=$1 got
+	shift
+	got=$(verdict "$@")
+	[[ $got == "$want" ]] || { echo "t_case_fail $*: $got, not $want"; return 1; }
+}
+t_case "a clean refusal (exit 1) passes" is OK bash -c 'echo "bad option" >&2; exit 1'
+t_case "exit 0 fails" is FAILED true
+t_case "a crash (SIGSEGV) fails" is FAILED bash -c 'kill -SEGV $$'
+t_case "an abort (SIGABRT) fails" is FAILED bash -c 'kill -ABRT $$'
+t_case "exit 134 (a shell's report of an abort) fails" is FAILED bash -c 'exit 134'
+t_case "--msg: the expected message passes" is OK --msg "unknown option 'x'" \
+	bash -c "echo \"unknown option 'x'\" >&2; exit 2"
+t_case "--msg: another message fails" is FAILED --msg "unknown option 'x'" \
+	bash -c 'echo "cannot open" >&2; exit 2'
+t_case "--msg: a crash with the message fails" is FAILED --msg "bad" \
+	bash -c 'echo bad; kill -SEGV $$'
+t_done
