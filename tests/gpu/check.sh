@@ -9,9 +9,14 @@
 #      the device (raid56_cuda_test, rebuild56_cuda_test)
 #      and, when fio is built, RAID6 verify jobs through the engine (tests/gpu/engine_fio.sh);
 #   4. runs raid-gpu-bench (kernel only, end to end, pinned PCIe copies) as JSON;
-# and prints a summary with the two targets of docs/gpu.md. Exit 0 only if every step passed.
+# and prints a summary with the two targets of docs/gpu.md. Exit 0 only if every step passed
+# on the GPU; 77 and one SKIP line when the machine has no NVIDIA GPU (nvidia-smi -L lists
+# none); 1 (FAIL) when it has one and anything is wrong, a missing nvcc included, or a step
+# that ran without the GPU (pq_cuda_test's failure path, a bench with no cuda rows).
 #   usage: tests/gpu/check.sh [--quick]     (env: PQ_CUDA_TEST_ROUNDS, RAID_GPU=<index>,
-#                                            CHECK_OUT=<dir for logs>, default build/gpu-check)
+#                                            CHECK_OUT=<dir for logs>, default build/gpu-check,
+#                                            NVCC=<nvcc>, default $CUDA_HOME/bin/nvcc, else
+#                                            /usr/local/cuda/bin/nvcc, as the Makefile)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -40,11 +45,18 @@ step() { # NAME TIMEOUT CMD...: run with a time limit, log to $out/NAME.log
 	return $rc
 }
 
-command -v nvidia-smi >/dev/null && nvidia-smi -L | sed 's/^/gpu: /'
-nvcc=${CUDA_HOME:+$CUDA_HOME/bin/nvcc}
-[[ -x ${nvcc:-} ]] || nvcc=/usr/local/cuda/bin/nvcc
+# Whether a GPU is there is asked of the driver, not of the code under test: a build or a
+# library that cannot see the GPU must fail here, not pass its no-GPU paths.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -E '^GPU [0-9]+:')
+if [[ -z $gpus ]]; then
+	echo "SKIP  check.sh: no NVIDIA GPU here (nvidia-smi -L lists none)"
+	exit 77
+fi
+sed 's/^/gpu: /' <<<"$gpus"
+nvcc=${NVCC:-${CUDA_HOME:+$CUDA_HOME/bin/nvcc}}
+[[ -n ${NVCC:-} || -x ${nvcc:-} ]] || nvcc=/usr/local/cuda/bin/nvcc
 if [[ ! -x $nvcc ]]; then
-	echo "check.sh: no nvcc (\$CUDA_HOME/bin or /usr/local/cuda/bin): cannot build the GPU path" >&2
+	echo "FAIL  check.sh: a GPU is here but no nvcc ($nvcc): cannot build the GPU path" >&2
 	exit 1
 fi
 
@@ -65,34 +77,31 @@ if step build 240 make -j"$(nproc)" build/tests/pq_cuda_test build/tests/pq_kern
 		summary+=("SKIP  engine-fio (no build/bin/fio here: run make first)")
 	fi
 	step bench 150 build/bin/raid-gpu-bench --json $quick --device "$dev"
-	cp "$out/bench.log" "$out/bench.json" 2>/dev/null
+	# stderr lines may precede the JSON array
+	sed -n '/^\[/,$p' "$out/bench.log" >"$out/bench.json" 2>/dev/null
+	if ! jq -e 'any(.[]; .impl == "cuda")' "$out/bench.json" >/dev/null 2>&1; then
+		summary+=("FAIL  bench measured no cuda row on a machine with a GPU ($out/bench.log)")
+		status=1
+	fi
 fi
 
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
-if [[ -s $out/bench.json ]] && command -v python3 >/dev/null; then
-	python3 - "$out/bench.json" <<'PY'
-import json, sys
-text = open(sys.argv[1]).read()
-rows = json.loads(text[text.index('['):])   # stderr lines may precede the array
-def get(impl, mode, batch=None):
-    return [r for r in rows if r["impl"] == impl and r["mode"] == mode and
-            (batch is None or r["batch"] == batch)]
-h2d = get("pcie-h2d", "pinned")
-d2d = get("cuda-d2d", "device")
-if h2d and d2d:
-    print(f"pinned host-to-device {h2d[0]['gbps']:.1f} GB/s, device copy {d2d[0]['gbps']:.1f} GB/s"
-          f" ({2 * d2d[0]['gbps']:.0f} GB/s of memory traffic)")
-for mode, what, goal in (("kernel", "of device memory bandwidth", 0.5),
-                         ("copy", "of pinned H2D (copy mode)", 0.8),
-                         ("mapped", "of pinned H2D (mapped mode)", 0.8)):
-    best = max(get("cuda", mode), key=lambda r: r["ratio"], default=None)
-    if best:
-        ok = "meets" if best["ratio"] >= goal else "MISSES"
-        print(f"gen k=10 64KiB {mode:6s}: best {best['gbps']:.1f} GB/s at batch {best['batch']}"
-              f" = {best['ratio']:.2f} {what} ({ok} the {goal} target)")
-PY
+if [[ -s $out/bench.json ]]; then
+	jq -r '
+	def get(impl; mode): [.[] | select(.impl == impl and .mode == mode)];
+	(get("pcie-h2d"; "pinned")[0]) as $h2d | (get("cuda-d2d"; "device")[0]) as $d2d |
+	(if $h2d and $d2d then
+		"pinned host-to-device \($h2d.gbps * 10 | round / 10) GB/s, device copy " +
+		"\($d2d.gbps * 10 | round / 10) GB/s (\(2 * $d2d.gbps | round) GB/s of memory traffic)"
+	 else empty end),
+	(["kernel", "of device memory bandwidth", 0.5], ["copy", "of pinned H2D (copy mode)", 0.8],
+	 ["mapped", "of pinned H2D (mapped mode)", 0.8]) as [$mode, $what, $goal] |
+	(get("cuda"; $mode) | max_by(.ratio)) // empty |
+	"gen k=10 64KiB \($mode): best \(.gbps * 10 | round / 10) GB/s at batch \(.batch) = " +
+	"\(.ratio * 100 | round / 100) \($what) (\(if .ratio >= $goal then "meets" else "MISSES" end)" +
+	" the \($goal) target)"' "$out/bench.json"
 fi
 [[ $status -eq 0 ]] && echo "check.sh: all steps passed" || echo "check.sh: FAILED"
 exit $status
