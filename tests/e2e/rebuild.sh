@@ -113,6 +113,30 @@ writes_during() {
 }
 t_case "raid1 writes during the rebuild reach the spare" writes_during
 
+# A write that lands below the rebuild front must reach the spare (the rebuild has already
+# passed it and will not copy it again). The writer's exec_prerun holds its I/O until the
+# state file's checkpoint (which trails the front) is past 4 MiB, and notes that offset; the
+# job then rewrites the first MiB with a pattern the fill never wrote. (fio runs in the
+# scratch directory: it writes the prerun's output to ./bf.prerun.txt.)
+below_front() { # LEVEL N
+	local l=$1 n=$2 p=bf$1- at
+	MS=16m fill "$l" "$n" $p || return 1
+	(cd "$S" && MS=16m job bf "$l" "$n" $p --rw=write --size=1m --verify=0 --buffer_pattern=0x5a \
+		--raid_failed=1 --raid_spares="$S/${p}s" --raid_rebuild=1 --raid_rebuild_min=4 \
+		--raid_rebuild_max=4 --raid_state="$S/$p.state" --exec_prerun="sh -c 'i=0; \
+		until o=\$(jq -e \".replaced[0].recovery_offset | select(. >= 4194304)\" \
+		$S/$p.state 2>/dev/null); do i=\$((i + 1)); [ \$i -lt 200 ] || exit 1; \
+		sleep 0.05; done; echo \$o >$S/$p.front'") || return 1
+	at=$(cat "$S/$p.front" 2>/dev/null)
+	echo "the write began with the checkpoint at ${at:-?} bytes"
+	[[ -n $at ]] && ((at >= 4 << 20)) || return 1
+	# the first MiB holds the pattern, on the surviving copy and on the spare alike
+	cmp -n $((1 << 20)) "$S/${p}0" <(head -c $((1 << 20)) /dev/zero | tr '\0' '\132') ||
+		return 1
+	cmp -n $((1 << 20)) "$S/${p}0" "$S/${p}s"
+}
+t_case "raid1 a write below the rebuild front reaches the spare" below_front 1 2
+
 # Parity levels: writes during the rebuild (rows below the front are rebuilt again), then
 # no parity mismatch, and reads that need the spare return what was written.
 writes_during56() { # LEVEL N
