@@ -7,6 +7,7 @@
  * and its size is the array's.
  */
 #include <errno.h>
+#include <json-c/json.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -78,6 +79,30 @@ static void fio_raid_log(const char *line)
 	log_err("%s\n", line);
 }
 
+/*
+ * What the engine cannot do here, as opposed to a wrong job: a level it does not have
+ * (-ENOTSUP) or raid_parity=cuda without a usable GPU (-ENODEV). Such a refusal is written
+ * to the raid_stats file as {"refused": {"errno": "ENOTSUP", "reason": "..."}} (results/
+ * README.md), so that a caller (run.sh) skips the test by that answer, not by reading
+ * fio's log. Best effort: the error line on stderr is the refusal itself.
+ */
+static void fio_raid_refused(const struct raid_config *c, int ret, const char *err)
+{
+	json_object *root, *r;
+
+	if ((ret != -ENOTSUP && ret != -ENODEV) || !c->stats_path)
+		return;
+	root = json_object_new_object();
+	r = json_object_new_object();
+	json_object_object_add(r, "errno",
+			       json_object_new_string(ret == -ENOTSUP ? "ENOTSUP" : "ENODEV"));
+	json_object_object_add(r, "reason", json_object_new_string(err));
+	json_object_object_add(root, "refused", r);
+	if (json_object_to_file_ext(c->stats_path, root, JSON_C_TO_STRING_PRETTY))
+		log_err("raid: raid_stats: cannot write %s\n", c->stats_path);
+	json_object_put(root);
+}
+
 /* The job's options as a raid_config; prints one line naming the option on error. */
 static int fio_raid_config(struct thread_data *td, struct raid_config *c)
 {
@@ -99,6 +124,7 @@ static int fio_raid_config(struct thread_data *td, struct raid_config *c)
 		ret = raid_config_validate(c, err, sizeof(err));
 	if (ret) {
 		log_err("%s\n", err);
+		fio_raid_refused(c, ret, err);
 		raid_config_free(c);
 	}
 	return ret;
@@ -111,6 +137,7 @@ static int fio_raid_setup(struct thread_data *td)
 	uint64_t size;
 	struct fio_file *f;
 	unsigned i;
+	int ret;
 
 	if (fio_raid_config(td, &c))
 		return 1;
@@ -121,8 +148,10 @@ static int fio_raid_setup(struct thread_data *td)
 		raid_config_free(&c);
 		return 1;
 	}
-	if (raid_probe(&c, &size, err, sizeof(err))) {
+	ret = raid_probe(&c, &size, err, sizeof(err));
+	if (ret) {
 		log_err("%s\n", err);
+		fio_raid_refused(&c, ret, err);
 		raid_config_free(&c);
 		return 1;
 	}
@@ -189,12 +218,14 @@ static int fio_raid_init(struct thread_data *td)
 		if (ret)
 			raid_array_put(d->a);
 	}
-	raid_config_free(&c);
 	if (ret) {
 		log_err("%s\n", err);
+		fio_raid_refused(&c, ret, err);
+		raid_config_free(&c);
 		free(d);
 		return 1;
 	}
+	raid_config_free(&c);
 	d->events = calloc(td->o.iodepth ? td->o.iodepth : 1, sizeof(*d->events));
 	td->io_ops_data = d;
 	return 0;

@@ -105,4 +105,28 @@ second_fio() {
 	return $ok
 }
 t_case "a second fio on the same members is refused" second_fio
+
+# What the engine cannot do here (cuda parity on a GPU it cannot use: ENODEV; a level or a
+# parity library it lacks: ENOTSUP, not reachable from fio today) is written to raid_stats as
+# {"refused": {errno, reason}}, run.sh's skip-or-fail answer; a wrong job is a failure and
+# leaves no such answer.
+refused() { # ERRNO FIO-ARGS...
+	local want=$1
+	shift
+	rm -f "$S/refused.json"
+	fails_with "$@" --raid_stats="$S/refused.json" || return 1
+	jq -e --arg e "$want" '.refused.errno == $e and (.refused.reason | startswith("raid: "))' \
+		"$S/refused.json"
+}
+# device 63: past the last GPU of any machine this runs on, with or without one
+t_case "raid_parity=cuda on a GPU that is not there: refused ENODEV in raid_stats" \
+	refused ENODEV "raid_parity=cuda" --raid_level=5 --raid_members=$M4 --raid_member_size=1m \
+	--raid_parity=cuda --raid_gpu=63
+no_answer() {
+	rm -f "$S/refused.json"
+	fails_with "raid_chunk: '12k'" --raid_level=0 --raid_members=$M2 --raid_member_size=1m \
+		--raid_chunk=12k --raid_stats="$S/refused.json" || return 1
+	[[ ! -e $S/refused.json ]] || { cat "$S/refused.json"; return 1; }
+}
+t_case "a wrong job writes no refusal" no_answer
 t_done
