@@ -2,7 +2,8 @@
 # run.sh: runs the fio tests that reproduce the published GPU-RAID / software-RAID /
 # hardware-RAID reviews (presets), on member files or real drives, and writes
 # results/<run-id>/ (layout: results/README.md). Presets, options and profiles: docs/presets.md.
-# The fio job files are workloads/*.fio; host facts and NUMA placement come from
+# The presets are data (presets/NAME.preset, read by build/bin/raid-preset, which also reads
+# the fio job files' facts: workloads/*.fio); host facts and NUMA placement come from
 # build/bin/raid-hwinfo, JSON is written and read by build/bin/raid-json (json-c). Targets
 # (engine, md, dev: volumes): workloads/targets.sh and workloads/md.sh.
 set -euo pipefail
@@ -14,20 +15,18 @@ ENGINE=$ROOT/build/engines/raid.so
 HWINFO=$ROOT/build/bin/raid-hwinfo
 RJSON=$ROOT/build/bin/raid-json
 REPORT=$ROOT/build/bin/raid-report
+PRESET=$ROOT/build/bin/raid-preset
+PRESET_DIR=$ROOT/presets
 WL=$ROOT/workloads
 
-PRESETS=(quick hwluxx proxmox sr-gen5 megaraid rebuild selfcheck)
-declare -A PRESET_DOC=(
-	[quick]="RAID 0/5/6/10 + JBOD over 4 members, SEQ1M Q8T64 read/write, RND4K Q32T64 write, RND4K Q1T64 read; a few seconds each"
-	[hwluxx]="review A: 1, 4, 12 members x RAID 0/5/6 x CPU/GPU parity x the four CrystalDiskMark tests, plus JBOD"
-	[proxmox]="review A final layout: RAID6 on bays 4-11 (+2 spares), RAID1 on bays 0-1; 1M and 4K QD64T32"
-	[sr-gen5]="review C: RAID5 over 24 members, chunk 4k/64k/512k (CPU) and 4k (GPU), the 192-thread table, plus JBOD"
-	[megaraid]="review B plan: preconditioning, 16 JBOD vs 2x 8-member RAID10 vs 2x 8-member RAID5, then rebuild tests on 16"
-	[rebuild]="random I/O, QD1 write latency and rebuild time while RAID 1/5/6/10 rebuild onto a spare"
-	[selfcheck]="the projection's check on this machine: JBOD and RAID 5/6 over 4 and 8 members, RND4K Q32T64 write, SEQ1M Q8T64 write"
-)
-declare -A PRESET_PROFILE=([hwluxx]=gigabyte-r284-s93-aal1 [proxmox]=gigabyte-r284-s93-aal1
-	[sr-gen5]=supermicro-as-2125hs-tnr [megaraid]=megaraid-9670w-16i-host)
+# The presets (presets/index, in order) and their doc lines, from raid-preset list (again
+# after make, when it was not built yet).
+PRESETS=() PRESET_LIST=""
+load_presets() {
+	[[ -x $PRESET ]] && PRESET_LIST=$("$PRESET" list "$PRESET_DIR") || return 1
+	mapfile -t PRESETS < <(cut -d' ' -f1 <<<"$PRESET_LIST")
+}
+load_presets || true
 
 usage() {
 	cat <<EOF
@@ -38,7 +37,7 @@ fio's own engine on the members for JBOD baselines), writes results/<run-id>/ an
 the report with build/bin/raid-report. With no arguments: the quick preset on member files
 in a scratch directory.
 
-Presets (./run.sh --list): ${PRESETS[*]}
+Presets (./run.sh --list; presets/*.preset): ${PRESETS[*]:-(build/bin/raid-preset is not built yet)}
 
 Options:
   --list                 list the presets, one line each, and exit
@@ -94,9 +93,9 @@ Options:
 
 Member files this run creates start as zeros (clean arrays); reused member files and real
 drives get raid_init=resync when the engine supports it (the run says which). A test the
-engine cannot do here ("raid: ... is not supported yet", or a cuda run without a usable GPU:
-"raid: raid_parity=cuda: no usable GPU: ...") is skipped with the engine's message, and the
-rest runs.
+engine refuses as beyond what it can do here (a level it lacks, or a cuda run without a
+usable GPU: the "refused" answer it writes to the test's raid_stats file) is skipped with
+the engine's reason, and the rest runs.
 EOF
 }
 
@@ -124,7 +123,8 @@ while (($#)); do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
 	--list)
-		for p in "${PRESETS[@]}"; do printf '%-9s %s\n' "$p" "${PRESET_DOC[$p]}"; done
+		[[ -n $PRESET_LIST ]] || die "$PRESET is missing or presets/ is not valid: run make first"
+		while read -r p doc; do printf '%-9s %s\n' "$p" "$doc"; done <<<"$PRESET_LIST"
 		exit 0 ;;
 	--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | --hosts-file | --only | --out | --gpu | --gpu-batch | \
 		--target | --target-desc | --md-stripe-cache | --md-threads | --md-sync-min | --md-sync-max)
@@ -155,7 +155,7 @@ while (($#)); do
 	shift
 done
 preset=${preset:-quick}
-[[ -n ${PRESET_DOC[$preset]+x} ]] ||
+[[ -f $PRESET_DIR/$preset.preset && $preset != */* ]] ||
 	die "unknown preset '$preset'; presets: ${PRESETS[*]} (./run.sh --list)"
 case $parity in "" | cpu | cuda | auto) ;; *) die "--parity must be cpu, cuda or auto, not '$parity'" ;; esac
 [[ -z $runtime || $runtime =~ ^[1-9][0-9]*$ ]] || die "--runtime must be a whole number of seconds, not '$runtime'"
@@ -189,13 +189,6 @@ to_bytes() { # 512k, 1G, 4096 -> bytes
 if [[ -n $member_size ]]; then
 	msize=$(to_bytes "$member_size") || die "--member-size: '$member_size' is not a size (e.g. 256M)"
 	((msize >= 1 << 20)) || die "--member-size must be at least 1M"
-else
-	msize=$(awk -v s="$scale" 'BEGIN { m = int(1073741824 * s); if (m < 33554432) m = 33554432; print m }')
-fi
-msize=$((msize / (1 << 20) * (1 << 20)))
-if [[ -z $runtime ]]; then
-	[[ $preset == quick ]] && runtime=3 ||
-		runtime=$(awk -v s="$scale" 'BEGIN { r = int(60 * s); print (r < 5 ? 5 : r) }')
 fi
 declare -A SCALED=()
 scaled() { # published figure -> figure after --scale (at least 1); once each (forks are slow
@@ -212,8 +205,21 @@ if ((build && !dry_run)); then
 		{ tail -20 "${TMPDIR:-/tmp}/fio-raid-make.$$.log" >&2; die "make failed (log: ${TMPDIR:-/tmp}/fio-raid-make.$$.log)"; }
 	rm -f "${TMPDIR:-/tmp}/fio-raid-make.$$.log"
 fi
-for t in "$HWINFO" "$RJSON"; do [[ -x $t ]] || die "$t is missing: run make first"; done
+for t in "$HWINFO" "$RJSON" "$PRESET"; do [[ -x $t ]] || die "$t is missing: run make first"; done
 ((dry_run)) || [[ -x $FIO ]] || die "$FIO is missing: run make first"
+
+# ---- the preset: doc, default profile, layout, and its scale rules at this --scale ----
+PFILE=$PRESET_DIR/$preset.preset
+[[ -n $PRESET_LIST ]] || load_presets || die "presets/ is not valid (above)"
+[[ " ${PRESETS[*]} " == *" $preset "* ]] || die "preset $preset: $PFILE is not in $PRESET_DIR/index"
+preset_info=$("$PRESET" info "$PFILE" --scale "$scale") || die "preset $preset: $PFILE is not valid (above)"
+while read -r k v; do
+	case $k in
+	doc) preset_doc=$v ;; profile) preset_profile=$v ;; layout) preset_layout=$v ;;
+	runtime) runtime=${runtime:-$v} ;; member-size) msize=${msize:-$v} ;;
+	esac
+done <<<"$preset_info"
+msize=$((msize / (1 << 20) * (1 << 20)))
 
 # ---- profile ----
 work=$(mktemp -d "${TMPDIR:-/tmp}/fio-raid-run.XXXXXX")
@@ -228,7 +234,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'echo "run.sh: interrupted: stopping fio, tearing down what this run made" >&2; exit 130' INT TERM
-profile=${profile:-${PRESET_PROFILE[$preset]:-host}}
+profile=${profile:-$preset_profile}
 if [[ $profile == host ]]; then
 	profile_file=$work/host-profile.json
 	"$HWINFO" host-profile >"$profile_file" || die "cannot generate the host profile"
@@ -243,121 +249,20 @@ fi
 profile_name=$("$RJSON" get "$profile_file" name)
 profile_bays=$("$RJSON" get "$profile_file" bays | tr -cd '{' | wc -c)
 
-# ---- the plan: one line per fio run ----
+# ---- the plan: one line per fio run (raid-preset plan; presets/README.md) ----
 # GROUP ARRAY LEVEL MEMBERS CHUNK PARITY STATE BAYS JOBFILE
 # GROUP "-" runs alone; consecutive lines of one group run at the same time (2x 8-drive
 # arrays). LEVEL jbod: fio's own engine on the members. BAYS "-": bays 0..MEMBERS-1.
-parities() { # the parity variants a preset runs by default ($1), or --parity
-	[[ -n $parity ]] && echo "$parity" || echo "$1"
-}
 seq_bays() { local i s=""; for ((i = $1; i <= $2; i++)); do s+="${s:+,}$i"; done; echo "$s"; }
-plan_quick() {
-	local l t
-	for l in jbod 0 5 6 10; do
-		# Writes first: member files start as unwritten extents, and a read of those
-		# measures the filesystem handing back zeros, not I/O.
-		for t in seq1m-q8t64-write seq1m-q8t64-read rnd4k-q32t64-randwrite rnd4k-q1t64-randread; do
-			if [[ $l == jbod ]]; then
-				echo "- jbod-4 jbod 4 - - optimal - $t"
-			else
-				echo "- raid$l-4m $l 4 512k $(parities cpu) optimal - $t"
-			fi
-		done
-	done
-}
-plan_hwluxx() {
-	local n l p t min
-	for n in 1 4 12; do
-		for t in seq1m-q8t64-read seq1m-q8t64-write rnd4k-q32t64-randwrite rnd4k-q1t64-randread; do
-			echo "- jbod-$n jbod $n - - optimal $(seq_bays 0 $((n - 1))) $t"
-		done
-		for l in 0 5 6; do
-			min=$([[ $l == 0 ]] && echo 1 || { [[ $l == 5 ]] && echo 3 || echo 4; })
-			((n >= min)) || continue
-			for p in $(parities "cpu cuda"); do
-				for t in seq1m-q8t64-read seq1m-q8t64-write rnd4k-q32t64-randwrite rnd4k-q1t64-randread; do
-					echo "- raid$l-${n}m-$p $l $n 512k $p optimal $(seq_bays 0 $((n - 1))) $t"
-				done
-			done
-		done
-	done
-}
-plan_proxmox() {
-	local kind lname name level bays spares t
-	spares=$("$HWINFO" layout "$profile_file" proxmox-final | awk '$1 == "spares" { print $3 }')
-	while read -r kind lname name level bays; do
-		[[ $kind == array ]] || continue
-		for t in qd64t32-1m-read qd64t32-1m-write qd64t32-4k-randread qd64t32-4k-randwrite; do
-			echo "- $name $level $(tr ',' '\n' <<<"$bays" | wc -l) 512k $(parities auto) optimal $bays$([[ $level == 6 && -n $spares ]] && echo "+$spares") $t"
-		done
-	done < <("$HWINFO" layout "$profile_file" proxmox-final)
-}
-plan_sr_gen5() {
-	local c t p tests=(seq1m-192t16q-write seq1m-192t16q-read rnd64k-192t16q-randwrite rnd4k-192t32q-randwrite rnd4k-192t32q-randread)
-	for t in "${tests[@]}"; do echo "- jbod-24 jbod 24 - - optimal - $t"; done
-	for p in $(parities cpu); do
-		for c in 4k 64k 512k; do
-			for t in "${tests[@]}"; do echo "- raid5-24m-c$c-$p 5 24 $c $p optimal - $t"; done
-		done
-	done
-	# The GPU RAID of review C ran with a 4K stripe.
-	if [[ -z $parity ]]; then
-		for t in "${tests[@]}"; do echo "- raid5-24m-c4k-cuda 5 24 4k cuda optimal - $t"; done
-	fi
-}
-plan_megaraid() {
-	local t l g=0 p
-	p=$(parities auto)
-	echo "- jbod-16 jbod 16 - - optimal - mr-precond-seq"
-	for t in mr-seq-read mr-seq-write mr-seq-mix mr-precond-rand mr-rnd4k-randread mr-rnd4k-randwrite mr-oltp-4k; do
-		if [[ $t == mr-precond-rand ]]; then
-			echo "- jbod-16 jbod 16 - - optimal - $t"
-			continue
-		fi
-		echo "- jbod-16 jbod 16 - - optimal - $t"
-		for l in 10 5; do
-			g=$((g + 1))
-			echo "g$g raid$l-8m-a $l 8 512k $p optimal $(seq_bays 0 7) $t"
-			echo "g$g raid$l-8m-b $l 8 512k $p optimal $(seq_bays 8 15) $t"
-		done
-	done
-	for l in 10 5; do
-		for t in mr-rnd4k-randread mr-rnd4k-randwrite mr-oltp-4k; do
-			echo "- raid$l-16m $l 16 512k $p rebuilding - $t"
-		done
-	done
-	echo "- raid5-16m 5 16 512k $p optimal - mr-rnd4k-lat"
-	echo "- raid5-16m 5 16 512k $p rebuilding - mr-rnd4k-lat"
-	for l in 10 5; do echo "- raid$l-16m $l 16 512k $p rebuilding - mr-rebuild"; done
-}
-plan_rebuild() {
-	local l n p
-	p=$(parities auto)
-	for l in 1 5 6 10; do
-		n=$([[ $l == 1 ]] && echo 2 || echo 4)
-		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rnd4k-randread"
-		echo "- raid$l-${n}m $l $n 512k $p optimal - mr-rnd4k-lat"
-		echo "- raid$l-${n}m $l $n 512k $p degraded - mr-rnd4k-lat"
-		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rnd4k-lat"
-		echo "- raid$l-${n}m $l $n 512k $p rebuilding - mr-rebuild"
-	done
-}
-plan_selfcheck() {
-	# The x8 figures are projected from the x4 ones (raid-report project --self) and
-	# compared with what x8 measures: the model's error on this machine.
-	local n l t
-	for n in 4 8; do
-		for t in rnd4k-q32t64-randwrite seq1m-q8t64-write; do
-			echo "- jbod-$n jbod $n - - optimal - $t"
-			for l in 5 6; do echo "- raid$l-${n}m $l $n 512k $(parities cpu) optimal - $t"; done
-		done
-	done
-}
-if [[ $preset == proxmox ]]; then
-	"$HWINFO" layout "$profile_file" proxmox-final >/dev/null ||
-		die "profile $profile_name has no proxmox-final layout (the proxmox preset needs one)"
+layout_args=()
+if [[ $preset_layout != - ]]; then
+	"$HWINFO" layout "$profile_file" "$preset_layout" >"$work/layout" 2>/dev/null ||
+		die "profile $profile_name has no $preset_layout layout (the $preset preset needs one)"
+	layout_args=(--layout "$work/layout")
 fi
-mapfile -t PLAN < <("plan_${preset//-/_}" | targets_expand)
+plan=$("$PRESET" plan "$PFILE" --workloads "$WL" ${parity:+--parity "$parity"} "${layout_args[@]}") ||
+	die "preset $preset: $PFILE is not valid (above)"
+mapfile -t PLAN < <(targets_expand <<<"$plan")
 ((${#PLAN[@]} > 0)) || die "preset $preset planned no runs"
 
 # ---- members: drives or files ----
@@ -376,14 +281,13 @@ targets_check_devs
 
 # ---- per-run facts ----
 declare -A JOB_FACTS=()
-json_of() { # workload file -> its @workload / @published fields (read once per file)
+json_of() { # workload file -> wl_id and its pub_* figures (raid-preset job: read once a file)
 	local f=$WL/$1.fio
 	if [[ -z ${JOB_FACTS[$1]:-} ]]; then
 		[[ -f $f ]] || die "workload $1: $f is missing"
-		JOB_FACTS[$1]=$(awk '$2 == "@workload" { print "wl_id=" $3 }
-			$2 == "@published" { for (i = 3; i <= NF; i++) print "pub_" $i }' "$f")
+		JOB_FACTS[$1]=$("$PRESET" job "$f") || die "workload $1: $f is not valid (above)"
 	fi
-	eval "${JOB_FACTS[$1]}"
+	read -r wl_id pub_rw pub_bs pub_iodepth pub_numjobs <<<"${JOB_FACTS[$1]}"
 }
 test_id_of() { # array state [target] (after json_of) -> the test's id
 	echo "$(target_id_prefix "${3:-engine}")$1-$wl_id-$pub_rw$([[ $2 == optimal ]] || echo "-$2")"
@@ -435,10 +339,16 @@ fi
 
 # Engine probes: ask the engine itself whether it knows a level/option (its answer, not a list).
 declare -A PROBE
-engine_answer() { # log -> the engine's "not supported" line, if that is why fio failed
-	grep -m1 -E 'not supported|Bad option|failed parsing raid_|unknown option.*raid_|no usable GPU|no GPU|No CUDA' "$1" || true
+engine_refusal() { # TEST -> the reason the engine refused it as beyond what it can do here
+	# (a level it lacks, no usable GPU): the "refused" object it writes to the test's
+	# raid_stats file (each host's, with --hosts) instead of stats; nothing otherwise
+	local f
+	for f in "$rdir/tests/$1.stats.json" "$rdir/tests/$1@"*.stats.json; do
+		[[ -s $f ]] && "$RJSON" get "$f" refused.reason 2>/dev/null && break
+	done
+	return 0
 }
-probe_option() { # OPTION=VALUE -> 0 when the engine accepts it
+probe_option() { # OPTION=VALUE -> 0 when the engine accepts it (fio's exit status)
 	local key=$1 d
 	[[ -n ${PROBE[$key]+x} ]] && return "${PROBE[$key]}"
 	d=$work/probe.$RANDOM
@@ -446,8 +356,7 @@ probe_option() { # OPTION=VALUE -> 0 when the engine accepts it
 	truncate -s 4M "$d/a" "$d/b"
 	if [[ -f $ENGINE ]] && "$FIO" --name=probe --ioengine="external:$ENGINE" --thread=1 \
 		--filename="$d/vol" --raid_level=1 --raid_members="$d/a:$d/b" "--$key" \
-		--rw=read --bs=4k --size=64k --output-format=terse >"$d/log" 2>&1 &&
-		[[ -z $(engine_answer "$d/log") ]]; then
+		--rw=read --bs=4k --size=64k --output-format=terse >"$d/log" 2>&1; then
 		PROBE[$key]=0
 	else
 		PROBE[$key]=1
@@ -652,7 +561,7 @@ if [[ -x $PBENCH && -n $parity_ks && $preset != quick ]]; then
 		{ echo "run.sh: raid-parity-bench failed (logs/parity-bench.log): no per-core parity rates"; rm -f "$rdir/parity-bench.json"; }
 fi
 write_run_json() { # extra raid-json args
-	"$RJSON" obj run_id:s="$run_id" preset:s="$preset" "preset_doc:s=${PRESET_DOC[$preset]}" \
+	"$RJSON" obj run_id:s="$run_id" preset:s="$preset" "preset_doc:s=$preset_doc" \
 		scale:f="$scale" runtime_s:i="$runtime" member_size:i="$msize" \
 		options.drives:s="$drives" options.force:b=$([[ $force == 1 ]] && echo true || echo false) \
 		options.scratch:s="${scratch:-}" options.keep:b=$([[ $keep == 1 ]] && echo true || echo false) \
@@ -723,10 +632,10 @@ write_meta() { # status reason
 		"${meta_hosts[@]}" >"$rdir/tests/$test_id.meta.json"
 }
 finish_run() { # idx test rc -> status line (reads the run's files)
-	local idx=$1 t=$2 rc=$3 ans head
+	local idx=$1 t=$2 rc=$3 ans="" head
 	local log=$rdir/logs/$t.log
 	target_end "$idx" "$t"
-	ans=$(engine_answer "$log")
+	((rc == 0)) || ans=$(engine_refusal "$t")
 	if ((rc == 0)) && head=$("$RJSON" headline "$rdir/tests/$t.json" 2>>"$log") &&
 		{ [[ -z $hosts ]] || hosts_split "$t"; }; then
 		echo "[$idx/$total] done  $t: $head${hosts:+ ($HOSTS_HEADLINES)}"

@@ -23,3 +23,9 @@ $(BUILD)/bin/raid-mdadm: $(OBJ)/tools/mdadm/raid_mdadm.o $(LIBRAID)
 # md as the judge of the engine's bytes, and placement on a real two-node kernel (one boot each)
 TESTS += tests/md/mdvm_test.sh tests/md/raid_mdadm_test.sh
 TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh
+
+# raid-preset: run.sh's presets (presets/*.preset) and the job files' facts, checked against
+# the engine's level table (tools/preset, presets/README.md)
+BINS += $(BUILD)/bin/raid-preset
+$(BUILD)/bin/raid-preset: $(OBJ)/tools/preset/preset.o $(LIBRAID)
+TESTS += tests/presets/preset_test.sh

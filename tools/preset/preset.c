@@ -1,0 +1,819 @@
+/*
+ * preset.c - raid-preset: reads the presets of run.sh (presets/NAME.preset, a line-based
+ * format documented in presets/README.md) and the facts of the fio job files, validates them
+ * with one error line naming the file and line, and prints what run.sh runs:
+ *
+ *   raid-preset list DIR                   NAME DOC, in the order of DIR/index
+ *   raid-preset info FILE --scale S        doc, profile, layout, runtime, member-size lines
+ *   raid-preset plan FILE --workloads DIR [--parity P] [--layout FILE]
+ *                                          one line per fio run: GROUP ARRAY LEVEL MEMBERS
+ *                                          CHUNK PARITY STATE BAYS JOB (run.sh's plan)
+ *   raid-preset job FILE.fio               WORKLOAD RW BS IODEPTH NUMJOBS of a job file
+ *
+ * The level facts (which levels exist, their minimum members) come from the engine's level
+ * table (raid_level_find), not from a copy here. Exit 0, or 1 with one line on stderr.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <unistd.h>
+
+#include "level.h"
+
+#define MAXW 64 /* words on a line, items in a list */
+#define LINE_MAX_ 1024
+
+struct words {
+	int n;
+	char *w[MAXW];
+};
+
+/* A named list (list NAME ITEM...), an array template (array NAME FIELD=...), a layout
+ * (layout NAME FIELD=...) or a run (run FIELD=LIST...): one parsed line each. */
+struct item {
+	STAILQ_ENTRY(item) next;
+	int line;
+	char kind; /* 'l' list, 'a' array, 'y' layout, 'r' run */
+	char *name;
+	struct words f; /* the line's words after the name (after "run" for runs) */
+};
+STAILQ_HEAD(items, item);
+
+struct preset {
+	const char *file;
+	char *doc, *profile;
+	char *runtime[3], *msize[3]; /* VALUE [scaled] [min=X] as written */
+	int runtime_line, msize_line;
+	struct items items;
+	const char *parity;    /* --parity, or NULL: each array's own list */
+	const char *workloads; /* directory of the job files */
+	const char *layout;    /* raid-hwinfo layout output */
+	int group;	       /* last gN given out */
+};
+
+static const char *prog = "raid-preset";
+
+static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		die("out of memory");
+	return d;
+}
+
+/* A word run.sh may use as it is (test ids, file names): letters, digits, . _ + - */
+static bool plain(const char *s)
+{
+	return *s &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") ==
+		   strlen(s);
+}
+
+/* Splits s (modified) at blanks; a '#' word starts a comment. -E2BIG past MAXW words. */
+static int split(char *s, struct words *w)
+{
+	w->n = 0;
+	for (char *t = strtok(s, " \t\r\n"); t; t = strtok(NULL, " \t\r\n")) {
+		if (*t == '#')
+			break;
+		if (w->n == MAXW)
+			return -E2BIG;
+		w->w[w->n++] = t;
+	}
+	return 0;
+}
+
+/* Splits a comma list (modified) into w. */
+static int split_list(char *s, struct words *w)
+{
+	w->n = 0;
+	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
+		if (w->n == MAXW)
+			return -E2BIG;
+		w->w[w->n++] = t;
+	}
+	return w->n ? 0 : -EINVAL;
+}
+
+/* FIELD=VALUE words of an item: the index of key's word, or -1 */
+static int field_at(const struct item *it, const char *key)
+{
+	size_t l = strlen(key);
+
+	for (int i = 0; i < it->f.n; i++)
+		if (!strncmp(it->f.w[i], key, l) && it->f.w[i][l] == '=')
+			return i;
+	return -1;
+}
+
+/* ... and its value, or NULL */
+static char *field(const struct item *it, const char *key)
+{
+	int i = field_at(it, key);
+
+	return i < 0 ? NULL : it->f.w[i] + strlen(key) + 1;
+}
+
+static void check_fields(const struct preset *p, const struct item *it, const char *const *ok)
+{
+	for (int i = 0; i < it->f.n; i++) {
+		char *eq = strchr(it->f.w[i], '=');
+		size_t l = eq ? (size_t)(eq - it->f.w[i]) : 0;
+		bool known = false;
+
+		for (int k = 0; ok[k] && eq; k++)
+			known |= strlen(ok[k]) == l && !strncmp(ok[k], it->f.w[i], l);
+		if (!known || !eq[1])
+			die("%s:%d: %s: '%s' is not one of its FIELD=VALUE fields", p->file,
+			    it->line, it->name, it->f.w[i]);
+	}
+}
+
+static struct item *find(const struct preset *p, char kind, const char *name)
+{
+	struct item *it;
+
+	STAILQ_FOREACH(it, &p->items, next)
+	if ((!kind || it->kind == kind) && !strcmp(it->name, name))
+		return it;
+	return NULL;
+}
+
+static void parse(struct preset *p, const char *file)
+{
+	char buf[LINE_MAX_], copy[LINE_MAX_];
+	FILE *f = fopen(file, "r");
+	int line = 0;
+
+	if (!f)
+		die("%s: %s", file, strerror(errno));
+	memset(p, 0, sizeof(*p));
+	p->file = file;
+	STAILQ_INIT(&p->items);
+	while (fgets(buf, sizeof(buf), f)) {
+		struct words w;
+		struct item *it;
+		char *kw;
+
+		line++;
+		if (!strchr(buf, '\n') && !feof(f))
+			die("%s:%d: line longer than %d characters", file, line, LINE_MAX_ - 2);
+		snprintf(copy, sizeof(copy), "%s", buf);
+		if (split(buf, &w))
+			die("%s:%d: more than %d words", file, line, MAXW);
+		if (!w.n)
+			continue;
+		kw = w.w[0];
+		if (!strcmp(kw, "doc")) {
+			char *d = copy + strspn(copy, " \t") + 3;
+
+			d += strspn(d, " \t");
+			d[strcspn(d, "\r\n")] = 0;
+			if (p->doc || !*d)
+				die("%s:%d: doc: one line of text, once", file, line);
+			p->doc = xstrdup(d);
+		} else if (!strcmp(kw, "profile")) {
+			if (w.n != 2 || p->profile)
+				die("%s:%d: profile NAME (a hw-profiles/NAME.json), once", file,
+				    line);
+			p->profile = xstrdup(w.w[1]);
+		} else if (!strcmp(kw, "runtime") || !strcmp(kw, "member-size")) {
+			bool rt = kw[0] == 'r';
+			char **dst = rt ? p->runtime : p->msize;
+
+			if (w.n < 2 || w.n > 4 || dst[0])
+				die("%s:%d: %s VALUE [scaled] [min=VALUE], once", file, line, kw);
+			for (int i = 1; i < w.n; i++)
+				dst[i - 1] = xstrdup(w.w[i]);
+			*(rt ? &p->runtime_line : &p->msize_line) = line;
+		} else if (!strcmp(kw, "list") || !strcmp(kw, "array") || !strcmp(kw, "layout") ||
+			   !strcmp(kw, "run")) {
+			bool run = kw[1] == 'u';
+
+			if (w.n < (run ? 2 : 3))
+				die("%s:%d: %s %s", file, line, kw,
+				    run ? "FIELD=LIST..." : "NAME FIELD...");
+			it = calloc(1, sizeof(*it));
+			if (!it)
+				die("out of memory");
+			it->line = line;
+			it->kind = run ? 'r' : kw[1] == 'i' ? 'l' : kw[1] == 'r' ? 'a' : 'y';
+			it->name = xstrdup(run ? "run" : w.w[1]);
+			for (int i = run ? 1 : 2; i < w.n; i++)
+				it->f.w[it->f.n++] = xstrdup(w.w[i]);
+			if (!run && find(p, 0, it->name))
+				die("%s:%d: '%s' is defined twice", file, line, it->name);
+			STAILQ_INSERT_TAIL(&p->items, it, next);
+		} else {
+			die("%s:%d: unknown keyword '%s' (doc, profile, runtime, member-size, "
+			    "list, "
+			    "array, layout, run)",
+			    file, line, kw);
+		}
+	}
+	fclose(f);
+	if (!p->doc)
+		die("%s: no doc line", file);
+	if (!p->runtime[0] || !p->msize[0])
+		die("%s: needs a runtime and a member-size line", file);
+}
+
+/* 512k, 1G, 4096 -> bytes; -EINVAL if not a size */
+static int to_bytes(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	switch (tolower((unsigned char)*end)) {
+	case 0:
+		*out = v;
+		return 0;
+	case 'k':
+		v <<= 10;
+		break;
+	case 'm':
+		v <<= 20;
+		break;
+	case 'g':
+		v <<= 30;
+		break;
+	case 't':
+		v <<= 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (end[1])
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* A scale rule: VALUE [scaled] [min=MIN] -> max(MIN, int(VALUE x scale)) or VALUE */
+static unsigned long long rule(const struct preset *p, char *const *r, int line, double scale,
+			       bool size)
+{
+	unsigned long long v, min = 0;
+	bool scaled = false;
+
+	if (to_bytes(r[0], &v) || (!size && strpbrk(r[0], "kKmMgGtT")))
+		die("%s:%d: '%s' is not a %s", p->file, line, r[0], size ? "size" : "number");
+	for (int i = 1; i < 3 && r[i]; i++) {
+		if (!strcmp(r[i], "scaled"))
+			scaled = true;
+		else if (!strncmp(r[i], "min=", 4) && !to_bytes(r[i] + 4, &min))
+			continue;
+		else
+			die("%s:%d: '%s': expected 'scaled' or min=VALUE", p->file, line, r[i]);
+	}
+	if (scaled)
+		v = (unsigned long long)((double)v * scale);
+	return v < min ? min : v;
+}
+
+/* "0-3,8" -> "0,1,2,3,8" into out; -EINVAL if not bay numbers, the count in *n */
+static int bay_list(const char *s, char *out, size_t len, int *n)
+{
+	char tmp[LINE_MAX_];
+	struct words w;
+	size_t o = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s", s);
+	if (split_list(tmp, &w))
+		return -EINVAL;
+	*n = 0;
+	for (int i = 0; i < w.n; i++) {
+		char *end;
+		long lo = strtol(w.w[i], &end, 10), hi = lo;
+
+		if (end == w.w[i] || lo < 0)
+			return -EINVAL;
+		if (*end == '-') {
+			char *e2;
+
+			hi = strtol(end + 1, &e2, 10);
+			if (e2 == end + 1 || *e2 || hi < lo)
+				return -EINVAL;
+		} else if (*end) {
+			return -EINVAL;
+		}
+		for (long b = lo; b <= hi; b++, (*n)++) {
+			o += snprintf(out + o, o < len ? len - o : 0, "%s%ld", o ? "," : "", b);
+			if (o >= len)
+				return -E2BIG;
+		}
+	}
+	return 0;
+}
+
+/* One array to run: the fields of a plan line but the group, state and job. */
+struct inst {
+	char name[128], level[8], chunk[16], parity[16], bays[LINE_MAX_ / 2];
+	int members;
+};
+
+static void check_level(const struct preset *p, int line, const char *what, const char *level,
+			int members)
+{
+	const struct raid_level_ops *ops;
+	char *end;
+	long l;
+
+	if (!strcmp(level, "jbod"))
+		return;
+	l = strtol(level, &end, 10);
+	ops = *end || end == level ? NULL : raid_level_find((int)l);
+	if (!ops)
+		die("%s:%d: %s: level '%s' is not one the engine has (jbod or a RAID level)",
+		    p->file, line, what, level);
+	if (members < ops->min_members)
+		die("%s:%d: %s: RAID%s needs at least %d members, %d given", p->file, line, what,
+		    level, ops->min_members, members);
+}
+
+/* The parity variants of an array: --parity, or its own list. */
+static int parities(const struct preset *p, const struct item *it, char *list, struct words *w)
+{
+	const char *own = field(it, "parity");
+
+	snprintf(list, LINE_MAX_, "%s", p->parity ? p->parity : own ? own : "-");
+	return split_list(list, w);
+}
+
+/* Fills `name` from template t with {parity} and {chunk} replaced. */
+static void expand_name(const struct preset *p, const struct item *it, const char *par,
+			const char *chunk, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *s = it->name; *s && o + 1 < len;) {
+		const char *v = NULL;
+
+		if (!strncmp(s, "{parity}", 8))
+			v = par, s += 8;
+		else if (!strncmp(s, "{chunk}", 7))
+			v = chunk, s += 7;
+		if (v)
+			o += snprintf(out + o, len - o, "%s", v);
+		else
+			out[o++] = *s++;
+	}
+	out[o < len ? o : len - 1] = 0;
+	if (o >= len - 1)
+		die("%s:%d: %s: name too long", p->file, it->line, it->name);
+}
+
+/* The instances of an array template, in the order its list fields are written. */
+static int expand_array(const struct preset *p, const struct item *it, struct inst *out, int max)
+{
+	static const char *const ok[] = {"level", "members", "chunk",  "parity",
+					 "bays",  "spares",  "unless", NULL};
+	char plist[LINE_MAX_], clist[LINE_MAX_];
+	struct words pw, cw;
+	const char *level = field(it, "level"), *members = field(it, "members"),
+		   *chunk = field(it, "chunk"), *bays = field(it, "bays"),
+		   *spares = field(it, "spares"), *unless = field(it, "unless");
+	bool jbod = level && !strcmp(level, "jbod"), parity_first = true;
+	char bl[LINE_MAX_ / 2] = "-", sl[LINE_MAX_ / 2] = "";
+	int n = 0, m, nb;
+
+	check_fields(p, it, ok);
+	if (!level || !members)
+		die("%s:%d: %s: level= and members= are required", p->file, it->line, it->name);
+	m = atoi(members);
+	if (m < 1 || strspn(members, "0123456789") != strlen(members))
+		die("%s:%d: %s: members=%s is not a count", p->file, it->line, it->name, members);
+	check_level(p, it->line, it->name, level, m);
+	if (jbod && (chunk || field(it, "parity")))
+		die("%s:%d: %s: a jbod has no chunk= or parity=", p->file, it->line, it->name);
+	if (!jbod && (!chunk || !field(it, "parity")))
+		die("%s:%d: %s: chunk= and parity= are required", p->file, it->line, it->name);
+	if (unless && strcmp(unless, "--parity"))
+		die("%s:%d: %s: unless= takes only --parity", p->file, it->line, it->name);
+	if (unless && p->parity)
+		return 0;
+	if (bays) {
+		if (bay_list(bays, bl, sizeof(bl), &nb))
+			die("%s:%d: %s: bays=%s is not a list of bays (0-3,8)", p->file, it->line,
+			    it->name, bays);
+		if (nb != m)
+			die("%s:%d: %s: %d bays for %d members", p->file, it->line, it->name, nb,
+			    m);
+	}
+	if (spares && bay_list(spares, sl, sizeof(sl), &nb))
+		die("%s:%d: %s: spares=%s is not a list of bays", p->file, it->line, it->name,
+		    spares);
+	if (jbod) {
+		pw.n = cw.n = 1;
+		pw.w[0] = cw.w[0] = "-";
+	} else {
+		if (parities(p, it, plist, &pw))
+			die("%s:%d: %s: parity= is an empty list", p->file, it->line, it->name);
+		snprintf(clist, sizeof(clist), "%s", chunk);
+		if (split_list(clist, &cw))
+			die("%s:%d: %s: chunk= is an empty list", p->file, it->line, it->name);
+		for (int i = 0; i < cw.n; i++) {
+			unsigned long long b;
+
+			if (to_bytes(cw.w[i], &b) || !b)
+				die("%s:%d: %s: chunk '%s' is not a size", p->file, it->line,
+				    it->name, cw.w[i]);
+		}
+		/* the list written first varies slowest */
+		parity_first = field_at(it, "parity") < field_at(it, "chunk");
+	}
+	if ((pw.n > 1 && !strstr(it->name, "{parity}")) ||
+	    (cw.n > 1 && !strstr(it->name, "{chunk}")))
+		die("%s:%d: %s: several parity/chunk values need {parity}/{chunk} in the name",
+		    p->file, it->line, it->name);
+	for (int i = 0; i < (parity_first ? pw.n : cw.n); i++) {
+		for (int j = 0; j < (parity_first ? cw.n : pw.n); j++) {
+			const char *par = pw.w[parity_first ? i : j],
+				   *ch = cw.w[parity_first ? j : i];
+			struct inst *x = &out[n];
+
+			if (n == max)
+				die("%s:%d: %s: more than %d arrays", p->file, it->line, it->name,
+				    max);
+			expand_name(p, it, par, ch, x->name, sizeof(x->name));
+			if (!plain(x->name))
+				die("%s:%d: array name '%s': letters, digits, . _ + - only",
+				    p->file, it->line, x->name);
+			snprintf(x->level, sizeof(x->level), "%s", level);
+			snprintf(x->chunk, sizeof(x->chunk), "%s", ch);
+			snprintf(x->parity, sizeof(x->parity), "%s", par);
+			snprintf(x->bays, sizeof(x->bays), "%s%s%s", bl, *sl ? "+" : "", sl);
+			x->members = m;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The arrays of a profile layout (raid-hwinfo layout lines: array LAYOUT NAME LEVEL BAYS,
+ * spares LAYOUT BAYS); the layout's spares go to its arrays of level spares-to=. */
+static int expand_layout(const struct preset *p, const struct item *it, struct inst *out, int max)
+{
+	static const char *const ok[] = {"chunk", "parity", "spares-to", NULL};
+	const char *chunk = field(it, "chunk"), *to = field(it, "spares-to");
+	char buf[LINE_MAX_], plist[LINE_MAX_], spares[LINE_MAX_ / 2] = "";
+	struct words w, pw;
+	int n = 0;
+	FILE *f;
+
+	check_fields(p, it, ok);
+	if (!chunk || !field(it, "parity"))
+		die("%s:%d: layout %s: chunk= and parity= are required", p->file, it->line,
+		    it->name);
+	if (!p->layout)
+		die("%s:%d: layout %s: run.sh passes the profile's layout (--layout)", p->file,
+		    it->line, it->name);
+	if (parities(p, it, plist, &pw) || pw.n != 1)
+		die("%s:%d: layout %s: one parity= value", p->file, it->line, it->name);
+	f = fopen(p->layout, "r");
+	if (!f)
+		die("%s: %s", p->layout, strerror(errno));
+	while (fgets(buf, sizeof(buf), f))
+		if (!split(buf, &w) && w.n == 3 && !strcmp(w.w[0], "spares") &&
+		    !strcmp(w.w[1], it->name))
+			snprintf(spares, sizeof(spares), "%s", w.w[2]);
+	rewind(f);
+	while (fgets(buf, sizeof(buf), f)) {
+		struct inst *x = &out[n];
+		int nb;
+
+		if (split(buf, &w) || w.n != 5 || strcmp(w.w[0], "array") ||
+		    strcmp(w.w[1], it->name))
+			continue;
+		if (n == max)
+			die("%s: layout %s: more than %d arrays", p->layout, it->name, max);
+		if (bay_list(w.w[4], x->bays, sizeof(x->bays), &nb))
+			die("%s: layout %s: array %s: bays '%s'", p->layout, it->name, w.w[2],
+			    w.w[4]);
+		if (!plain(w.w[2]))
+			die("%s: layout %s: array name '%s'", p->layout, it->name, w.w[2]);
+		snprintf(x->name, sizeof(x->name), "%s", w.w[2]);
+		snprintf(x->level, sizeof(x->level), "%s", w.w[3]);
+		snprintf(x->chunk, sizeof(x->chunk), "%s", chunk);
+		snprintf(x->parity, sizeof(x->parity), "%s", pw.w[0]);
+		x->members = nb;
+		check_level(p, it->line, x->name, x->level, nb);
+		if (*spares && to && !strcmp(to, x->level)) {
+			size_t l = strlen(x->bays);
+
+			snprintf(x->bays + l, sizeof(x->bays) - l, "+%s", spares);
+		}
+		n++;
+	}
+	fclose(f);
+	if (!n)
+		die("%s:%d: the profile has no layout '%s' with arrays", p->file, it->line,
+		    it->name);
+	return n;
+}
+
+/* One element of a run's array= list: one array, or a group (a+b) that runs at once. */
+struct elem {
+	struct inst a[MAXW];
+	int n;
+	bool group;
+};
+
+static void list_items(const struct preset *p, const struct item *run, const char *key, char *val,
+		       struct words *out);
+
+static void array_elems(const struct preset *p, const struct item *run, char *list,
+			struct elem *out, int *nout)
+{
+	struct words w, parts;
+
+	list_items(p, run, "array", list, &w);
+	*nout = 0;
+	for (int i = 0; i < w.n; i++) {
+		struct inst tmp[MAXW];
+		int k = 0;
+
+		char item[LINE_MAX_]; /* a named list's words stay as written */
+
+		snprintf(item, sizeof(item), "%s", w.w[i]);
+		parts.n = 0;
+		for (char *t = strtok(item, "+"); t && parts.n < MAXW; t = strtok(NULL, "+"))
+			parts.w[parts.n++] = t;
+		for (int j = 0; j < parts.n; j++) {
+			const struct item *a = find(p, 'a', parts.w[j]),
+					  *y = find(p, 'y', parts.w[j]);
+
+			if (!a && !y)
+				die("%s:%d: run: no array or layout named '%s'", p->file, run->line,
+				    parts.w[j]);
+			k += a ? expand_array(p, a, tmp + k, MAXW - k)
+			       : expand_layout(p, y, tmp + k, MAXW - k);
+		}
+		if (parts.n > 1) { /* one group */
+			if (*nout == MAXW)
+				die("%s:%d: run: too many arrays", p->file, run->line);
+			memcpy(out[*nout].a, tmp, k * sizeof(tmp[0]));
+			out[*nout].n = k;
+			out[(*nout)++].group = true;
+			continue;
+		}
+		for (int j = 0; j < k; j++) {
+			if (*nout == MAXW)
+				die("%s:%d: run: too many arrays", p->file, run->line);
+			out[*nout].a[0] = tmp[j];
+			out[*nout].n = 1;
+			out[(*nout)++].group = false;
+		}
+	}
+}
+
+/* The words of a list= value: its comma items, a @NAME item replaced by the named list. */
+static void list_items(const struct preset *p, const struct item *run, const char *key, char *val,
+		       struct words *out)
+{
+	struct words w;
+
+	if (split_list(val, &w))
+		die("%s:%d: run: %s= is an empty list", p->file, run->line, key);
+	out->n = 0;
+	for (int i = 0; i < w.n; i++) {
+		const struct item *l = w.w[i][0] == '@' ? find(p, 'l', w.w[i] + 1) : NULL;
+
+		if (w.w[i][0] == '@' && !l)
+			die("%s:%d: run: no list named '%s'", p->file, run->line, w.w[i] + 1);
+		for (int j = 0; j < (l ? l->f.n : 1); j++) {
+			if (out->n == MAXW)
+				die("%s:%d: run: %s= has more than %d items", p->file, run->line,
+				    key, MAXW);
+			out->w[out->n++] = l ? l->f.w[j] : w.w[i];
+		}
+	}
+}
+
+/* A workload item JOB[@STATE] -> job and state, checked against the job files */
+static void split_workload(const struct preset *p, const struct item *run, const char *item,
+			   char *job, size_t len, const char **state)
+{
+	const char *at = strchr(item, '@');
+	char path[PATH_MAX];
+
+	snprintf(job, len, "%.*s", at ? (int)(at - item) : (int)strlen(item), item);
+	*state = at ? at + 1 : "optimal";
+	if (strcmp(*state, "optimal") && strcmp(*state, "degraded") && strcmp(*state, "rebuilding"))
+		die("%s:%d: run: %s: state '%s' is not optimal, degraded or rebuilding", p->file,
+		    run->line, item, *state);
+	snprintf(path, sizeof(path), "%s/%s.fio", p->workloads, job);
+	if (!plain(job) || access(path, R_OK))
+		die("%s:%d: run: workload '%s': %s is missing", p->file, run->line, job, path);
+}
+
+/* Nested loops over a run's fields, the first written varying slowest. */
+struct run_ctx {
+	struct words wl;
+	struct elem *el;
+	int nel;
+	bool array_first;
+};
+
+static void emit(struct preset *p, const struct item *run, const struct elem *e, const char *w)
+{
+	char job[256], group[16] = "-";
+	const char *state;
+
+	split_workload(p, run, w, job, sizeof(job), &state);
+	if (e->group)
+		snprintf(group, sizeof(group), "g%d", ++p->group);
+	for (int i = 0; i < e->n; i++)
+		printf("%s %s %s %d %s %s %s %s %s\n", group, e->a[i].name, e->a[i].level,
+		       e->a[i].members, e->a[i].chunk, e->a[i].parity, state, e->a[i].bays, job);
+}
+
+static void plan(struct preset *p)
+{
+	static const char *const ok[] = {"array", "workload", NULL};
+	struct item *it;
+
+	STAILQ_FOREACH(it, &p->items, next)
+	{
+		static struct elem el[MAXW];
+		struct run_ctx c = {.el = el};
+		char *arr, *wl;
+
+		if (it->kind == 'a')
+			expand_array(p, it, el[0].a, MAXW); /* validated even when no run uses it */
+		if (it->kind != 'r')
+			continue;
+		check_fields(p, it, ok);
+		arr = field(it, "array");
+		wl = field(it, "workload");
+		if (!arr || !wl)
+			die("%s:%d: run: array= and workload= are required", p->file, it->line);
+		arr = xstrdup(arr); /* split below, and the line's words stay as written */
+		wl = xstrdup(wl);
+		c.array_first = field_at(it, "array") < field_at(it, "workload");
+		array_elems(p, it, arr, el, &c.nel);
+		list_items(p, it, "workload", wl, &c.wl);
+		for (int i = 0; i < (c.array_first ? c.nel : c.wl.n); i++)
+			for (int j = 0; j < (c.array_first ? c.wl.n : c.nel); j++)
+				emit(p, it, &el[c.array_first ? i : j],
+				     c.wl.w[c.array_first ? j : i]);
+	}
+}
+
+/* A job file's facts: "; @workload ID" and "; @published rw= bs= iodepth= numjobs=" */
+static int job_facts(const char *file)
+{
+	static const char *const keys[] = {"rw", "bs", "iodepth", "numjobs"};
+	char buf[LINE_MAX_], *id = NULL, *val[4] = {0};
+	FILE *f = fopen(file, "r");
+	int line = 0;
+
+	if (!f)
+		die("%s: %s", file, strerror(errno));
+	while (fgets(buf, sizeof(buf), f)) {
+		struct words w;
+
+		line++;
+		if (split(buf, &w) || w.n < 2 || strcmp(w.w[0], ";"))
+			continue;
+		if (!strcmp(w.w[1], "@workload")) {
+			if (w.n != 3 || id || !plain(w.w[2]))
+				die("%s:%d: '; @workload ID' (letters, digits, . _ + -), once",
+				    file, line);
+			id = xstrdup(w.w[2]);
+		} else if (!strcmp(w.w[1], "@published")) {
+			for (int i = 2; i < w.n; i++) {
+				char *eq = strchr(w.w[i], '=');
+				int k = 0;
+
+				while (eq && k < 4 &&
+				       (strlen(keys[k]) != (size_t)(eq - w.w[i]) ||
+					strncmp(keys[k], w.w[i], eq - w.w[i])))
+					k++;
+				if (!eq || k == 4 || !plain(eq + 1) || val[k])
+					die("%s:%d: @published: '%s' is not one of rw= bs= "
+					    "iodepth= "
+					    "numjobs= (each once, a plain value)",
+					    file, line, w.w[i]);
+				val[k] = xstrdup(eq + 1);
+			}
+		}
+	}
+	fclose(f);
+	if (!id)
+		die("%s: no '; @workload ID' line", file);
+	for (int k = 0; k < 4; k++)
+		if (!val[k])
+			die("%s: @published has no %s=", file, keys[k]);
+	printf("%s %s %s %s %s\n", id, val[0], val[1], val[2], val[3]);
+	return 0;
+}
+
+/* The presets of DIR/index, in its order, each with its doc line. */
+static int list(const char *dir)
+{
+	char path[PATH_MAX], buf[LINE_MAX_];
+	FILE *f;
+	int line = 0;
+
+	snprintf(path, sizeof(path), "%s/index", dir);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (fgets(buf, sizeof(buf), f)) {
+		struct preset p;
+		struct words w;
+		char file[PATH_MAX];
+
+		line++;
+		if (split(buf, &w) || w.n > 1)
+			die("%s:%d: one preset name a line", path, line);
+		if (!w.n)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s.preset", dir, w.w[0]);
+		parse(&p, file);
+		printf("%s %s\n", w.w[0], p.doc);
+	}
+	fclose(f);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s list DIR | info FILE --scale S | plan FILE --workloads DIR "
+		"[--parity P] [--layout FILE] | job FILE.fio\n",
+		prog);
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct preset p;
+	double scale = 1;
+	const char *parity = NULL, *workloads = NULL, *layout = NULL;
+
+	if (argc < 3)
+		usage();
+	for (int i = 3; i < argc; i++) {
+		if (i + 1 == argc)
+			die("%s needs a value", argv[i]);
+		if (!strcmp(argv[i], "--scale"))
+			scale = strtod(argv[++i], NULL);
+		else if (!strcmp(argv[i], "--parity"))
+			parity = argv[++i];
+		else if (!strcmp(argv[i], "--workloads"))
+			workloads = argv[++i];
+		else if (!strcmp(argv[i], "--layout"))
+			layout = argv[++i];
+		else
+			die("unknown option '%s'", argv[i]);
+	}
+	if (!strcmp(argv[1], "list"))
+		return list(argv[2]);
+	if (!strcmp(argv[1], "job"))
+		return job_facts(argv[2]);
+	parse(&p, argv[2]);
+	if (!strcmp(argv[1], "info")) {
+		const struct item *y = NULL, *it;
+
+		STAILQ_FOREACH(it, &p.items, next)
+		if (it->kind == 'y' && !y)
+			y = it;
+		printf("doc %s\nprofile %s\nlayout %s\nruntime %llu\nmember-size %llu\n", p.doc,
+		       p.profile ? p.profile : "host", y ? y->name : "-",
+		       rule(&p, p.runtime, p.runtime_line, scale, false),
+		       rule(&p, p.msize, p.msize_line, scale, true));
+		return 0;
+	}
+	if (strcmp(argv[1], "plan") || !workloads)
+		usage();
+	p.parity = parity;
+	p.workloads = workloads;
+	p.layout = layout;
+	plan(&p);
+	return 0;
+}
