@@ -19,6 +19,8 @@ static const char usage[] =
     "       raid-report baseline [--max-spread PCT] RESULTS_DIR [RESULTS_DIR...] > FILE\n"
     "         (several runs: each figure's median; one whose worst run fell more than PCT\n"
     "         (default 30) from it is recorded as not gated)\n"
+    "       raid-report published [FILE]               the published figures as JSON (one\n"
+    "         object a row, the CSV's header as keys, every field its text)\n"
     "RAID_REPORT_PUBLISHED=FILE overrides results/reference/published.csv.\n";
 
 static char err[4096];
@@ -288,6 +290,23 @@ static int cmd_baseline(int argc, char **argv)
 	return rc;
 }
 
+/* published [FILE]: the published figures through the report's own CSV parser, as JSON */
+static int cmd_published(int argc, char **argv)
+{
+	struct rr_pubset pub;
+	if (argc > 1)
+		return fail("published: one FILE at most, not '%s'", argv[1]);
+	const char *path = argc ? argv[0] : rr_pub_path();
+	if (rr_pub_load(path, &pub, err, sizeof(err)))
+		return fail("%s", err);
+	json_object *a = rr_pub_json(&pub);
+	puts(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY |
+						   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(a);
+	rr_pub_free(&pub);
+	return RR_OK;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -305,12 +324,15 @@ int main(int argc, char **argv)
 		return cmd_baseline(argc - 2, argv + 2);
 	if (!strcmp(cmd, "project"))
 		return cmd_project(argc - 2, argv + 2);
+	if (!strcmp(cmd, "published"))
+		return cmd_published(argc - 2, argv + 2);
 	if (cmd[0] == '-')
 		return fail("unknown option '%s'; try raid-report --help", cmd);
 	/* a word that is not a path is a mistyped command, whatever follows it */
 	int is_dir = access(cmd, F_OK) == 0;
 	if (!is_dir && !strchr(cmd, '/'))
-		return fail("unknown command '%s' (commands: gate, baseline, project, --compare; or a "
+		return fail("unknown command '%s' (commands: gate, baseline, project, published, "
+			    "--compare; or a "
 			    "RESULTS_DIR)%s",
 			    cmd, !strcmp(cmd, "compare") ? ": did you mean --compare?" : "");
 	if (argc > 2)

@@ -11,12 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { PUB_COLS = 17 };
 static const char *const pub_header[PUB_COLS] = {
     "source",  "host",	  "drives", "drive_model", "array",  "engine", "chunk", "workload", "bs",
     "iodepth", "numjobs", "rw",	    "state",	   "metric", "value",  "unit",	"note"};
 
-/* Splits one CSV line (RFC 4180 quotes) into at most max fields, in place. */
+/*
+ * Splits one CSV line (RFC 4180: a field in double quotes may hold commas, and "" for a
+ * quote; a field holds no line break) into at most max fields, in place. Returns the
+ * count, or -EINVAL for a quote left open or text after a closing quote.
+ */
 static int split_csv(char *line, char **f, int max)
 {
 	int n = 0;
@@ -34,12 +37,16 @@ static int split_csv(char *line, char **f, int max)
 				r++;
 			} else if (q && *r == '"') {
 				q = 0;
+				if (r[1] && r[1] != ',' && r[1] != '\n' && r[1] != '\r')
+					return -EINVAL;
 			} else if (!q && *r == ',') {
 				break;
 			} else if (*r != '\n' && *r != '\r') {
 				*w++ = *r;
 			}
 		}
+		if (q)
+			return -EINVAL;
 		int more = *r == ',';
 		*w++ = '\0';
 		if (!more)
@@ -71,6 +78,14 @@ int rr_pub_load(const char *path, struct rr_pubset *set, char *err, size_t errle
 	while (getline(&line, &cap, fp) > 0) {
 		lineno++;
 		int n = split_csv(line, f, PUB_COLS);
+		if (n < 0) {
+			snprintf(err, errlen,
+				 "%s:%d: a quoted field is not closed, or text follows "
+				 "its closing quote",
+				 path, lineno);
+			rc = -EINVAL;
+			break;
+		}
 		if (lineno == 1) {
 			for (int i = 0; i < PUB_COLS && rc == 0; i++)
 				if (i >= n || strcmp(f[i], pub_header[i]) != 0)
@@ -97,6 +112,8 @@ int rr_pub_load(const char *path, struct rr_pubset *set, char *err, size_t errle
 				abort();
 		}
 		struct rr_pub *p = &set->rows[set->n++];
+		for (int k = 0; k < PUB_COLS; k++)
+			p->text[k] = xdup(k < n ? f[k] : "");
 		p->source = xdup(f[0]);
 		p->host = xdup(f[1]);
 		p->drives = atoi(f[2]);
@@ -131,6 +148,8 @@ void rr_pub_free(struct rr_pubset *set)
 			     p->metric, p->unit,     p->note};
 		for (size_t k = 0; k < sizeof(s) / sizeof(s[0]); k++)
 			free(s[k]);
+		for (int k = 0; k < PUB_COLS; k++)
+			free(p->text[k]);
 	}
 	free(set->rows);
 	memset(set, 0, sizeof(*set));
@@ -221,4 +240,20 @@ char *rr_pub_label(const struct rr_pub *p)
 		     p->engine, *p->chunk ? " chunk " : "", p->chunk, p->host, p->source) < 0)
 		abort();
 	return s;
+}
+
+/* The rows as a JSON array of objects keyed by the CSV's header, every field the text the
+ * CSV holds ("" when empty): raid-report published, so that the shell (tests) reads the CSV
+ * through this parser too. */
+json_object *rr_pub_json(const struct rr_pubset *set)
+{
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < set->n; i++) {
+		json_object *o = json_object_new_object();
+		for (int k = 0; k < PUB_COLS; k++)
+			json_object_object_add(o, pub_header[k],
+					       json_object_new_string(set->rows[i].text[k]));
+		json_object_array_add(a, o);
+	}
+	return a;
 }

@@ -112,11 +112,13 @@ void rr_csv_str(FILE *f, const char *s);
 json_object *rr_json_num(double v); /* summary.json's rounding; NULL for NAN */
 
 /* published.c */
+enum { PUB_COLS = 17 }; /* the CSV's columns */
 struct rr_pub {
 	char *source, *host, *drive_model, *array, *engine, *chunk, *workload, *bs, *rw, *state;
 	char *metric, *unit, *note;
 	int drives, iodepth, numjobs;
 	double value;
+	char *text[PUB_COLS]; /* every field as the CSV holds it */
 };
 struct rr_pubset {
 	struct rr_pub *rows;
@@ -129,6 +131,7 @@ int rr_pub_matches(const struct rr_pub *p, const struct rr_test *t);
 double rr_pub_measured(const struct rr_pub *p, const struct rr_test *t);
 double rr_pub_value(const struct rr_pub *p, const char **unit);
 char *rr_pub_label(const struct rr_pub *p);
+json_object *rr_pub_json(const struct rr_pubset *set);
 
 /* charts.c */
 struct rr_chart {

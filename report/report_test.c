@@ -212,6 +212,53 @@ static void malformed_input(void **state)
 	assert_non_null(strstr(err, "no such results directory"));
 }
 
+/* The published figures' CSV parser, the only one (raid-report published feeds the shell):
+ * quoted fields with commas and doubled quotes, empty fields, and a quote left open. */
+static void published_csv_quotes(void **state)
+{
+	static const char header[] = "source,host,drives,drive_model,array,engine,chunk,workload,"
+				     "bs,iodepth,numjobs,rw,state,metric,value,unit,note\n";
+	char err[512], p[] = "/tmp/rr-pub-XXXXXX";
+	struct rr_pubset pub;
+	FILE *f;
+	int fd = mkstemp(p);
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(header, f);
+	fputs("\"src, a\",h,4,\"m \"\"x\"\"\",raid5,graid,,W,4k,,64,randread,optimal,iops,"
+	      "12.5,IOPS,\"note, with \"\"quotes\"\", and commas\"\n",
+	      f);
+	fputs("s,h,4,m,raid0,sw-raid,64k,W,1m,8,,read,optimal,bw,100,MB/s,\r\n", f);
+	fclose(f);
+	assert_int_equal(rr_pub_load(p, &pub, err, sizeof(err)), 0);
+	assert_int_equal(pub.n, 2);
+	assert_string_equal(pub.rows[0].source, "src, a");
+	assert_string_equal(pub.rows[0].drive_model, "m \"x\"");
+	assert_string_equal(pub.rows[0].chunk, "");
+	assert_string_equal(pub.rows[0].text[9], ""); /* iodepth left empty */
+	assert_int_equal(pub.rows[0].numjobs, 64);
+	assert_true(pub.rows[0].value == 12.5);
+	assert_string_equal(pub.rows[0].note, "note, with \"quotes\", and commas");
+	assert_string_equal(pub.rows[1].chunk, "64k");
+	assert_string_equal(pub.rows[1].note, "");
+	assert_string_equal(pub.rows[1].unit, "MB/s");
+	rr_pub_free(&pub);
+
+	f = fopen(p, "a");
+	fputs("s,h,4,m,raid0,sw-raid,64k,W,1m,8,1,read,optimal,bw,100,MB/s,\"open\n", f);
+	fclose(f);
+	assert_int_equal(rr_pub_load(p, &pub, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":4: a quoted field is not closed"));
+	f = fopen(p, "w");
+	fputs(header, f);
+	fputs("s,h,4,\"m\"x,raid0,sw-raid,64k,W,1m,8,1,read,optimal,bw,100,MB/s,\n", f);
+	fclose(f);
+	assert_int_equal(rr_pub_load(p, &pub, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2: a quoted field"));
+	unlink(p);
+}
+
 static void published_matching(void **state)
 {
 	char err[512];
@@ -354,7 +401,7 @@ int main(void)
 	    cmocka_unit_test(percentile_rule),	  cmocka_unit_test(percentiles_match_fio),
 	    cmocka_unit_test(jobs_are_summed),	  cmocka_unit_test(hosts_merged_not_averaged),
 	    cmocka_unit_test(stats_figures),	  cmocka_unit_test(malformed_input),
-	    cmocka_unit_test(published_matching), cmocka_unit_test(gate_verdicts),
+	    cmocka_unit_test(published_csv_quotes), cmocka_unit_test(published_matching), cmocka_unit_test(gate_verdicts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

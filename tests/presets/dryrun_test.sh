@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # tests/presets/dryrun_test.sh: every preset's --dry-run runs the published test: block size,
-# depth, jobs, pattern, level, members and chunk checked against published-results.csv;
-# options and bad input of run.sh.
+# depth, jobs, pattern, level, members and chunk checked against the published figures
+# (results/reference/published.csv, read by raid-report's own CSV parser: raid-report
+# published); options and bad input of run.sh.
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
-CSV=${PUBLISHED_CSV:-/work/shared/reference/published-results.csv}
-[[ -f $CSV ]] || CSV=$ROOT/results/reference/published-results.csv
+CSV=${PUBLISHED_CSV:-$ROOT/results/reference/published.csv}
 
 # table PRESET -> one line per run: workload level members chunk parity state numjobs iodepth bs rw
 table() {
@@ -43,11 +43,15 @@ row_covered() {
 		(rw == "" || $10 == rw) { found = 1 } END { exit !found }' "$T_SCRATCH/$preset.tab" ||
 		{ echo "no $preset run for: $*"; return 1; }
 }
-while IFS=, read -r src host drives model array engine chunk wl bs qd nj rw state metric _; do
-	[[ $src == source ]] && continue
+# The rows, one a line, fields separated by US (0x1f: no field holds it; read keeps empty ones)
+t_case "the published figures parse (raid-report published)" bash -c \
+	"'$ROOT/build/bin/raid-report' published '$CSV' >'$T_SCRATCH/pub.json' && jq -e 'length > 0' '$T_SCRATCH/pub.json'"
+jq -r '.[] | [.source, .host, .drives, .drive_model, .array, .engine, .chunk, .workload, .bs,
+	.iodepth, .numjobs, .rw, .state, .metric] | join("\u001f")' "$T_SCRATCH/pub.json" >"$T_SCRATCH/pub.rows"
+while IFS=$'\x1f' read -r src host drives model array engine chunk wl bs qd nj rw state metric; do
 	t_case "published $src $array x$drives $engine ${chunk:+chunk $chunk }$wl $rw $state" \
 		row_covered "$src" "$array" "$drives" "$engine" "$chunk" "$wl" "$bs" "$qd" "$nj" "$rw" "$state"
-done <"$CSV"
+done <"$T_SCRATCH/pub.rows"
 
 # The tests with no figure in the CSV are planned too.
 has() { grep -q -- "$2" "$T_SCRATCH/$1.tab" || { echo "no '$2' in $1"; return 1; }; }
@@ -82,16 +86,16 @@ t_case "--help documents every option" bash -c "h=\$(\"$RUN\" --help); for o in 
 for p in quick rebuild; do
 	t_case "$p dry-run" "$RUN" "$p" --dry-run --no-build
 done
-t_case_fail "unknown preset" "$RUN" nope --dry-run --no-build
+t_case_fail "unknown preset" --msg "unknown preset 'nope'" "$RUN" nope --dry-run --no-build
 t_case "unknown preset names the presets" bash -c "\"$RUN\" nope --dry-run --no-build 2>&1 | grep -q \"unknown preset 'nope'; presets: quick\""
-t_case_fail "unknown option" "$RUN" --frob
-t_case_fail "bad scale" "$RUN" --scale 2 --dry-run --no-build
-t_case_fail "bad parity" "$RUN" --parity gpu --dry-run --no-build
-t_case_fail "bad runtime" "$RUN" --runtime 1s --dry-run --no-build
-t_case_fail "bad gpu" "$RUN" --gpu x --dry-run --no-build
-t_case_fail "bad gpu batch" "$RUN" --gpu-batch 2000 --dry-run --no-build
-t_case_fail "bad member size" "$RUN" --member-size lots --dry-run --no-build
-t_case_fail "unknown profile" "$RUN" --profile nope --dry-run --no-build
-t_case_fail "malformed profile" bash -c "echo '{\"name\": 1}' >'$T_SCRATCH/p.json'; \"$RUN\" --profile '$T_SCRATCH/p.json' --dry-run --no-build"
-t_case_fail "a file is not a drive" "$RUN" --drives "$T_SCRATCH/p.json" --dry-run --no-build
+t_case_fail "unknown option" --msg "unknown option '--frob'" "$RUN" --frob
+t_case_fail "bad scale" --msg "scale must be a number in \(0, 1\], not '2'" "$RUN" --scale 2 --dry-run --no-build
+t_case_fail "bad parity" --msg "parity must be cpu, cuda or auto, not 'gpu'" "$RUN" --parity gpu --dry-run --no-build
+t_case_fail "bad runtime" --msg "runtime must be a whole number of seconds, not '1s'" "$RUN" --runtime 1s --dry-run --no-build
+t_case_fail "bad gpu" --msg "gpu must be a CUDA device index 0..63, not 'x'" "$RUN" --gpu x --dry-run --no-build
+t_case_fail "bad gpu batch" --msg "gpu-batch must be a stripe count 1..1024, not '2000'" "$RUN" --gpu-batch 2000 --dry-run --no-build
+t_case_fail "bad member size" --msg "member-size: 'lots' is not a size" "$RUN" --member-size lots --dry-run --no-build
+t_case_fail "unknown profile" --msg "unknown profile 'nope'" "$RUN" --profile nope --dry-run --no-build
+t_case_fail "malformed profile" --msg "profile .*p.json is not valid" bash -c "echo '{\"name\": 1}' >'$T_SCRATCH/p.json'; \"$RUN\" --profile '$T_SCRATCH/p.json' --dry-run --no-build"
+t_case_fail "a file is not a drive" --msg "p.json is not a block device" "$RUN" --drives "$T_SCRATCH/p.json" --dry-run --no-build
 t_done
