@@ -64,10 +64,10 @@ bad() { # NAME ERE LINE...: a preset of those lines is refused with ERE
 		"$P" plan "$T_SCRATCH/p.preset" --workloads "$W"
 }
 bad "an unknown keyword" "unknown keyword 'arrays'" "arrays x level=0 members=2"
-bad "fewer members than the level's minimum (the engine's table)" \
-	"raid5-2m: RAID5 needs at least 3 members, 2 given" \
+bad "fewer members than the level's minimum (the engine's validator)" \
+	"raid5-2m: raid: raid_members: raid_level=5 needs at least 3 members, 2 given" \
 	"array raid5-2m level=5 members=2 chunk=64k parity=cpu" "run array=raid5-2m workload=ok"
-bad "a level the engine does not have" "r7: level '7' is not one the engine has" \
+bad "a level the engine does not have" "r7: raid: raid_level: '7' is not one of" \
 	"array r7 level=7 members=4 chunk=64k parity=cpu"
 bad "a missing job file" "run: workload 'nope': .*/nope.fio is missing" \
 	"array j level=jbod members=2" "run array=j workload=nope"
@@ -83,6 +83,8 @@ bad "a jbod with a chunk" "j: a jbod has no chunk= or parity=" \
 	"array j level=jbod members=2 chunk=64k"
 bad "an unknown field" "r0: 'stripe=64k' is not one of its FIELD=VALUE fields" \
 	"array r0 level=0 members=2 stripe=64k"
+bad "a chunk the engine refuses" "r0: raid: raid_chunk: '12k'" \
+	"array r0 level=0 members=2 chunk=12k parity=cpu"
 bad "an array defined twice" "'j' is defined twice" \
 	"array j level=jbod members=2" "array j level=jbod members=4"
 t_case_fail "refused: a preset without its scale rules" --msg "needs a runtime and a member-size" \

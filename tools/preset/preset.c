@@ -10,8 +10,9 @@
  *                                          CHUNK PARITY STATE BAYS JOB (run.sh's plan)
  *   raid-preset job FILE.fio               WORKLOAD RW BS IODEPTH NUMJOBS of a job file
  *
- * The level facts (which levels exist, their minimum members) come from the engine's level
- * table (raid_level_find), not from a copy here. Exit 0, or 1 with one line on stderr.
+ * Each RAID array is checked by the engine's own config parser and validator (level, minimum
+ * members, chunk, parity): no copy of the level facts here. Exit 0, or 1 with one line on
+ * stderr.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -24,7 +25,7 @@
 #include <sys/queue.h>
 #include <unistd.h>
 
-#include "level.h"
+#include "raid/core/raid.h"
 
 #define MAXW 64 /* words on a line, items in a list */
 #define LINE_MAX_ 1024
@@ -335,23 +336,35 @@ struct inst {
 	int members;
 };
 
-static void check_level(const struct preset *p, int line, const char *what, const char *level,
-			int members)
+/*
+ * A RAID array of the preset as the engine would see it: its own config parser and
+ * validator (level, member count against the level's minimum, chunk, parity), so that a
+ * preset is refused for what the engine refuses, with the engine's words. JBOD: fio's own.
+ */
+static void check_inst(const struct preset *p, int line, const struct inst *x)
 {
-	const struct raid_level_ops *ops;
-	char *end;
-	long l;
+	char members[LINE_MAX_] = "", err[RAID_ERRLEN], chunk[sizeof(x->chunk)];
+	const char *opt[][2] = {{"raid_level", x->level},
+				{"raid_members", members},
+				{"raid_chunk", chunk},
+				{"raid_parity", x->parity}};
+	struct raid_config c;
+	size_t o = 0;
+	int ret = 0;
 
-	if (!strcmp(level, "jbod"))
+	if (!strcmp(x->level, "jbod"))
 		return;
-	l = strtol(level, &end, 10);
-	ops = *end || end == level ? NULL : raid_level_find((int)l);
-	if (!ops)
-		die("%s:%d: %s: level '%s' is not one the engine has (jbod or a RAID level)",
-		    p->file, line, what, level);
-	if (members < ops->min_members)
-		die("%s:%d: %s: RAID%s needs at least %d members, %d given", p->file, line, what,
-		    level, ops->min_members, members);
+	for (int i = 0; i < x->members && o < sizeof(members); i++)
+		o += snprintf(members + o, sizeof(members) - o, "%sm%d", i ? ":" : "", i);
+	snprintf(chunk, sizeof(chunk), "%s", x->chunk);
+	raid_config_init(&c);
+	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]) && !ret; i++)
+		ret = raid_config_set(&c, opt[i][0], opt[i][1], err, sizeof(err));
+	if (!ret)
+		ret = raid_config_validate(&c, err, sizeof(err));
+	raid_config_free(&c);
+	if (ret)
+		die("%s:%d: %s: %s", p->file, line, x->name, err);
 }
 
 /* The parity variants of an array: --parity, or its own list. */
@@ -406,7 +419,6 @@ static int expand_array(const struct preset *p, const struct item *it, struct in
 	m = atoi(members);
 	if (m < 1 || strspn(members, "0123456789") != strlen(members))
 		die("%s:%d: %s: members=%s is not a count", p->file, it->line, it->name, members);
-	check_level(p, it->line, it->name, level, m);
 	if (jbod && (chunk || field(it, "parity")))
 		die("%s:%d: %s: a jbod has no chunk= or parity=", p->file, it->line, it->name);
 	if (!jbod && (!chunk || !field(it, "parity")))
@@ -435,13 +447,6 @@ static int expand_array(const struct preset *p, const struct item *it, struct in
 		snprintf(clist, sizeof(clist), "%s", chunk);
 		if (split_list(clist, &cw))
 			die("%s:%d: %s: chunk= is an empty list", p->file, it->line, it->name);
-		for (int i = 0; i < cw.n; i++) {
-			unsigned long long b;
-
-			if (to_bytes(cw.w[i], &b) || !b)
-				die("%s:%d: %s: chunk '%s' is not a size", p->file, it->line,
-				    it->name, cw.w[i]);
-		}
 		/* the list written first varies slowest */
 		parity_first = field_at(it, "parity") < field_at(it, "chunk");
 	}
@@ -467,6 +472,7 @@ static int expand_array(const struct preset *p, const struct item *it, struct in
 			snprintf(x->parity, sizeof(x->parity), "%s", par);
 			snprintf(x->bays, sizeof(x->bays), "%s%s%s", bl, *sl ? "+" : "", sl);
 			x->members = m;
+			check_inst(p, it->line, x);
 			n++;
 		}
 	}
@@ -520,7 +526,7 @@ static int expand_layout(const struct preset *p, const struct item *it, struct i
 		snprintf(x->chunk, sizeof(x->chunk), "%s", chunk);
 		snprintf(x->parity, sizeof(x->parity), "%s", pw.w[0]);
 		x->members = nb;
-		check_level(p, it->line, x->name, x->level, nb);
+		check_inst(p, it->line, x);
 		if (*spares && to && !strcmp(to, x->level)) {
 			size_t l = strlen(x->bays);
 
