@@ -10,7 +10,8 @@
 #   t_skip REASON          the whole program cannot run here (a missing tool): one line, exit 0
 #   t_need_md              t_skip unless md can be had (host kernel or tools/mdvm)
 #   t_gpu_listed           true when the NVIDIA driver lists a GPU
-# Also: ROOT, FIO, ENGINE, and T_SCRATCH (a private scratch directory removed at exit).
+# Also: ROOT, FIO, ENGINE, T_SCRATCH (a private scratch directory removed at exit), and jget
+# (one value of a JSON file, with jq: the tests read JSON with jq only).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FIO=$ROOT/build/bin/fio
@@ -102,13 +103,19 @@ members() {
 	echo "$out"
 }
 
-# jget FILE KEY: one value of a JSON file (the suite's json-c helper), echoed for the log
+# jget FILE KEY: one value of a JSON file, echoed for the log. The tests read JSON one way,
+# with jq: this for one value (KEY a.b.c, a number indexes an array; strings raw, arrays and
+# objects compact; a missing key fails), jq itself for more. Exported for `bash -c` cases.
 jget() {
 	local v
-	v=$("$ROOT/build/bin/raid-json" get "$1" "$2") || return 1
+	v=$(jq -r --arg k "$2" '($k | split(".") | map(tonumber? // .)) as $p |
+		if any(paths; . == $p) then getpath($p) |
+			if type == "array" or type == "object" then tojson else . end
+		else error("\(input_filename): no key \($k)") end' "$1") || return 1
 	echo "$2=$v" >&2
 	echo "$v"
 }
+export -f jget
 
 # fio_raid ARGS...: the suite's fio with the raid engine (ioengine set, thread=1).
 fio_raid() {

@@ -57,8 +57,8 @@ for ((round = 0; round < REPEAT; round++)); do
 done
 
 # how many of the RAID6 1 MiB writes' stripe operations were whole stripes
-jget() { "$ROOT/build/bin/raid-json" get "$TMP/seq.json" "$1"; }
-full=$(jget writes.full_stripe) part=$(($(jget writes.rcw) + $(jget writes.rmw)))
+full=$(jq -e '.writes.full_stripe' "$TMP/seq.json") &&
+	part=$(jq -e '.writes.rcw + .writes.rmw' "$TMP/seq.json") || exit 1
 
 awk -v rt="$RUNTIME" -v rep="$REPEAT" -v full="$full" -v part="$part" -v ck="$SEQ_CHUNK" \
 	-v r0="$r0_iops" -v r5w0="$r5w0" -v r5w1="$r5w1" \

@@ -49,26 +49,24 @@ idle_row() { # LEVEL: REPEAT idle rebuilds, each beside a copy; one row with the
 		raid --raid_level=$level --rw=read --bs=4k --io_size=4k --raid_failed=1 \
 			--raid_spares="$DIR/s0" --raid_rebuild=1 --raid_rebuild_max="$MAX" \
 			--raid_stats="$DIR/idle.json" 2>/dev/null
-		r=$(python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["rebuild"]["mbps"])' "$DIR/idle.json")
+		r=$(jq -r '.rebuild.mbps | round' "$DIR/idle.json")
 		rates+=" $r" copies+=" $c" ratios+=" $(awk -v r="$r" -v c="$c" 'BEGIN { printf "%.2f", r / c }')"
 	done
 	printf 'raid%-3s rebuild MB/s:%s  copy MB/s:%s  ratio:%s\n' "$level" "$rates" "$copies" "$ratios"
 }
 
-summary() { # STATS-FILE LEVEL: one table row from the two runs' stats
-	python3 - "$@" <<'PY'
-import json, sys
-idle = json.load(open(sys.argv[1]))["rebuild"]
-load = json.load(open(sys.argv[2]))["rebuild"]
-def mean(phase, key):
-    v = [s[key] for s in load["samples"] if s["phase"] == phase]
-    return sum(v) / len(v) if v else float("nan")
-b, d, a = (mean(p, "iops") for p in ("before", "during", "after"))
-p99 = [mean(p, "lat_p99_us") for p in ("before", "during", "after")]
-print(f"raid{sys.argv[3]:<3} {idle['mbps']:9.0f} {idle['min_per_tb']:8.1f} {load['mbps']:9.0f} "
-      f"{b/1e3:9.1f} {d/1e3:9.1f} {a/1e3:9.1f} {d/b if b else float('nan'):7.2f} "
-      f"{p99[0]:7.0f} {p99[1]:7.0f} {p99[2]:7.0f}")
-PY
+summary() { # IDLE-STATS LOAD-STATS LEVEL: one table row from the two runs' stats
+	jq -rn --slurpfile i "$1" --slurpfile l "$2" '
+	($i[0].rebuild) as $idle | ($l[0].rebuild) as $load |
+	def mean($ph; $k): [$load.samples[] | select(.phase == $ph) | .[$k]] |
+		if length > 0 then add / length else "nan" end;
+	[mean("before"; "iops"), mean("during"; "iops"), mean("after"; "iops")] as [$b, $d, $a] |
+	[$idle.mbps, $idle.min_per_tb, $load.mbps] +
+	([$b, $d, $a] | map(if type == "number" then . / 1e3 else . end)) +
+	[(if ($b | type) == "number" and $b > 0 and ($d | type) == "number" then $d / $b else "nan" end),
+	 mean("before"; "lat_p99_us"), mean("during"; "lat_p99_us"), mean("after"; "lat_p99_us")] |
+	@tsv' | awk -F'\t' -v lv="$3" '{ printf "raid%-3s %9.0f %8.1f %9.0f %9.1f %9.1f %9.1f %7.2f %7.0f %7.0f %7.0f\n",
+		lv, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }'
 }
 
 echo "rebuild onto a spare, 8 members of $SIZE in /dev/shm, chunk 64k, io_uring backend;"

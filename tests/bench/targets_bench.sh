@@ -25,14 +25,14 @@ if [[ $rc -ne 0 || -z $R ]]; then
 	echo "targets_bench: run.sh failed (exit $rc)"
 	exit 1
 fi
-md_where=$("$RJ" get "$R/run.json" md.where)
+md_where=$(jq -r '.md.where' "$R/run.json")
 fig() { # TEST -> "value unit" (MB/s for 1M tests, IOPS otherwise)
 	"$RJ" headline "$R/tests/$1.json" | sed 's/,.*//'
 }
 cpu_per_io() { # TEST -> host CPU us per I/O
-	local m=$R/tests/$1.meta.json
-	awk -v u="$("$RJ" get "$m" host_cpu.user_s)" -v s="$("$RJ" get "$m" host_cpu.system_s)" \
-		-v q="$("$RJ" get "$m" host_cpu.softirq_s)" -v i="$("$RJ" get "$m" host_cpu.interval_s)" \
+	local m=$R/tests/$1.meta.json u s q i
+	read -r u s q i < <(jq -r '.host_cpu | "\(.user_s) \(.system_s) \(.softirq_s) \(.interval_s)"' "$m")
+	awk -v u="$u" -v s="$s" -v q="$q" -v i="$i" \
 		-v n="$("$RJ" headline "$R/tests/$1.json" | awk '{ print $1 }')" -v large="$2" \
 		'BEGIN { if (large) n = n * 1e6 / 1048576; printf "%.1f", (u + s + q) / i / n * 1e6 }'
 }

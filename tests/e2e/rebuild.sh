@@ -33,13 +33,12 @@ bg_job() {
 }
 fill() { job fill "$@" --rw=write --do_verify=0; }
 check() { job check "$@" --rw=read --verify_only=1; }
-statkey() { python3 -c 'import json,sys; print(eval("d" + sys.argv[2], {"d": json.load(open(sys.argv[1]))}))' "$1" "$2"; }
 
 # resumes_from_checkpoint PREFIX HOW: the state file of a stopped RAID1 rebuild holds a
 # checkpoint inside the member, and the next run resumes there and ends with the lost copy.
 resumes_from_checkpoint() {
 	local p=$1 off
-	off=$(statkey "$S/$p.state" "['replaced'][0]['recovery_offset']") || return 1
+	off=$(jget "$S/$p.state" replaced.0.recovery_offset) || return 1
 	echo "$2 with the checkpoint at $off bytes"
 	((off > 0 && off < 32 * 1024 * 1024)) || return 1
 	MS=32m check 1 2 $p --raid_state="$S/$p.state" --raid_rebuild=1 --raid_spares="$S/${p}s" ||
@@ -56,7 +55,7 @@ rebuild_exact() { # LEVEL N FAIL
 	check "$l" "$n" $p --raid_failed="$f" --raid_spares="$S/${p}s" --raid_rebuild=1 \
 		--raid_state="$S/$p.state" --raid_stats="$S/$p.json" || return 1
 	cmp "$S/lost" "$S/${p}s" || return 1
-	[[ $(statkey "$S/$p.json" "['rebuild']['done']") == True ]] || return 1
+	[[ $(jget "$S/$p.json" rebuild.done) == true ]] || return 1
 	grep -q '"done": true' "$S/$p.state" || return 1
 	# after: the buddy of the rebuilt member fails; reads must come from the spare
 	local other=$(((f ^ 1) % n))
@@ -90,7 +89,7 @@ fail_midrun() { # LEVEL N
 		--offset_increment=25% --rate_iops=300 --raid_fail=1@0.3 \
 		--raid_state="$S/$p.state" --do_verify=1 || return 1
 	grep -q "raid_fail: failing member 1" "$S/w.log" || return 1
-	[[ $(statkey "$S/$p.state" "['failed']") == "[1]" ]] || return 1
+	[[ $(jget "$S/$p.state" failed) == "[1]" ]] || return 1
 	check "$l" "$n" $p --raid_state="$S/$p.state" || return 1
 	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_spares="$S/${p}s" --raid_rebuild=1 \
 		--iodepth=32 --numjobs=4 --raid_rebuild_min=2000 || return 1
@@ -148,7 +147,7 @@ writes_during56() { # LEVEL N
 		--do_verify=1 || return 1
 	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_scrub=check --raid_stats="$S/$p.json" \
 		--size=50% --numjobs=2 --offset_increment=50% || return 1
-	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
+	[[ $(jget "$S/$p.json" scrub.mismatches) == 0 ]] || return 1
 	check "$l" "$n" $p --raid_state="$S/$p.state" --raid_failed=0 --size=50% --numjobs=2 \
 		--offset_increment=50%
 }
@@ -162,13 +161,13 @@ inject() { # LEVEL N OP
 	fill "$1" "$2" $p || return 1
 	check "$1" "$2" $p --raid_inject=1:$3:20 --raid_stats="$S/$p.json" || return 1
 	grep -q "member 1 (.*) failed" "$S/check.log" &&
-		[[ $(statkey "$S/$p.json" "['failed']") == "[1]" ]]
+		[[ $(jget "$S/$p.json" failed) == "[1]" ]]
 }
 inject_write() {
 	local p=iw-
 	job iw 10 4 $p --rw=randwrite --raid_inject=0:write:10 --do_verify=1 \
 		--raid_stats="$S/$p.json" || return 1
-	[[ $(statkey "$S/$p.json" "['failed']") == "[0]" ]]
+	[[ $(jget "$S/$p.json" failed) == "[0]" ]]
 }
 t_case "raid1 read errors injected: retried, verify passes" inject 1 2 read
 t_case "raid10 read errors injected: retried, verify passes" inject 10 4 read
@@ -223,11 +222,11 @@ scrub() { # LEVEL N
 	done
 	# reads may pick the bad copy until it is repaired (md's too): no verify before that
 	check "$1" "$2" $p --raid_scrub=check --raid_stats="$S/$p.json" --verify=0 || return 1
-	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 3 ]] || return 1
+	[[ $(jget "$S/$p.json" scrub.mismatches) == 3 ]] || return 1
 	check "$1" "$2" $p --raid_scrub=repair --raid_stats="$S/$p.json" --verify=0 || return 1
-	[[ $(statkey "$S/$p.json" "['scrub']['repaired']") == 3 ]] || return 1
+	[[ $(jget "$S/$p.json" scrub.repaired) == 3 ]] || return 1
 	check "$1" "$2" $p --raid_scrub=check --raid_stats="$S/$p.json" || return 1
-	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
+	[[ $(jget "$S/$p.json" scrub.mismatches) == 0 ]] || return 1
 	check "$1" "$2" $p --raid_failed=0
 }
 t_case "raid1 scrub finds and repairs corrupted copies" scrub 1 2
@@ -243,11 +242,11 @@ scrub56() { # LEVEL N
 			conv=notrunc status=none
 	done
 	check "$1" "$n" $p --raid_scrub=check --raid_stats="$S/$p.json" || return 1
-	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 4 ]] || return 1
+	[[ $(jget "$S/$p.json" scrub.mismatches) == 4 ]] || return 1
 	check "$1" "$n" $p --raid_scrub=repair --raid_stats="$S/$p.json" || return 1
-	[[ $(statkey "$S/$p.json" "['scrub']['repaired']") == 4 ]] || return 1
+	[[ $(jget "$S/$p.json" scrub.repaired) == 4 ]] || return 1
 	check "$1" "$n" $p --raid_scrub=check --raid_stats="$S/$p.json" || return 1
-	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
+	[[ $(jget "$S/$p.json" scrub.mismatches) == 0 ]] || return 1
 	check "$1" "$n" $p --raid_failed=0
 }
 t_case "raid5 scrub finds and repairs corrupted parity" scrub56 5 4
@@ -260,7 +259,7 @@ resync() { # LEVEL N
 	job rs "$1" "$2" $p --rw=write --size=50% --do_verify=0 --raid_init=resync || return 1
 	grep -q "resync done" "$S/rs.log" || return 1
 	check "$1" "$2" $p --size=50% --raid_scrub=check --raid_stats="$S/$p.json" || return 1
-	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
+	[[ $(jget "$S/$p.json" scrub.mismatches) == 0 ]] || return 1
 	check "$1" "$2" $p --size=50% --raid_failed=0
 }
 t_case "raid1 resync over random members: clean, degraded reads right" resync 1 2
@@ -302,7 +301,7 @@ later_job() {
 		>"$S/lj.log" 2>&1 || { cat "$S/lj.log"; return 1; }
 	cat "$S/lj.log"
 	! grep -q "different geometry" "$S/lj.log" &&
-		[[ $(statkey "$S/$p.state" "['failed']") == "[1]" ]]
+		[[ $(jget "$S/$p.state" failed) == "[1]" ]]
 }
 t_case "a later job joins the array after an earlier job's failure was saved" later_job
 
@@ -341,7 +340,7 @@ dirty() {
 	local p=dy- c=$((16 * 1024)) r pid i
 	job fill 5 4 $p --rw=write --do_verify=0 --raid_init=resync --raid_state="$S/$p.state" \
 		>/dev/null || return 1
-	[[ $(statkey "$S/$p.state" "['clean']") == True ]] || return 1
+	[[ $(jget "$S/$p.state" clean) == true ]] || return 1
 	for r in 3 17 40; do # rows whose parity the crash left stale
 		printf 'garbage' | dd of="$S/$p$((3 - r % 4))" bs=1 seek=$((r * c + 100)) \
 			conv=notrunc status=none
@@ -356,15 +355,15 @@ dirty() {
 	sleep 0.5
 	kill -9 $pid
 	wait $pid 2>/dev/null
-	[[ $(statkey "$S/$p.state" "['clean']") == False ]] || return 1
+	[[ $(jget "$S/$p.state" clean) == false ]] || return 1
 	check 5 4 $p --raid_state="$S/$p.state" --raid_failed=2 --verify=0 &&
 		{ echo "a dirty degraded start was not refused"; return 1; }
 	grep -q "raid_start_dirty_degraded=1" "$S/check.log" || return 1
 	check 5 4 $p --raid_state="$S/$p.state" --verify=0 --raid_scrub=check \
 		--raid_stats="$S/$p.json" || return 1
 	grep -q "not shut down cleanly" "$S/check.log" || return 1
-	[[ $(statkey "$S/$p.json" "['scrub']['mismatches']") == 0 ]] || return 1
-	[[ $(statkey "$S/$p.state" "['clean']") == True ]]
+	[[ $(jget "$S/$p.json" scrub.mismatches) == 0 ]] || return 1
+	[[ $(jget "$S/$p.state" clean) == true ]]
 }
 t_case "raid5 dirty start after a killed writer: resync, degraded start refused" dirty
 

@@ -30,10 +30,8 @@ for run in "copy 1 -" "copy 256 -" "mapped 1 -" "mapped 256 -" "copy 64 1" "mapp
 			rm -f "$dir"/m*
 			continue
 		fi
-		line=$(build/bin/raid-json get "$st" gpu.launches 2>/dev/null)
-		per=$(build/bin/raid-json get "$st" gpu.stripes_per_launch 2>/dev/null)
-		cpu=$(build/bin/raid-json get "$st" gpu.cpu_stripes 2>/dev/null)
-		inp=$(build/bin/raid-json get "$st" gpu.inplace_stripes 2>/dev/null)
+		read -r line per cpu inp < <(jq -r '.gpu // {} | [.launches, .stripes_per_launch,
+			.cpu_stripes, .inplace_stripes] | map(tostring) | join(" ")' "$st" 2>/dev/null)
 		echo "$mode batch=$batch failed=$failed: verified; $line launches, $per stripes each," \
 			"$cpu on the CPU, $inp read from fio's buffers in place"
 		[[ ${line:-0} -gt 0 ]] || { echo "FAIL $mode batch=$batch: no GPU launch"; fail=1; }

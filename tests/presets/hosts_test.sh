@@ -7,7 +7,6 @@
 # and always killed (trap), group and all.
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
-RJ=$ROOT/build/bin/raid-json
 RR=$ROOT/build/bin/raid-report
 
 SERVERS=()
@@ -52,18 +51,18 @@ cat "$T_OUT"
 R=$(ls -d "$OUT"/*-quick 2>/dev/null | head -1)
 T=$R/tests
 
-t_case "run.json records the three hosts" bash -c \
-	"[[ \$('$RJ' get '$R/run.json' hosts) == *'\"host\":\"127.0.0.1:${P[2]}\"'* &&
-	    \$('$RJ' get '$R/run.json' hosts | grep -o '\"label\"' | wc -l) == 3 ]]"
+t_case "run.json records the three hosts" jq -e --arg h "127.0.0.1:${P[2]}" \
+	'(.hosts | length) == 3 and all(.hosts[]; has("label")) and any(.hosts[]; .host == $h)' \
+	"$R/run.json"
 per_host_files() { # every test: one result, meta ("host"), job file and engine stats per host
 	local m t n=0 i
 	for m in "$T"/raid*-4m-*[a-z].meta.json; do
 		t=$(basename "$m" .meta.json)
-		[[ $("$RJ" get "$m" status) == ok ]] || { echo "$t not ok"; return 1; }
+		[[ $(jget "$m" status) == ok ]] || { echo "$t not ok"; return 1; }
 		for i in 0 1 2; do
 			local h=$T/$t@127.0.0.1_${P[$i]}
 			[[ -s $h.json && -s $h.fio && -s $h.stats.json ]] || { echo "$h.*: missing"; return 1; }
-			[[ $("$RJ" get "$h.meta.json" host) == "127.0.0.1:${P[$i]}" ]] || return 1
+			[[ $(jget "$h.meta.json" host) == "127.0.0.1:${P[$i]}" ]] || return 1
 		done
 		n=$((n + 1))
 	done
@@ -165,7 +164,7 @@ killed_run() {
 		! grep -q "127.0.0.1:${P[0]} lost" "$T_SCRATCH/killed.log" || return 1
 	# the survivor's figures are no sum over the hosts: a log, not a result
 	local t=raid0-4m-SEQ1M-Q8T64-write r=("$out"/*-quick)
-	[[ $("$RJ" get "$r/tests/$t.meta.json" status) == failed && ! -e $r/tests/$t.json &&
+	[[ $(jget "$r/tests/$t.meta.json" status) == failed && ! -e $r/tests/$t.json &&
 		-s $r/logs/$t.partial.json ]]
 }
 t_case "a server killed mid-run: the run fails, naming that host" killed_run

@@ -12,19 +12,19 @@ t_case "quick runs end to end" env TMPDIR="$T_SCRATCH" "$RUN" quick --no-build -
 cat "$T_OUT"
 R=$(ls -d "$OUT"/*-quick 2>/dev/null | head -1)
 t_case "run.json has host facts, fio version and the profile" bash -c \
-	"[[ \$('$RJ' get '$R/run.json' host.sockets) -ge 1 && \$('$RJ' get '$R/run.json' fio_version) == fio-3.33 &&
-	    \$('$RJ' get '$R/run.json' profile.name) == host && \$('$RJ' get '$R/run.json' preset) == quick ]]"
+	"[[ \$(jget '$R/run.json' host.sockets) -ge 1 && \$(jget '$R/run.json' fio_version) == fio-3.33 &&
+	    \$(jget '$R/run.json' profile.name) == host && \$(jget '$R/run.json' preset) == quick ]]"
 t_case "20 tests, each with its meta.json and a log" bash -c \
 	"[[ \$(ls '$R'/tests/*.meta.json | wc -l) == 20 && \$(ls '$R'/logs/*.log | wc -l) == 20 ]]"
 check_tests() {
 	local m t st ok=0
 	for m in "$R"/tests/*.meta.json; do
 		t=$(basename "$m" .meta.json)
-		st=$("$RJ" get "$m" status)
-		[[ $st == ok ]] || { echo "$t: $st ($("$RJ" get "$m" reason))"; return 1; }
+		st=$(jget "$m" status)
+		[[ $st == ok ]] || { echo "$t: $st ($(jget "$m" reason))"; return 1; }
 		[[ -s $R/tests/$t.json ]] || { echo "$t: ok without fio JSON"; return 1; }
 		"$RJ" headline "$R/tests/$t.json" >/dev/null || return 1
-		[[ $("$RJ" get "$m" engine) == jbod || -s $R/tests/$t.stats.json ]] ||
+		[[ $(jget "$m" engine) == jbod || -s $R/tests/$t.stats.json ]] ||
 			{ echo "$t: no engine stats"; return 1; }
 		ok=$((ok + 1))
 	done
@@ -32,11 +32,11 @@ check_tests() {
 	((ok == 20))
 }
 t_case "every test ran (none skipped, none failed)" check_tests
-t_case "JBOD baselines ran" bash -c "for t in '$R'/tests/jbod-4-*.meta.json; do [[ \$('$RJ' get \$t status) == ok ]] || exit 1; done"
+t_case "JBOD baselines ran" bash -c "for t in '$R'/tests/jbod-4-*.meta.json; do [[ \$(jget \$t status) == ok ]] || exit 1; done"
 t_case "meta records the scaled figures" bash -c \
-	"m='$R/tests/jbod-4-RND4K-Q32T64-randwrite.meta.json'; [[ \$('$RJ' get \$m numjobs) == 2 && \$('$RJ' get \$m iodepth) == 1 && \$('$RJ' get \$m published.numjobs) == 64 && \$('$RJ' get \$m bs) == 4096 ]]"
+	"m='$R/tests/jbod-4-RND4K-Q32T64-randwrite.meta.json'; [[ \$(jget \$m numjobs) == 2 && \$(jget \$m iodepth) == 1 && \$(jget \$m published.numjobs) == 64 && \$(jget \$m bs) == 4096 ]]"
 t_case "every test names its target (engine, JBOD: jbod) and has host_cpu" bash -c \
-	"for m in '$R'/tests/*.meta.json; do t=\$('$RJ' get \$m target) && '$RJ' get \$m host_cpu.system_s >/dev/null &&
+	"for m in '$R'/tests/*.meta.json; do t=\$(jget \$m target) && jget \$m host_cpu.system_s >/dev/null &&
 	  case \$(basename \$m) in jbod-*) [[ \$t == jbod ]] ;; *) [[ \$t == engine ]] ;; esac || exit 1; done"
 # The CI gate on this run: results/baselines/quick.json was made from runs with exactly these
 # settings (docs/report.md). Of its figures, CI gates those a healthy run reproduces whatever
@@ -59,15 +59,12 @@ halved() {
 	cp "$BASE" "$T_SCRATCH/halved.json"
 	for f in "${ids[@]}"; do
 		# the checked-in baseline gates it ...
-		awk -v id="\"id\":\"$f\"" 'index($0, id) {hit = 1} hit && /"gate":/ {exit !/true/}
-			END {exit !hit}' "$BASE" || { echo "baseline does not gate '$f'"; return 1; }
+		jq -e --arg id "$f" 'any(.figures[]; .id == $id and .gate == true)' "$BASE" >/dev/null ||
+			{ echo "baseline does not gate '$f'"; return 1; }
 		# ... and the copy's value is twice this run's
-		v=$(awk -v id="\"id\":\"$f\"" 'index($0, id) {hit = 1}
-			hit && /"value":/ {sub(/.*"value":/, ""); sub(/,$/, ""); print 2 * $0; exit}' \
-			"$T_SCRATCH/now.json")
-		[[ -n $v ]] || { echo "this run lacks '$f'"; return 1; }
-		awk -v id="\"id\":\"$f\"" -v v="$v" 'index($0, id) {hit = 1}
-			hit && /"value":/ {sub(/"value":[^,]*/, "\"value\":" v); hit = 0} {print}' \
+		v=$(jq -e --arg id "$f" '.figures[] | select(.id == $id) | .value * 2' \
+			"$T_SCRATCH/now.json") || { echo "this run lacks '$f'"; return 1; }
+		jq --arg id "$f" --argjson v "$v" '(.figures[] | select(.id == $id) | .value) = $v' \
 			"$T_SCRATCH/halved.json" >"$T_SCRATCH/b.tmp" && mv "$T_SCRATCH/b.tmp" "$T_SCRATCH/halved.json"
 	done
 	"$RR" gate --baseline "$T_SCRATCH/halved.json" "$R" --tolerance 45 >"$T_SCRATCH/gate.out"
@@ -86,10 +83,10 @@ cuda_run() {
 	env TMPDIR="$T_SCRATCH" "$RUN" quick --no-build --no-report --parity cuda --scale 0.03 \
 		--runtime 1 --member-size 32M --out "$out" || return 1
 	for m in "$out"/*-quick/tests/raid[56]-*.meta.json; do
-		st=$("$RJ" get "$m" status)
+		st=$(jget "$m" status)
 		n=$((n + 1))
 		[[ $st == ok ]] && continue
-		((!gpu)) && [[ $st == skipped ]] && "$RJ" get "$m" reason | grep -q 'no usable GPU' && continue
+		((!gpu)) && [[ $st == skipped ]] && jget "$m" reason | grep -q 'no usable GPU' && continue
 		echo "$m: $st (a GPU listed: $gpu)"
 		return 1
 	done

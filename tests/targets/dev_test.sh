@@ -5,7 +5,6 @@
 # refused, --force overrides that, a mounted one is refused even so; bad --target input.
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
-RJ=$ROOT/build/bin/raid-json
 IMG=$T_SCRATCH/vol.img
 command -v losetup >/dev/null || t_skip "losetup (util-linux) is missing"
 truncate -s 64M "$IMG"
@@ -20,26 +19,26 @@ R=$(ls -d "$OUT"/*-quick 2>/dev/null | head -1)
 check_dev_tests() {
 	local m n=0
 	for m in "$R"/tests/dev-vol-*.meta.json; do
-		[[ $("$RJ" get "$m" status) == ok && $("$RJ" get "$m" target) == dev:vol &&
-			$("$RJ" get "$m" device) == "$LOOP" && $("$RJ" get "$m" level) == 5 &&
-			$("$RJ" get "$m" members) == 4 && $("$RJ" get "$m" chunk) == 65536 &&
-			$("$RJ" get "$m" engine) == dev ]] || { cat "$m"; return 1; }
+		[[ $(jget "$m" status) == ok && $(jget "$m" target) == dev:vol &&
+			$(jget "$m" device) == "$LOOP" && $(jget "$m" level) == 5 &&
+			$(jget "$m" members) == 4 && $(jget "$m" chunk) == 65536 &&
+			$(jget "$m" engine) == dev ]] || { cat "$m"; return 1; }
 		n=$((n + 1))
 	done
 	((n == 4)) || { echo "$n dev tests, want 4 (the RAID5 lines of quick)"; return 1; }
 	# the JBOD baselines run once, as target jbod; no engine test ran
 	[[ $(ls "$R"/tests/*.meta.json | wc -l) == 8 ]] || return 1
-	[[ $("$RJ" get "$R/tests/jbod-4-SEQ1M-Q8T64-write.meta.json" target) == jbod ]]
+	[[ $(jget "$R/tests/jbod-4-SEQ1M-Q8T64-write.meta.json" target) == jbod ]]
 }
 t_case "4 dev tests (ids dev-vol-*) name target, device, level, members, chunk; JBOD once" check_dev_tests
 t_case "run.json records the volume and its description" bash -c \
-	"[[ \$('$RJ' get '$R/run.json' devices.vol.path) == '$LOOP' && \$('$RJ' get '$R/run.json' devices.vol.desc) == 'level=5 members=4 chunk=64k card=loop' && \$('$RJ' get '$R/run.json' targets) == '[\"dev:vol\"]' ]]"
+	"[[ \$(jget '$R/run.json' devices.vol.path) == '$LOOP' && \$(jget '$R/run.json' devices.vol.desc) == 'level=5 members=4 chunk=64k card=loop' && \$(jget '$R/run.json' targets) == '[\"dev:vol\"]' ]]"
 host_cpu() {
 	local m c
 	for m in "$R"/tests/*.meta.json; do
-		c=$("$RJ" get "$m" host_cpu.cpus) || return 1
+		c=$(jget "$m" host_cpu.cpus) || return 1
 		[[ $c == "$(nproc)" ]] || { echo "$m: cpus $c"; return 1; }
-		awk -v i="$("$RJ" get "$m" host_cpu.interval_s)" 'BEGIN { exit !(i > 0.3 && i < 3) }' ||
+		awk -v i="$(jget "$m" host_cpu.interval_s)" 'BEGIN { exit !(i > 0.3 && i < 3) }' ||
 			{ echo "$m: interval"; return 1; }
 	done
 }

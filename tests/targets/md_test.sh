@@ -10,7 +10,6 @@
 #   - SIGINT during an md test: no array, no loop device, no md setting left behind.
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
-RJ=$ROOT/build/bin/raid-json
 MDVM=$ROOT/tools/mdvm/mdvm
 where=$("$MDVM" check 2>"$T_SCRATCH/check.err")
 [[ $? -eq 77 ]] && t_skip "md target: $where $(tail -1 "$T_SCRATCH/check.err")"
@@ -28,18 +27,18 @@ both() {
 	local t m
 	for t in raid5-4m-RND4K-Q32T64-randwrite raid6-4m-SEQ1M-Q8T64-write; do
 		for m in "$R/tests/$t.meta.json" "$R/tests/md-$t.meta.json"; do
-			[[ $("$RJ" get "$m" status) == ok ]] || { cat "$m"; return 1; }
-			"$RJ" get "$m" host_cpu.interval_s >/dev/null || return 1
+			[[ $(jget "$m" status) == ok ]] || { cat "$m"; return 1; }
+			jget "$m" host_cpu.interval_s >/dev/null || return 1
 		done
-		[[ $("$RJ" get "$R/tests/md-$t.meta.json" target) == md &&
-			$("$RJ" get "$R/tests/md-$t.meta.json" device) == /dev/md* &&
-			$("$RJ" get "$R/tests/md-$t.stats.json" member_io.writes) -gt 0 &&
-			$("$RJ" get "$R/tests/md-$t.stats.json" md.stripe_cache_size) -gt 0 ]] || return 1
+		[[ $(jget "$R/tests/md-$t.meta.json" target) == md &&
+			$(jget "$R/tests/md-$t.meta.json" device) == /dev/md* &&
+			$(jget "$R/tests/md-$t.stats.json" member_io.writes) -gt 0 &&
+			$(jget "$R/tests/md-$t.stats.json" md.stripe_cache_size) -gt 0 ]] || return 1
 	done
 	[[ $(ls "$R"/tests/*.meta.json | wc -l) == 4 ]]
 }
 t_case "each test ran on the engine and on md (md-*: /dev/mdN, member I/Os, md's settings)" both
-t_case "run.json says where md came from" bash -c "'$RJ' get '$R/run.json' md.where | grep -q ."
+t_case "run.json says where md came from" bash -c "jget '$R/run.json' md.where | grep -q ."
 t_case "the report sets engine and md side by side" bash -c \
 	"grep -q id=targets '$R/index.html' && [[ -s '$R/charts/targets_iops.png' ]] &&
 	 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) n[\$i] = i; next } \$2 == \"raid5-4m-RND4K-Q32T64-randwrite\" { v = \$(n[\"vs_md\"]) } END { exit !(v > 0) }' '$R/summary.csv'"
@@ -54,10 +53,10 @@ rebuilt() {
 	st=$(ls "$S"/rebuild/*/tests/md-raid5-4m-REBUILD-6.4TB-read-rebuilding.stats.json) || return 1
 	cat "$st"
 	[[ $(cat "$S/rebuild.rc") == 0 ]] &&
-		awk -v b="$("$RJ" get "$st" rebuild.bytes)" -v m="$("$RJ" get "$st" rebuild.mbps)" \
-			-v s="$("$RJ" get "$st" rebuild.start_s)" -v e="$("$RJ" get "$st" rebuild.end_s)" \
+		awk -v b="$(jget "$st" rebuild.bytes)" -v m="$(jget "$st" rebuild.mbps)" \
+			-v s="$(jget "$st" rebuild.start_s)" -v e="$(jget "$st" rebuild.end_s)" \
 			'BEGIN { exit !(b > 30e6 && m > 0 && e > s && (b / 1e6 / (e - s) - m) ^ 2 < 0.01 * m * m) }' &&
-		[[ $("$RJ" get "$st" md.stripe_cache_size) == 512 && $("$RJ" get "$st" md.sync_speed_max) == 20000 ]]
+		[[ $(jget "$st" md.stripe_cache_size) == 512 && $(jget "$st" md.sync_speed_max) == 20000 ]]
 }
 t_case "a rebuild on md: member 0 missing, the spare added, md's time and rate in the stats" rebuilt
 raid1() { # STATE DEGRADED: md's RAID1 over 2 members ran the QD1 write test in STATE
