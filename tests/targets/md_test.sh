@@ -63,9 +63,9 @@ raid1() { # STATE DEGRADED: md's RAID1 over 2 members ran the QD1 write test in 
 	local id=md-raid1-2m-RND4K-WRITE-LAT-randwrite$([[ $1 == optimal ]] || echo "-$1") st m
 	m=$(ls "$S"/rebuild/*/tests/$id.meta.json) && st=${m%.meta.json}.stats.json || return 1
 	cat "$st"
-	[[ $("$RJ" get "$m" status) == ok && $("$RJ" get "$m" state) == "$1" &&
-		$("$RJ" get "$st" level) == 1 && $("$RJ" get "$st" members) == 2 &&
-		$("$RJ" get "$st" md.degraded) == "$2" && $("$RJ" get "$st" member_io.writes) -gt 0 ]]
+	[[ $(jget "$m" status) == ok && $(jget "$m" state) == "$1" &&
+		$(jget "$st" level) == 1 && $(jget "$st" members) == 2 &&
+		$(jget "$st" md.degraded) == "$2" && $(jget "$st" member_io.writes) -gt 0 ]]
 }
 t_case "RAID1 on md, optimal: both members, md.degraded 0" raid1 optimal 0
 t_case "RAID1 on md, degraded: member 0 missing, md.degraded 1" raid1 degraded 1
