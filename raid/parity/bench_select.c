@@ -3,8 +3,9 @@
  * the hot and the streaming selection are measured afresh N times in this process
  * (pq_select_measure(), which changes nothing in use), and a selection is stable when every run
  * chose the same candidate, or when every run's choice is within 3% of the fastest candidate,
- * both judged on each candidate's median over the N runs: a choice between two kernels that are
- * equally fast is not a flaw.
+ * both judged on each candidate's median over the N runs of its ratio to the reference (rel,
+ * what the selection itself judges by): a choice between two kernels that are
+ * equally fast is not a flaw. The streaming selection is judged band by band of k.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,6 @@
 #include "bench_select.h"
 #include "pq.h"
 
-#define TOLERANCE 0.03
 #define MAX_RUNS 20
 
 static int cmp_double(const void *a, const void *b)
@@ -22,53 +22,74 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* candidate c's median over the runs */
-static double median_of(const struct pq_selection *runs, int n, int c)
+/* candidate c's median over the runs of its ratio to the reference (rel), or of its rate */
+static double median_of(const struct pq_selection *runs, int n, int c, bool rel)
 {
 	double v[MAX_RUNS];
 
 	for (int r = 0; r < n; r++)
-		v[r] = runs[r].cand[c].gbps;
+		v[r] = rel ? runs[r].cand[c].rel : runs[r].cand[c].gbps;
 	qsort(v, n, sizeof(v[0]), cmp_double);
 	return v[n / 2];
+}
+
+/* band b of the N runs: stable when the same candidate was chosen every run or each choice's
+ * median is within PQ_SEL_TIE of the fastest median */
+static bool check_band(const struct pq_selection *runs, int n, int b, const char *what, FILE *out)
+{
+	int fastest = -1;
+	bool same = true, near = true;
+
+	for (int c = 0; c < runs[0].n; c++)
+		if (runs[0].cand[c].k == runs[0].band[b].k &&
+		    (fastest < 0 ||
+		     median_of(runs, n, c, true) > median_of(runs, n, fastest, true)))
+			fastest = c;
+	if (fastest < 0)
+		return true;
+	double top = median_of(runs, n, fastest, true);
+
+	for (int r = 0; r < n; r++) {
+		same &= runs[r].band[b].best == runs[0].band[b].best;
+		near &= median_of(runs, n, runs[r].band[b].best, true) >= (1 - PQ_SEL_TIE) * top;
+	}
+	fprintf(out,
+		"%s selection over %d runs, k = %d: fastest by median %s (%.2fx %s, %.2f GB/s); %s\n",
+		what, n, runs[0].band[b].k, runs[0].cand[fastest].name, top,
+		runs[0].cand[runs[0].band[b].ref].name, median_of(runs, n, fastest, false),
+		same   ? "stable: the same choice every run"
+		: near ? "stable: every choice within 3% of the fastest"
+		       : "NOT stable: a choice more than 3% slower than the fastest");
+	for (int c = 0; c < runs[0].n; c++)
+		if (runs[0].cand[c].k == runs[0].band[b].k)
+			fprintf(out, "  %-28s median %5.2fx %7.2f GB/s\n", runs[0].cand[c].name,
+				median_of(runs, n, c, true), median_of(runs, n, c, false));
+	return same || near;
 }
 
 static bool check(enum pq_use use, int n, FILE *out)
 {
 	static struct pq_selection runs[MAX_RUNS];
 	const char *what = use == PQ_USE_HOT ? "hot" : "streaming";
+	bool ok = true;
 
 	for (int r = 0; r < n; r++) {
 		if (pq_select_measure(use, &runs[r])) {
 			fprintf(out, "%s selection: out of memory\n", what);
 			return false;
 		}
-		fprintf(out, "%s run %d: %s (%.2f GB/s)\n", what, r + 1,
-			runs[r].cand[runs[r].best].name, runs[r].cand[runs[r].best].gbps);
+		fprintf(out, "%s run %d:", what, r + 1);
+		for (int b = 0; b < runs[r].nbands; b++) {
+			const struct pq_candidate *c = &runs[r].cand[runs[r].band[b].best];
+
+			fprintf(out, "%s k = %d %s (%.2f GB/s)", b ? ";" : "", c->k, c->name,
+				c->gbps);
+		}
+		fprintf(out, "\n");
 	}
-	int fastest = 0;
-	bool same = true, near = true;
-
-	for (int c = 1; c < runs[0].n; c++)
-		if (median_of(runs, n, c) > median_of(runs, n, fastest))
-			fastest = c;
-	double top = median_of(runs, n, fastest);
-
-	for (int r = 0; r < n; r++) {
-		double m = median_of(runs, n, runs[r].best);
-
-		same &= runs[r].best == runs[0].best;
-		near &= m >= (1 - TOLERANCE) * top;
-	}
-	fprintf(out, "%s selection over %d runs: fastest by median %s (%.2f GB/s); %s\n", what, n,
-		runs[0].cand[fastest].name, top,
-		same   ? "stable: the same choice every run"
-		: near ? "stable: every choice within 3% of the fastest"
-		       : "NOT stable: a choice more than 3% slower than the fastest");
-	for (int c = 0; c < runs[0].n; c++)
-		fprintf(out, "  %-28s median %7.2f GB/s\n", runs[0].cand[c].name,
-			median_of(runs, n, c));
-	return same || near;
+	for (int b = 0; b < runs[0].nbands; b++)
+		ok &= check_band(runs, n, b, what, out);
+	return ok;
 }
 
 bool bench_selection_check(int n, FILE *out)

@@ -36,8 +36,8 @@ const struct pq_calls *pq_best_native(void)
 	return &pq_calls_base;
 }
 
-const struct pq_family *const pq_families[] = {&pq_family_avx2, &pq_family_avx512,
-					       &pq_family_avx512gfni, NULL};
+const struct pq_family *const pq_families[] = {&pq_family_avx512gfni, &pq_family_avx512,
+					       &pq_family_avx2, NULL};
 
 #define SHAPE_ROW(i, name, half, pf, dist) [i] = {name, half, pf, dist},
 const struct pq_shape pq_shapes[PQ_NSHAPES] = {PQ_SHAPES(SHAPE_ROW)};

@@ -86,26 +86,40 @@ const struct pq_calls *pq_twin(const struct pq_calls *c);
 
 /*
  * The selections, hot (pq_best()) and streaming (pq_streaming(pq_best())), like Linux lib/raid6:
- * every candidate is timed on gen_pq at k = 10, 64 KiB blocks, several rounds interleaved, and
- * the one with the best median wins. Hot: every valid variant, ISA-L's pq_gen ("isal")
- * included, on one stripe that stays in cache. Stream: every valid SIMD variant's twin in every
- * streaming shape, and ISA-L's pq_gen ("isal", which stores non-temporally itself), on stripes
- * walked through a pool larger than the last-level cache. RAID_PARITY_LOG=1 prints each
- * selection's figures on stderr when it runs; the bench prints them always.
+ * every candidate is timed on gen_pq with 64 KiB blocks in rounds (one of every candidate a
+ * round), each round's figures taken relative to the round's reference (ISA-L), and the first
+ * candidate (in a fixed order) whose median ratio is within PQ_SEL_TIE of the best wins: a burst
+ * of load changes a round's figures, hardly their ratios, and kernels the timing cannot tell
+ * apart do not trade places from run to run. Hot: every
+ * valid variant, ISA-L's pq_gen ("isal") included, at k = 10 on one stripe that stays in cache.
+ * Stream: every valid SIMD variant's twin in every streaming shape, and ISA-L's pq_gen ("isal",
+ * which stores non-temporally itself), on stripes walked through a pool larger than the
+ * last-level cache, in bands of k (timed at k = 4, 10 and 22): each variant keeps its shape per
+ * band, and the band of k = 10 decides the winner. RAID_PARITY_LOG=1 prints each selection's
+ * figures on stderr when it runs; the bench prints them always.
  */
 enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
-#define PQ_SEL_MAX 24
+#define PQ_SEL_MAX 64
+#define PQ_SEL_BANDS 3
+#define PQ_SEL_TIE 0.03
 
 struct pq_selection {
 	enum pq_use use;
 	const struct pq_calls *chosen;
 	const char *forced; /* RAID_PARITY_IMPL when it decided the variant, else NULL */
-	int k, rounds;
+	int k, rounds;      /* k: the band that decides `chosen` */
 	size_t len;
-	int n, best; /* candidates timed; the fastest (-1 if none was timed) */
+	int n, best; /* candidates timed; the chosen one (-1 if none was timed) */
+	int nbands;  /* hot: 1 */
+	struct pq_band_pick {
+		int k, best; /* the k the band was timed at; its choice (an index of cand) */
+		int ref;     /* the reference of its ratios: isal when present, else its first */
+	} band[PQ_SEL_BANDS];
 	struct pq_candidate {
-		char name[40]; /* "avx2", "isal", "avx2-stream l2-2k" */
+		char name[40]; /* "avx2", "isal", "avx2-stream l12-half" */
+		int k;         /* the band's k it was timed at */
 		double gbps;   /* median of the rounds, data bytes per second / 1e9 */
+		double rel;    /* median over the rounds of gbps / the band's ref's in that round */
 	} cand[PQ_SEL_MAX];
 };
 

@@ -21,23 +21,24 @@ extern const struct pq_calls pq_calls_avx512gfni_stream;
  * shape reads the k sources with the variant's U vectors a step (half = 0) or half as many (the
  * same for U = 1), and prefetches every source line `distance` bytes ahead into L1
  * (prefetcht0), into L2 (prefetcht1), into both (L2 that far ahead, L1 256 bytes ahead) or not
- * at all. Which is fastest depends on the core, not on the ISA: l1-1k is the first round's
- * choice, measured on a Xeon (Sapphire Rapids); on an AMD Zen 4 it ran at 0.6x of ISA-L and
- * l2-2k-half or l12-half at 1.2x (docs/parity.md). So every variant's shape is chosen by timing
- * at the first streaming use (pq_select.c), not from a table of CPU names.
+ * at all. Which is fastest depends on the core and on k, not on the ISA: l1-1k is the first
+ * round's choice, measured on a Xeon (Sapphire Rapids); on an AMD Zen 4 it ran at 0.6x of ISA-L,
+ * l12-half at 1.15-1.24x (k = 10) and 1.65-1.9x (k = 22), while at k = 4 only none and
+ * l1-256-half kept up with ISA-L (docs/parity.md). So every variant's shape is chosen by timing
+ * at the first streaming use, per band of k (pq_select.c), not from a table of CPU names.
+ * The order is the preference among shapes that time within PQ_SEL_TIE of each other.
  */
 enum { PQ_PF_NONE, PQ_PF_L1, PQ_PF_L2, PQ_PF_L12 };
 #define PQ_SHAPES(X)                                                                               \
-	X(0, "l1-1k", 0, PQ_PF_L1, 1024)                                                           \
-	X(1, "none", 0, PQ_PF_NONE, 0)                                                             \
-	X(2, "l2-2k", 0, PQ_PF_L2, 2048)                                                           \
-	X(3, "l2-2k-half", 1, PQ_PF_L2, 2048)                                                      \
-	X(4, "l1-256-half", 1, PQ_PF_L1, 256)                                                      \
-	X(5, "l12-half", 1, PQ_PF_L12, 2048)
-#define PQ_NSHAPES 6
+	X(0, "l12-half", 1, PQ_PF_L12, 2048)                                                       \
+	X(1, "l2-2k", 0, PQ_PF_L2, 2048)                                                           \
+	X(2, "l1-256-half", 1, PQ_PF_L1, 256)                                                      \
+	X(3, "none", 0, PQ_PF_NONE, 0)                                                             \
+	X(4, "l1-1k", 0, PQ_PF_L1, 1024)
+#define PQ_NSHAPES 5
 #define PQ_PF_L1_NEAR 256 /* PQ_PF_L12's L1 distance */
 /* the shape used before the streaming selection has run (the variants' size rule can run first) */
-#define PQ_SHAPE_DEFAULT 2
+#define PQ_SHAPE_DEFAULT 1
 
 struct pq_shape {
 	const char *name;
@@ -45,16 +46,27 @@ struct pq_shape {
 };
 extern const struct pq_shape pq_shapes[PQ_NSHAPES];
 
+/*
+ * The bands of k the streaming selection times separately (at PQ_BAND_KS), each variant keeping
+ * a shape per band: on a Zen 4 the shape fastest at k = 10 ran at 0.87x of ISA-L at k = 4.
+ */
+#define PQ_BAND_KS {4, 10, 22}
+static inline int pq_band(int k)
+{
+	return k <= 6 ? 0 : k <= 15 ? 1 : 2;
+}
+
 /* A SIMD variant as the streaming selection sees it (defined by pq_simd_body.h). */
 struct pq_family {
 	const struct pq_calls *variant, *twin;
 	int lanes; /* U: shapes with half set are the same loop when it is 1 */
 	/* the twin's gen_pq in shape s (an index of PQ_SHAPES), for timing */
 	void (*gen_pq_shaped)(int s, int k, size_t len, void **ptrs);
-	int *shape; /* the shape the twin and the variant's size rule use; atomic */
+	/* per band of k (pq_band()): the shape the twin and the variant's size rule use; atomic */
+	int *shape;
 };
 extern const struct pq_family pq_family_avx2, pq_family_avx512, pq_family_avx512gfni;
-/* every SIMD variant's family, NULL-terminated (pq.c) */
+/* every SIMD variant's family, widest first (the preference on a tie), NULL-terminated (pq.c) */
 extern const struct pq_family *const pq_families[];
 
 /* ISA-L's pq_gen/xor_gen (non-temporal stores of their own) with our streaming recovery: what
@@ -68,6 +80,14 @@ extern const struct pq_calls pq_calls_isal_stream;
  * stores losing on stripes that fit in L2 and winning on those that do not (docs/parity.md).
  */
 size_t pq_stream_min(void);
+
+/*
+ * The choice rule of both selections: among the n candidates idx[0..n) (indices into gbps, in
+ * their fixed order of preference), the first whose figure is within PQ_SEL_TIE of the fastest;
+ * -1 when n is 0. A tie broken by a fixed order keeps the choice the same from run to run
+ * between kernels the timing cannot tell apart.
+ */
+int pq_sel_pick(const double *gbps, const int *idx, int n);
 
 /* Our fastest valid SIMD variant by CPU features alone (no timing): what "isal" falls back on
  * for the operations ISA-L does not have. */

@@ -1,16 +1,21 @@
 /*
  * pq_select.c - which variant is used, chosen by timing at first use like Linux lib/raid6, once
  * for hot stripes (pq_best()) and once for cold ones (pq_streaming(pq_best())), or forced by
- * RAID_PARITY_IMPL. Every candidate runs gen_pq at the geometry the targets are stated in
- * (k = 10, 64 KiB blocks) for a few milliseconds per round, rounds interleaved so that a burst of
- * load from another process lands on every candidate alike, and the best median wins: the first
- * version timed each variant in one block of three rounds and kept the best round, and in three
- * runs on a Zen 4 picked avx512gfni at 53.7 GB/s once while avx512 ran at 62.3.
+ * RAID_PARITY_IMPL. Every candidate runs gen_pq on 64 KiB blocks for a millisecond or two per
+ * round, one round of every candidate after the other, and is judged by the median over the
+ * rounds of its rate relative to ISA-L's in the same round: a burst of load from another process
+ * moves a round's rates but hardly their ratio. (The first version timed each variant in one
+ * block of three rounds, kept the best round, and in three runs on a Zen 4 picked avx512gfni at
+ * 53.7 GB/s once while avx512 ran at 62.3; the second took medians of 5 rounds of absolute rates,
+ * and two shapes about 2% apart traded places between runs.)
  *
- * ISA-L's pq_gen is a candidate in both, so the variant in use is never slower than ISA-L by more
- * than the noise of the measurement. The streaming selection also chooses each SIMD variant's
+ * The choice is the first candidate in a fixed order whose median ratio is within PQ_SEL_TIE
+ * (3%) of the best (pq_sel_pick()), so that kernels the timing cannot tell apart do not trade
+ * places. ISA-L's pq_gen is a candidate in both selections, so the variant in use is never
+ * slower than ISA-L by more than that. The streaming selection also chooses each SIMD variant's
  * shape (prefetch level and distance, vectors a step: PQ_SHAPES in pq_impl.h), the parameters
- * that differ between microarchitectures.
+ * that differ between microarchitectures, per band of k: on a Zen 4 the shape fastest at k = 10
+ * lost to ISA-L at k = 4, and the one fastest at k = 4 lost a third at k = 22.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -24,18 +29,36 @@
 #include "pq.h"
 #include "pq_impl.h"
 
-#define SEL_K 10
+#define SEL_K 10 /* the hot selection's k, and the streaming band that decides the winner */
+#define SEL_KMAX 22
 #define SEL_LEN 65536
-#define SEL_ROUNDS 5
-#define HOT_ROUND_S 0.002
-#define STREAM_ROUND_S 0.004
+/* 15 short rounds rather than 5 long ones: same time, a steadier median (docs/parity.md) */
+#define SEL_ROUNDS 15
+#define HOT_ROUND_S 0.001
+#define STREAM_ROUND_S 0.0015
 
-/* one candidate: a variant's gen_pq, or a family's twin in one shape */
+static const int band_ks[PQ_SEL_BANDS] = PQ_BAND_KS;
+_Static_assert(sizeof(band_ks) / sizeof(band_ks[0]) == PQ_SEL_BANDS, "PQ_BAND_KS");
+
+/* one candidate: a variant's gen_pq, or a family's twin in one shape, at one k */
 struct cand {
 	const struct pq_calls *calls; /* what wins when this does */
 	const struct pq_family *fam;  /* stream: the twin's family (NULL for ISA-L) */
-	int shape;
+	int shape, k;
 };
+
+int pq_sel_pick(const double *gbps, const int *idx, int n)
+{
+	double top = 0;
+
+	for (int i = 0; i < n; i++)
+		if (gbps[idx[i]] > top)
+			top = gbps[idx[i]];
+	for (int i = 0; i < n; i++)
+		if (gbps[idx[i]] >= (1 - PQ_SEL_TIE) * top)
+			return idx[i];
+	return -1;
+}
 
 /*
  * The thread's CPU time, not the wall clock: on a shared machine a round that the scheduler
@@ -53,9 +76,9 @@ static double now_s(void)
 static void cand_gen(const struct cand *c, void **ptrs)
 {
 	if (c->fam)
-		c->fam->gen_pq_shaped(c->shape, SEL_K, SEL_LEN, ptrs);
+		c->fam->gen_pq_shaped(c->shape, c->k, SEL_LEN, ptrs);
 	else
-		c->calls->gen_pq(SEL_K, SEL_LEN, ptrs);
+		c->calls->gen_pq(c->k, SEL_LEN, ptrs);
 }
 
 static int add(struct pq_selection *s, struct cand *cs, struct cand c, const char *name,
@@ -65,32 +88,75 @@ static int add(struct pq_selection *s, struct cand *cs, struct cand c, const cha
 		return -1;
 	snprintf(s->cand[s->n].name, sizeof(s->cand[0].name), "%s%s%s", name, shape ? " " : "",
 		 shape ? shape : "");
+	s->cand[s->n].k = c.k;
 	cs[s->n++] = c;
 	return 0;
 }
 
-/* the candidates of one use; ISA-L's own pq_gen is one of them, named "isal" */
+/*
+ * The candidates of one use, in their order of preference on a tie (pq_all_calls[]'s for hot;
+ * widest variant first, then PQ_SHAPES' order, ISA-L last, band by band for streaming); ISA-L's
+ * own pq_gen is one of them, named "isal".
+ */
 static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
 	if (use == PQ_USE_HOT) {
-		for (int i = 0; pq_all_calls[i]; i++)
+		s->nbands = 1;
+		s->band[0].k = SEL_K;
+		for (int i = 0; pq_all_calls[i]; i++) {
+			if (pq_all_calls[i] == &pq_calls_isal)
+				s->band[0].ref = s->n;
 			if (pq_all_calls[i]->valid())
-				add(s, cs, (struct cand){pq_all_calls[i], NULL, 0},
+				add(s, cs, (struct cand){pq_all_calls[i], NULL, 0, SEL_K},
 				    pq_all_calls[i]->name, NULL);
+		}
 		return;
 	}
-	for (int f = 0; pq_families[f]; f++) {
-		const struct pq_family *fam = pq_families[f];
+	s->nbands = PQ_SEL_BANDS;
+	for (int b = 0; b < PQ_SEL_BANDS; b++) {
+		int k = band_ks[b];
 
-		if (!fam->twin->valid())
-			continue;
-		for (int sh = 0; sh < PQ_NSHAPES; sh++)
-			if (!pq_shapes[sh].half || fam->lanes > 1) /* else the same loop as full */
-				add(s, cs, (struct cand){fam->twin, fam, sh}, fam->twin->name,
-				    pq_shapes[sh].name);
+		s->band[b].k = k;
+		s->band[b].ref = s->n; /* isal, which comes last, when it is there */
+		for (int f = 0; pq_families[f]; f++) {
+			const struct pq_family *fam = pq_families[f];
+
+			if (!fam->twin->valid())
+				continue;
+			for (int sh = 0; sh < PQ_NSHAPES; sh++)
+				if (!pq_shapes[sh].half || fam->lanes > 1) /* else as full */
+					add(s, cs, (struct cand){fam->twin, fam, sh, k},
+					    fam->twin->name, pq_shapes[sh].name);
+		}
+		if (pq_calls_isal.valid()) {
+			s->band[b].ref = s->n;
+			add(s, cs, (struct cand){&pq_calls_isal_stream, NULL, 0, k}, "isal", NULL);
+		}
 	}
-	if (pq_calls_isal.valid())
-		add(s, cs, (struct cand){&pq_calls_isal_stream, NULL, 0}, "isal", NULL);
+}
+
+static int band_of(const struct pq_selection *s, int c)
+{
+	int b = 0;
+
+	while (b + 1 < s->nbands && s->band[b].k != s->cand[c].k)
+		b++;
+	return b;
+}
+
+/* the choice among band b's candidates, of family fam only when it is not NULL */
+static int pick(const struct pq_selection *s, const struct cand *cs, int b,
+		const struct pq_family *fam)
+{
+	double rel[PQ_SEL_MAX];
+	int idx[PQ_SEL_MAX], n = 0;
+
+	for (int c = 0; c < s->n; c++) {
+		rel[c] = s->cand[c].rel;
+		if (cs[c].k == s->band[b].k && (!fam || cs[c].fam == fam))
+			idx[n++] = c;
+	}
+	return pq_sel_pick(rel, idx, n);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -100,21 +166,23 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* the stream pool: twice the last-level cache, 64..256 MiB, so that every stripe comes from DRAM */
+/*
+ * The stream pool: four times the last-level cache, 128..256 MiB, so that every stripe comes from
+ * DRAM (with twice a 32 MiB L3, read-XOR ran at 1.3x its figure over 1 GiB: stripes hit in L3).
+ */
 static size_t pool_size(void)
 {
 	long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	size_t n = llc > 0 ? 2 * (size_t)llc : 64u << 20;
+	size_t n = llc > 0 ? 4 * (size_t)llc : 128u << 20;
 
-	return n < (64u << 20) ? 64u << 20 : n > (256u << 20) ? 256u << 20 : n;
+	return n < (128u << 20) ? 128u << 20 : n > (256u << 20) ? 256u << 20 : n;
 }
 
-/* times every candidate, fills s (chosen = the fastest candidate's calls), returns the winner */
+/* times every candidate and fills s (chosen: the choice of the band of k = SEL_K); 0 or -ENOMEM */
 static int measure(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
-	size_t stripe = (size_t)(SEL_K + 2) * SEL_LEN;
-	size_t len = use == PQ_USE_HOT ? stripe : pool_size();
-	size_t nstripes = len / stripe, cur = 0;
+	size_t len = use == PQ_USE_HOT ? (size_t)(SEL_KMAX + 2) * SEL_LEN : pool_size();
+	size_t off = 0; /* the walk through the pool: stripe after stripe, as the bench's */
 	double round_s = use == PQ_USE_HOT ? HOT_ROUND_S : STREAM_ROUND_S;
 	double rates[PQ_SEL_MAX][SEL_ROUNDS];
 
@@ -138,29 +206,46 @@ static int measure(enum pq_use use, struct pq_selection *s, struct cand *cs)
 	}
 	for (int r = 0; r < SEL_ROUNDS; r++) {
 		for (int c = 0; c < s->n; c++) {
-			void *ptrs[SEL_K + 2];
-			int calls = 0;
+			void *ptrs[SEL_KMAX + 2];
+			int calls = 0, k = cs[c].k;
+			size_t stripe = (size_t)(k + 2) * SEL_LEN;
 			double t0 = now_s(), t;
 
 			do {
-				uint8_t *base = mem + (cur++ % nstripes) * stripe;
+				if (use == PQ_USE_HOT || off + stripe > len)
+					off = 0;
+				uint8_t *base = mem + off;
 
-				for (int i = 0; i < SEL_K + 2; i++)
+				off += stripe;
+
+				for (int i = 0; i < k + 2; i++)
 					ptrs[i] = base + (size_t)i * SEL_LEN;
 				if (use == PQ_USE_HOT && calls == 0)
 					cand_gen(&cs[c], ptrs); /* into this one's cache state */
 				cand_gen(&cs[c], ptrs);
 				calls++;
 			} while ((t = now_s() - t0) < round_s);
-			rates[c][r] = calls * (double)SEL_K * SEL_LEN / t / 1e9;
+			rates[c][r] = calls * (double)k * SEL_LEN / t / 1e9;
 		}
 	}
 	munmap(mem, len);
 	for (int c = 0; c < s->n; c++) {
+		int ref = s->band[band_of(s, c)].ref;
+		double rel[SEL_ROUNDS];
+
+		for (int r = 0; r < SEL_ROUNDS; r++)
+			rel[r] = rates[c][r] / rates[ref][r];
+		qsort(rel, SEL_ROUNDS, sizeof(double), cmp_double);
+		s->cand[c].rel = rel[SEL_ROUNDS / 2];
+	}
+	for (int c = 0; c < s->n; c++) {
 		qsort(rates[c], SEL_ROUNDS, sizeof(double), cmp_double);
 		s->cand[c].gbps = rates[c][SEL_ROUNDS / 2];
-		if (s->best < 0 || s->cand[c].gbps > s->cand[s->best].gbps)
-			s->best = c;
+	}
+	for (int b = 0; b < s->nbands; b++) {
+		s->band[b].best = pick(s, cs, b, NULL);
+		if (s->band[b].k == SEL_K)
+			s->best = s->band[b].best;
 	}
 	if (s->best >= 0)
 		s->chosen = cs[s->best].calls;
@@ -176,14 +261,21 @@ int pq_select_measure(enum pq_use use, struct pq_selection *out)
 
 void pq_selection_print(FILE *f, const struct pq_selection *s)
 {
-	fprintf(
-	    f, "raid parity: %s selection (gen_pq, k = %d, %zu KiB, median of %d rounds): %s%s%s\n",
-	    s->use == PQ_USE_HOT ? "hot" : "streaming", s->k, s->len >> 10, s->rounds,
-	    s->chosen->name, s->forced ? " (forced by RAID_PARITY_IMPL=" : "",
-	    s->forced ? ")" : "");
-	for (int c = 0; c < s->n; c++)
-		fprintf(f, "raid parity:   %-28s %7.2f GB/s%s\n", s->cand[c].name, s->cand[c].gbps,
-			c == s->best ? "  fastest" : "");
+	fprintf(f,
+		"raid parity: %s selection (gen_pq, %zu KiB, %d rounds, by the median ratio to the "
+		"round's reference, ties within %.0f%% to the first listed; k = %d decides): %s%s%s\n",
+		s->use == PQ_USE_HOT ? "hot" : "streaming", s->len >> 10, s->rounds,
+		PQ_SEL_TIE * 100, s->k, s->chosen->name,
+		s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");
+	for (int c = 0; c < s->n; c++) {
+		bool chosen = false;
+
+		for (int b = 0; b < s->nbands; b++)
+			chosen |= s->band[b].best == c;
+		fprintf(f, "raid parity:   k = %2d  %-28s %7.2f GB/s %5.2fx %s%s\n", s->cand[c].k,
+			s->cand[c].name, s->cand[c].gbps, s->cand[c].rel,
+			s->cand[s->band[band_of(s, c)].ref].name, chosen ? "  chosen" : "");
+	}
 }
 
 static bool log_on(void)
@@ -226,24 +318,20 @@ static void choose_stream(void)
 {
 	const struct pq_calls *hot = pq_best();
 	struct cand cs[PQ_SEL_MAX];
-	int best_shape[PQ_SEL_MAX];
 
 	if (measure(PQ_USE_STREAM, &sel_stream, cs)) {
 		sel_stream.chosen = pq_twin(hot); /* out of memory: the default shapes */
 		return;
 	}
-	/* each family takes its fastest shape, whichever family wins */
-	for (int f = 0; pq_families[f]; f++) {
-		best_shape[f] = -1;
-		for (int c = 0; c < sel_stream.n; c++)
-			if (cs[c].fam == pq_families[f] &&
-			    (best_shape[f] < 0 ||
-			     sel_stream.cand[c].gbps > sel_stream.cand[best_shape[f]].gbps))
-				best_shape[f] = c;
-		if (best_shape[f] >= 0)
-			__atomic_store_n(pq_families[f]->shape, cs[best_shape[f]].shape,
-					 __ATOMIC_RELAXED);
-	}
+	/* each family takes its shape per band, whichever family wins */
+	for (int f = 0; pq_families[f]; f++)
+		for (int b = 0; b < sel_stream.nbands; b++) {
+			int c = pick(&sel_stream, cs, b, pq_families[f]);
+
+			if (c >= 0)
+				__atomic_store_n(&pq_families[f]->shape[pq_band(sel_stream.band[b].k)],
+						 cs[c].shape, __ATOMIC_RELAXED);
+		}
 	if (sel_hot.forced) {
 		sel_stream.chosen = pq_twin(hot);
 		sel_stream.forced = hot->name;

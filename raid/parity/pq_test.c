@@ -212,14 +212,32 @@ static void test_selection(void **state)
 			continue;
 		assert_true(s->n > 1 && s->n <= PQ_SEL_MAX);
 		assert_in_range(s->best, 0, s->n - 1);
+		assert_int_equal(s->nbands, u == PQ_USE_HOT ? 1 : PQ_SEL_BANDS);
+		assert_int_equal(s->cand[s->best].k, s->k);
+		for (int b = 0; b < s->nbands; b++) {
+			int idx[PQ_SEL_MAX], n = 0;
+			double rel[PQ_SEL_MAX];
+
+			/* the band's choice is the rule's over its candidates, ISA-L its reference */
+			for (int c = 0; c < s->n; c++) {
+				rel[c] = s->cand[c].rel;
+				if (s->cand[c].k == s->band[b].k)
+					idx[n++] = c;
+			}
+			assert_int_equal(s->band[b].best, pq_sel_pick(rel, idx, n));
+			assert_string_equal(s->cand[s->band[b].ref].name, "isal");
+			assert_int_equal(s->cand[s->band[b].ref].k, s->band[b].k);
+			assert_true(s->cand[s->band[b].ref].rel == 1.0);
+		}
 		for (int c = 0; c < s->n; c++) {
-			assert_true(s->cand[c].gbps > 0);
-			assert_true(s->cand[c].gbps <= s->cand[s->best].gbps);
+			assert_true(s->cand[c].gbps > 0 && s->cand[c].rel > 0);
 			isal += strcmp(s->cand[c].name, "isal") == 0;
 			for (int d = 0; d < c; d++)
-				assert_string_not_equal(s->cand[c].name, s->cand[d].name);
+				assert_false(s->cand[c].k == s->cand[d].k &&
+					     strcmp(s->cand[c].name, s->cand[d].name) == 0);
 		}
-		assert_int_equal(isal, 1); /* ISA-L is a candidate of both, named as such */
+		/* ISA-L is a candidate of both (of every band), named as such */
+		assert_int_equal(isal, s->nbands);
 	}
 	assert_ptr_equal(pq_selection(PQ_USE_HOT)->chosen, best);
 	assert_ptr_equal(pq_streaming(best), pq_selection(PQ_USE_STREAM)->chosen);
@@ -227,6 +245,22 @@ static void test_selection(void **state)
 	const char *sn = pq_streaming(best)->name;
 
 	assert_true(strlen(sn) > 7 && strcmp(sn + strlen(sn) - 7, "-stream") == 0);
+}
+
+/*
+ * The choice rule: the first candidate (in the given order) within PQ_SEL_TIE of the fastest,
+ * not simply the fastest, so that kernels the timing cannot tell apart keep one choice.
+ */
+static void test_sel_pick(void **state)
+{
+	const double g[] = {9.9, 10.0, 9.5, 12.0};
+	const int all[] = {0, 1, 2}, rev[] = {2, 1, 0}, wide[] = {0, 1, 3};
+
+	assert_int_equal(pq_sel_pick(g, all, 3), 0); /* 1% slower than the fastest: a tie */
+	assert_int_equal(pq_sel_pick(g, rev, 3), 1); /* 9.5 is 5% slower: not one */
+	assert_int_equal(pq_sel_pick(g, wide, 3), 3);
+	assert_int_equal(pq_sel_pick(g, all + 2, 1), 2);
+	assert_int_equal(pq_sel_pick(g, all, 0), -1);
 }
 
 /* twins: one per SIMD variant and isal, distinct from every listed variant, never selected hot */
@@ -269,12 +303,15 @@ static void test_shapes(void **state)
 
 	for (int f = 0; pq_families[f]; f++) {
 		const struct pq_family *fam = pq_families[f];
-		int keep = *fam->shape;
+		int keep[PQ_SEL_BANDS];
+
+		memcpy(keep, fam->shape, sizeof(keep));
 
 		if (!fam->twin->valid())
 			continue;
 		for (int sh = 0; sh < PQ_NSHAPES; sh++) {
-			__atomic_store_n(fam->shape, sh, __ATOMIC_RELAXED);
+			for (int b = 0; b < PQ_SEL_BANDS; b++) /* every k below runs shape sh */
+				__atomic_store_n(&fam->shape[b], sh, __ATOMIC_RELAXED);
 			for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
 				int k = ks[i];
 				size_t len = 64 * (size_t)(2 * t_range(0, 80) + 1) + (i % 2) * 4096;
@@ -302,7 +339,8 @@ static void test_shapes(void **state)
 				t_stripe_free(&s);
 			}
 		}
-		__atomic_store_n(fam->shape, keep, __ATOMIC_RELAXED);
+		for (int b = 0; b < PQ_SEL_BANDS; b++)
+			__atomic_store_n(&fam->shape[b], keep[b], __ATOMIC_RELAXED);
 	}
 }
 
@@ -344,6 +382,7 @@ int main(void)
 				n++;
 			}
 	}
+	tests[n++] = (struct CMUnitTest){.name = "sel_pick", .test_func = test_sel_pick};
 	tests[n++] = (struct CMUnitTest){.name = "selection", .test_func = test_selection};
 	tests[n++] = (struct CMUnitTest){.name = "streaming", .test_func = test_streaming};
 	tests[n++] = (struct CMUnitTest){.name = "shapes", .test_func = test_shapes};
