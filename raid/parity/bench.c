@@ -523,14 +523,17 @@ static void build_sources(void)
 /* ---- buffers and timing ---- */
 
 /*
- * The wall clock, as the engine's parity_ns is (run.sh gates the engine's parity rate against
- * this bench's membw figure); the selection itself times in CPU time (pq_select.c).
+ * The thread's CPU time, as the selection's (pq_select.c). For one thread that never sleeps it is
+ * the wall clock (which the engine's parity_ns is, and run.sh gates the engine's parity rate
+ * against this bench's membw figure) minus the time the scheduler gave to other processes: on
+ * this shared 2-core machine, at a load of 13, the wall clock put ISA-L's streaming gen at 0.39
+ * GB/s beside our 2.32 in one row group.
  */
 static double now_s(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -583,51 +586,70 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* median over opt.runs timed runs, each at least opt.run_s long, in GB/s */
-static double measure(const struct source *s, enum op op, int k, size_t chunk, enum mode mode,
-		      uint8_t *hot)
+/*
+ * Stream: before every timed run, an untimed read of a buffer of twice the last-level cache
+ * (apart from the pool), so that the dirty lines the previous run left in the cache are written
+ * back before this run is timed, not during it, and no stripe of the pool is left in the cache:
+ * each run pays for its own writes only. Without it (the first round) a row measured 10-35%
+ * lower or higher depending on the row before it.
+ */
+static uint8_t *flush_mem;
+static size_t flush_len;
+
+static void flush_caches(void)
+{
+	membw_sink ^= __builtin_cpu_supports("avx2") ? read_xor_avx2(flush_mem, flush_len)
+						     : read_xor_scalar(flush_mem, flush_len);
+}
+
+/*
+ * Every source of one row (op, k, chunk, mode): opt.runs timed runs each, at least opt.run_s
+ * long, interleaved (run 1 of every source, then run 2, ...) so that a change in the load of the
+ * machine lands on all of them alike and the ratios within the row group stay fair (rows timed
+ * one after the other moved 20% against each other between runs here); g[i] = source i's
+ * median in GB/s, -1 when it has nothing to measure.
+ */
+static void measure_group(const struct source *const *ss, int n, enum op op, int k, size_t chunk,
+			  enum mode mode, uint8_t *hot, double *g)
 {
 	size_t stripe = (size_t)(k + 2) * chunk;
 	size_t nstripes = mode == MODE_STREAM ? pool_len / stripe : 1;
-	double rates[101];
+	static double rates[MAX_SOURCES][101];
 	void *ptrs[PQ_MAX_DATA + 2];
 
+	for (int i = 0; i < n; i++)
+		g[i] = -1;
 	if (!nstripes)
-		return -1;
-	/*
-	 * Stream: an untimed walk over half the pool (twice the last-level cache by default)
-	 * first, so that the dirty lines the previous row left in the cache are written back
-	 * before this row is timed, not during it: each row pays for its own writes only. Without
-	 * it a row measured 10-35% lower or higher depending on the row before it.
-	 */
-	for (size_t n = 0; mode == MODE_STREAM && n < nstripes / 2; n++) {
-		uint8_t *base = pool_mem + (pool_cursor++ % nstripes) * stripe;
-
-		for (int i = 0; i < k + 2; i++)
-			ptrs[i] = base + (size_t)i * chunk;
-		s->call(s, op, mode, k, chunk, ptrs);
-	}
+		return;
 	for (int r = 0; r < opt.runs; r++) {
-		double bytes = 0, t0 = now_s(), t;
+		for (int i = 0; i < n; i++) {
+			const struct source *s = ss[i];
+			double bytes = 0, t0, t;
 
-		do {
-			uint8_t *base = hot;
+			for (int j = 0; j < k + 2; j++)
+				ptrs[j] = hot + (size_t)j * chunk;
+			if (mode == MODE_STREAM)
+				flush_caches();
+			else
+				s->call(s, op, mode, k, chunk, ptrs); /* the stripe into its cache state */
+			t0 = now_s();
+			do {
+				if (mode == MODE_STREAM) { /* walk on; the pool is far larger than the LLC */
+					uint8_t *base = pool_mem + (pool_cursor++ % nstripes) * stripe;
 
-			if (mode ==
-			    MODE_STREAM) { /* walk on; the pool is far larger than the LLC */
-				base = pool_mem + (pool_cursor++ % nstripes) * stripe;
-			}
-			for (int i = 0; i < k + 2; i++)
-				ptrs[i] = base + (size_t)i * chunk;
-			if (mode == MODE_HOT && r == 0 && bytes == 0)
-				s->call(s, op, mode, k, chunk, ptrs); /* warm the stripe */
-			s->call(s, op, mode, k, chunk, ptrs);
-			bytes += call_bytes(op, k, chunk);
-		} while ((t = now_s() - t0) < opt.run_s);
-		rates[r] = bytes / t / 1e9;
+					for (int j = 0; j < k + 2; j++)
+						ptrs[j] = base + (size_t)j * chunk;
+				}
+				s->call(s, op, mode, k, chunk, ptrs);
+				bytes += call_bytes(op, k, chunk);
+			} while ((t = now_s() - t0) < opt.run_s);
+			rates[i][r] = bytes / t / 1e9;
+		}
 	}
-	qsort(rates, opt.runs, sizeof(rates[0]), cmp_double);
-	return rates[opt.runs / 2];
+	for (int i = 0; i < n; i++) {
+		qsort(rates[i], opt.runs, sizeof(rates[i][0]), cmp_double);
+		g[i] = rates[i][opt.runs / 2];
+	}
 }
 
 static void run_all(void)
@@ -639,8 +661,12 @@ static void run_all(void)
 			any_stream |= opt.op_on[op] && opt.mode_on[MODE_STREAM] &&
 				      sources[si].has(&sources[si], op, MODE_STREAM);
 	if (any_stream) {
+		long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
 		pool_len = opt.pool ? opt.pool : default_pool();
 		pool_mem = map_filled(pool_len);
+		flush_len = llc > 0 && 2 * (size_t)llc > (64u << 20) ? 2 * (size_t)llc : 64u << 20;
+		flush_mem = map_filled(flush_len);
 		/* the first pass over fresh pages ran 30-40% slow here: not in any row */
 		membw_sink ^= read_xor_scalar(pool_mem, pool_len);
 	}
@@ -648,27 +674,29 @@ static void run_all(void)
 		for (int ci = 0; ci < opt.nchunk; ci++) {
 			int k = opt.ks[ki];
 			size_t chunk = opt.chunks[ci];
-			uint8_t *hot = map_filled(((size_t)(k + 2) * chunk + 4095) & ~(size_t)4095);
+			size_t hot_len = ((size_t)(k + 2) * chunk + 4095) & ~(size_t)4095;
+			uint8_t *hot = map_filled(hot_len);
 
 			for (int mode = 0; mode < MODE_N; mode++) {
 				if (!opt.mode_on[mode])
 					continue;
 				for (int op = 0; op < OP_N; op++) {
+					const struct source *ss[MAX_SOURCES];
+					double g[MAX_SOURCES];
+					int n = 0;
+
 					if (!opt.op_on[op])
 						continue;
-					for (int si = 0; si < nsources; si++) {
-						const struct source *s = &sources[si];
-
-						if (!s->has(s, op, mode))
-							continue;
-						double g = measure(s, op, k, chunk, mode, hot);
-
-						if (g >= 0)
-							add_row(s->name, op, k, chunk, mode, g);
-					}
+					for (int si = 0; si < nsources; si++)
+						if (sources[si].has(&sources[si], op, mode))
+							ss[n++] = &sources[si];
+					measure_group(ss, n, op, k, chunk, mode, hot, g);
+					for (int i = 0; i < n; i++)
+						if (g[i] >= 0)
+							add_row(ss[i]->name, op, k, chunk, mode, g[i]);
 				}
 			}
-			munmap(hot, ((size_t)(k + 2) * chunk + 4095) & ~(size_t)4095);
+			munmap(hot, hot_len);
 		}
 	}
 }
@@ -734,8 +762,31 @@ static void target(const char *what, const struct row *a, const struct row *b, d
 	       a->gbps, b->impl, b->gbps, x, want, x >= want ? "met" : "no");
 }
 
+/* a selection's choice in one line: what won and by how much against the reference */
+static void print_choice(const struct pq_selection *sel)
+{
+	if (sel->forced || sel->best < 0) {
+		printf("%s selection: %s (forced by RAID_PARITY_IMPL)\n",
+		       sel->use == PQ_USE_HOT ? "hot" : "streaming", sel->chosen->name);
+		return;
+	}
+	printf("%s selection won by:", sel->use == PQ_USE_HOT ? "hot" : "streaming");
+	for (int b = 0; b < sel->nbands; b++) {
+		const struct pq_candidate *c = &sel->cand[sel->band[b].best];
+
+		printf("%s k = %d %s %.2fx %s", b ? ";" : "", c->k, c->name, c->rel,
+		       sel->cand[sel->band[b].ref].name);
+	}
+	printf(" (the selection's median ratios; k = %d decides)\n", sel->k);
+}
+
+/* the variants a CPU may lack, and what they need: their rows say so instead of a figure */
+static const struct {
+	const char *name, *needs;
+} wide[] = {{"avx512", "AVX-512 F/BW/VL"}, {"avx512gfni", "AVX-512 F/BW/VL and GFNI"}};
+
 /* the targets of issue 18 as ratios within this run, at the geometry they name */
-static void print_targets(void)
+static void print_targets(const struct pq_selection *stream_sel)
 {
 	int k = 10;
 	size_t ch = 64 << 10;
@@ -763,9 +814,29 @@ static void print_targets(void)
 			target(what, find_row(g->impl, OP_RECOV2, k, ch, m), g, 0.5);
 		}
 	}
+	for (size_t w = 0; w < sizeof(wide) / sizeof(wide[0]); w++) {
+		char what[48];
+
+		if (!pq_find(wide[w].name)) {
+			printf("| %-44s | unavailable: this CPU does not report %s (a hypervisor can "
+			       "hide them); no figure |\n",
+			       wide[w].name, wide[w].needs);
+			continue;
+		}
+		snprintf(what, sizeof(what), "gen, data in cache, %s", wide[w].name);
+		target(what, find_row(wide[w].name, OP_GEN, k, ch, MODE_HOT),
+		       find_row("isal", OP_GEN, k, ch, MODE_HOT), 1.0);
+		snprintf(what, sizeof(what), "gen, streaming, %s", wide[w].name);
+		target(what, find_row(wide[w].name, OP_GEN, k, ch, MODE_STREAM),
+		       find_row("isal", OP_GEN, k, ch, MODE_STREAM), 1.2);
+	}
+	print_choice(pq_selection(PQ_USE_HOT));
+	if (stream_sel)
+		print_choice(stream_sel);
 }
 
-static void print_table(const char *sel_hot, const char *sel_stream)
+static void print_table(const char *sel_hot, const char *sel_stream,
+			const struct pq_selection *stream_sel)
 {
 	printf("%-11s %-7s %3s %8s %-6s %9s\n", "impl", "op", "k", "chunk", "mode", "GB/s");
 	for (size_t i = 0; i < nrows; i++) {
@@ -785,7 +856,7 @@ static void print_table(const char *sel_hot, const char *sel_stream)
 	printf("(* the selected variant of each mode; gbps = data bytes per second, median of %d "
 	       "runs)\n",
 	       opt.runs);
-	print_targets();
+	print_targets(stream_sel);
 	if (impl_wanted("cuda"))
 		pq_gpu_bench_rows(NULL, stdout, opt.quick);
 }
@@ -806,14 +877,14 @@ int main(int argc, char **argv)
 	}
 	bool variants = false; /* the streaming selection runs only when a variant streams */
 	char fam[32] = "";
+	const struct pq_selection *st = NULL;
 
 	for (int i = 0; i < nsources; i++)
 		variants |= sources[i].pq != NULL && opt.mode_on[MODE_STREAM];
 	fprintf(info, "parity variant selected: %s (%s)", sel,
 		force && *force ? "RAID_PARITY_IMPL" : "fastest by timing");
 	if (variants) {
-		const struct pq_selection *st = pq_selection(PQ_USE_STREAM);
-
+		st = pq_selection(PQ_USE_STREAM);
 		/* stream rows carry variant names: mark the one whose twin won */
 		snprintf(fam, sizeof(fam), "%.*s", (int)strcspn(st->chosen->name, "-"),
 			 st->chosen->name);
@@ -829,6 +900,6 @@ int main(int argc, char **argv)
 	if (opt.json)
 		print_json();
 	else
-		print_table(sel, fam);
+		print_table(sel, fam, st);
 	return 0;
 }

@@ -39,9 +39,12 @@ t_case "forced selection" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op g
 t_case "unknown forced name is reported" bash -c "RAID_PARITY_IMPL=nope '$BENCH' ${Q[*]} --op gen --mode hot --impl base 2>&1 | grep -q 'RAID_PARITY_IMPL=nope is unknown'"
 t_case "forced selection streams through the forced variant" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --impl base | grep -q 'streaming: base'"
 t_case "both selections print their candidates, isal among them" bash -c "'$BENCH' ${Q[*]} --op gen --impl base | grep -A60 'streaming selection' | grep -q '^raid parity:   k = 10  isal '"
-t_case "targets table" bash -c "'$BENCH' ${Q[*]} --op gen,recov2 | grep -q '^| gen, from memory (streaming) '"
+t_case "targets table" bash -c "'$BENCH' ${Q[*]} --op gen,recov2 >'$T_SCRATCH/t.txt' && grep -q '^| gen, from memory (streaming) ' '$T_SCRATCH/t.txt'"
+# the wide variants: their rows where the CPU runs them, else a row that says they are unavailable
+t_case "targets table: avx512gfni measured or said unavailable" bash -c "grep -qE '^\| (gen, data in cache, avx512gfni +\| avx512gfni|avx512gfni +\| unavailable: this CPU does not report)' '$T_SCRATCH/t.txt'"
+t_case "targets table: which candidate won, band by band" bash -c "grep -qE '^hot selection won by: k = 10 ' '$T_SCRATCH/t.txt' && grep -qE '^streaming selection won by: k = 4 .*; k = 10 .*; k = 22 ' '$T_SCRATCH/t.txt'"
 # the stability check: its verdict depends on timing, so only its form is checked (exit 0 or 1)
-t_case "selection stability check" bash -c "'$BENCH' --selection 2 >'$T_SCRATCH/s.txt'; [ \$? -le 1 ] && grep -q '^hot selection over 2 runs' '$T_SCRATCH/s.txt' && grep -q '^streaming selection over 2 runs' '$T_SCRATCH/s.txt'"
+t_case "selection stability check" bash -c "'$BENCH' --selection 2 >'$T_SCRATCH/s.txt'; [ \$? -le 1 ] && grep -q '^hot selection over 2 runs, k = 10:' '$T_SCRATCH/s.txt' && [ \$(grep -c '^streaming selection over 2 runs, k = ' '$T_SCRATCH/s.txt') -eq 3 ]"
 t_case_fail "selection count below 2" "$BENCH" --selection 1
 t_case_fail "bad k" "$BENCH" --k 0
 t_case_fail "k above the maximum" "$BENCH" --k 63
