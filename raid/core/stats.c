@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "level.h"
+#include "parity/pq.h"
 #include "recovery/rebuild.h"
 
 static json_object *io_obj(uint64_t r, uint64_t w, uint64_t rb, uint64_t wb)
@@ -78,6 +79,8 @@ static json_object *build(struct raid_array *a)
 			       a->parity_used ? json_object_new_string(a->parity_used) : NULL);
 	json_object_object_add(o, "parity_note",
 			       a->parity_note ? json_object_new_string(a->parity_note) : NULL);
+	/* the parity selections this process ran, with their figures; null if none ran */
+	json_object_object_add(o, "parity_selection", pq_selection_json());
 	json_object_object_add(o, "state",
 			       json_object_new_string(degraded ? "degraded" : "optimal"));
 	json_object_object_add(o, "failed", failed);

@@ -2,7 +2,7 @@
 # The parity library (raid/parity/*.c without _test/bench) goes into libraid.a.
 
 PARITY_SRCS := raid/parity/gf.c raid/parity/pq.c raid/parity/pq_select.c raid/parity/pq_base.c raid/parity/pq_avx2.c \
-	raid/parity/pq_avx512.c raid/parity/pq_avx512gfni.c raid/parity/pq_isal.c
+	raid/parity/pq_avx512.c raid/parity/pq_avx512gfni.c raid/parity/pq_isal.c raid/parity/pq_json.c
 LIBRAID_SRCS += $(PARITY_SRCS)
 
 TESTS += $(BUILD)/tests/pq_base_test

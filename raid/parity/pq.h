@@ -130,6 +130,15 @@ const struct pq_selection *pq_selection(enum pq_use use);
  * Returns 0 or -ENOMEM.
  */
 int pq_select_measure(enum pq_use use, struct pq_selection *out);
+/* the selection if it has run (or been forced), else NULL: starts nothing */
+const struct pq_selection *pq_selection_ran(enum pq_use use);
+/*
+ * Both selections that have run as a json-c object for the engine's stats ({"hot", "streaming"}:
+ * chosen, forced, each band's choice and every candidate's figures; null for one that has not
+ * run), or NULL when neither has. The caller owns it.
+ */
+struct json_object;
+struct json_object *pq_selection_json(void);
 /* one line per candidate, the chosen one marked */
 void pq_selection_print(FILE *f, const struct pq_selection *s);
 

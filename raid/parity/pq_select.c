@@ -288,6 +288,15 @@ static bool log_on(void)
 static struct pq_selection sel_hot, sel_stream;
 static pthread_once_t once_hot = PTHREAD_ONCE_INIT, once_stream = PTHREAD_ONCE_INIT;
 
+static bool ran_hot, ran_stream; /* set (release) once the selection is filled in */
+
+const struct pq_selection *pq_selection_ran(enum pq_use use)
+{
+	if (use == PQ_USE_HOT)
+		return __atomic_load_n(&ran_hot, __ATOMIC_ACQUIRE) ? &sel_hot : NULL;
+	return __atomic_load_n(&ran_stream, __ATOMIC_ACQUIRE) ? &sel_stream : NULL;
+}
+
 static void choose_hot(void)
 {
 	const char *force = getenv("RAID_PARITY_IMPL");
@@ -302,6 +311,7 @@ static void choose_hot(void)
 			sel_hot.chosen = c;
 			sel_hot.forced = c->name;
 			sel_hot.best = -1;
+			__atomic_store_n(&ran_hot, true, __ATOMIC_RELEASE);
 			return;
 		}
 		fprintf(stderr,
@@ -310,6 +320,7 @@ static void choose_hot(void)
 			force);
 	}
 	measure(PQ_USE_HOT, &sel_hot, cs); /* out of memory: base, which needs no probe */
+	__atomic_store_n(&ran_hot, true, __ATOMIC_RELEASE);
 	if (log_on())
 		pq_selection_print(stderr, &sel_hot);
 }
@@ -321,6 +332,7 @@ static void choose_stream(void)
 
 	if (measure(PQ_USE_STREAM, &sel_stream, cs)) {
 		sel_stream.chosen = pq_twin(hot); /* out of memory: the default shapes */
+		__atomic_store_n(&ran_stream, true, __ATOMIC_RELEASE);
 		return;
 	}
 	/* each family takes its shape per band, whichever family wins */
@@ -336,6 +348,7 @@ static void choose_stream(void)
 		sel_stream.chosen = pq_twin(hot);
 		sel_stream.forced = hot->name;
 	}
+	__atomic_store_n(&ran_stream, true, __ATOMIC_RELEASE);
 	if (log_on())
 		pq_selection_print(stderr, &sel_stream);
 }

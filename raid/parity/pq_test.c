@@ -10,6 +10,7 @@
  * Variants this CPU cannot run are listed as skipped on stdout.
  */
 #include <isa-l/raid.h>
+#include <json-c/json.h>
 
 #include "pq_test_util.h"
 #include "pq_impl.h"
@@ -247,6 +248,42 @@ static void test_selection(void **state)
 	assert_true(strlen(sn) > 7 && strcmp(sn + strlen(sn) - 7, "-stream") == 0);
 }
 
+/* run first: no selection has run yet, so the stats get none and nothing is started */
+static void test_json_before(void **state)
+{
+	assert_null(pq_selection_ran(PQ_USE_HOT));
+	assert_null(pq_selection_ran(PQ_USE_STREAM));
+	assert_null(pq_selection_json());
+}
+
+/* the stats' view of both selections: the chosen names and every candidate's figures */
+static void test_json(void **state)
+{
+	const struct pq_selection *hot = pq_selection(PQ_USE_HOT), *st = pq_selection(PQ_USE_STREAM);
+	json_object *o = pq_selection_json(), *h, *x, *v;
+
+	assert_non_null(o);
+	assert_ptr_equal(pq_selection_ran(PQ_USE_HOT), hot);
+	assert_ptr_equal(pq_selection_ran(PQ_USE_STREAM), st);
+	assert_true(json_object_object_get_ex(o, "hot", &h));
+	assert_true(json_object_object_get_ex(h, "chosen", &v));
+	assert_string_equal(json_object_get_string(v), pq_best_name());
+	assert_true(json_object_object_get_ex(o, "streaming", &x));
+	assert_true(json_object_object_get_ex(x, "chosen", &v));
+	assert_string_equal(json_object_get_string(v), pq_streaming(pq_best())->name);
+	if (!hot->forced) {
+		assert_true(json_object_object_get_ex(x, "bands", &v));
+		assert_int_equal(json_object_array_length(v), PQ_SEL_BANDS);
+		assert_true(json_object_object_get_ex(x, "candidates", &v));
+		assert_int_equal(json_object_array_length(v), st->n);
+		json_object *c0 = json_object_array_get_idx(v, 0), *f;
+
+		assert_true(json_object_object_get_ex(c0, "vs_isal", &f));
+		assert_true(json_object_get_double(f) == st->cand[0].rel);
+	}
+	json_object_put(o);
+}
+
 /*
  * The choice rule: the first candidate (in the given order) within PQ_SEL_TIE of the fastest,
  * not simply the fastest, so that kernels the timing cannot tell apart keep one choice.
@@ -360,6 +397,7 @@ int main(void)
 	int n = 0;
 
 	t_seed("pq_test");
+	tests[n++] = (struct CMUnitTest){.name = "json_before", .test_func = test_json_before};
 	for (int v = 0; pq_all_calls[v]; v++) {
 		const struct pq_calls *c = pq_all_calls[v];
 
@@ -383,6 +421,7 @@ int main(void)
 			}
 	}
 	tests[n++] = (struct CMUnitTest){.name = "sel_pick", .test_func = test_sel_pick};
+	tests[n++] = (struct CMUnitTest){.name = "json", .test_func = test_json};
 	tests[n++] = (struct CMUnitTest){.name = "selection", .test_func = test_selection};
 	tests[n++] = (struct CMUnitTest){.name = "streaming", .test_func = test_streaming};
 	tests[n++] = (struct CMUnitTest){.name = "shapes", .test_func = test_shapes};

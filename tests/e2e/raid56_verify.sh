@@ -83,6 +83,7 @@ stats() {
 	shared st 6 6 --raid_chunk=4k --raid_stats="$f" --rate_iops=1000 &&
 		[[ $(jget "$f" level) == 6 ]] &&
 		[[ $(jget "$f" parity_impl) != null ]] &&
+		[[ $(jget "$f" parity_selection.hot.chosen) == $(jget "$f" parity_impl) ]] &&
 		(($(jget "$f" writes.rmw) + $(jget "$f" writes.rcw) == 4096)) &&
 		(($(jget "$f" parity.bytes) > 0)) && (($(jget "$f" parity.cpu_ns) > 0)) &&
 		(($(jget "$f" member_io.writes) + $(jget "$f" member_io.merged) >= 3 * 4096))
