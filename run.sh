@@ -14,6 +14,7 @@ FIO=$ROOT/build/bin/fio
 ENGINE=$ROOT/build/engines/raid.so
 HWINFO=$ROOT/build/bin/raid-hwinfo
 RJSON=$ROOT/build/bin/raid-json
+RTOOL=$ROOT/build/bin/raid-tool
 REPORT=$ROOT/build/bin/raid-report
 PRESET=$ROOT/build/bin/raid-preset
 PRESET_DIR=$ROOT/presets
@@ -107,6 +108,7 @@ die() {
 source "$ROOT/workloads/hosts.sh"
 source "$ROOT/workloads/md.sh"
 source "$ROOT/workloads/targets.sh"
+source "$ROOT/workloads/levels.sh"
 
 auto_scale() {
 	local cores s=1
@@ -205,7 +207,8 @@ if ((build && !dry_run)); then
 		{ tail -20 "${TMPDIR:-/tmp}/fio-raid-make.$$.log" >&2; die "make failed (log: ${TMPDIR:-/tmp}/fio-raid-make.$$.log)"; }
 	rm -f "${TMPDIR:-/tmp}/fio-raid-make.$$.log"
 fi
-for t in "$HWINFO" "$RJSON" "$PRESET"; do [[ -x $t ]] || die "$t is missing: run make first"; done
+for t in "$HWINFO" "$RJSON" "$PRESET" "$RTOOL"; do [[ -x $t ]] || die "$t is missing: run make first"; done
+levels_load "$RTOOL"
 ((dry_run)) || [[ -x $FIO ]] || die "$FIO is missing: run make first"
 
 # ---- the preset: doc, default profile, layout, and its scale rules at this --scale ----
@@ -292,10 +295,6 @@ json_of() { # workload file -> wl_id and its pub_* figures (raid-preset job: rea
 test_id_of() { # array state [target] (after json_of) -> the test's id
 	echo "$(target_id_prefix "${3:-engine}")$1-$wl_id-$pub_rw$([[ $2 == optimal ]] || echo "-$2")"
 }
-data_members() { # level n -> members holding data
-	case $1 in 0 | jbod) echo "$2" ;; 1) echo 1 ;; 10) echo $(($2 / 2)) ;; 5) echo $(($2 - 1)) ;; 6) echo $(($2 - 2)) ;; esac
-}
-layout_of() { case $1 in 5 | 6) echo left-symmetric ;; 10) echo near2 ;; *) echo "" ;; esac; }
 if [[ -n $only ]]; then
 	rc=0
 	[[ "" =~ $only ]] || rc=$?
@@ -424,11 +423,10 @@ prepare_run() { # plan line -> globals describing the run
 	scaled "$pub_iodepth" >/dev/null
 	numjobs=${SCALED[$pub_numjobs]} iodepth=${SCALED[$pub_iodepth]}
 	bs_bytes=$(to_bytes "$pub_bs")
-	local dm csz vol
-	dm=$(data_members "$level" "$n")
+	local csz vol
 	csz=$([[ $level == jbod ]] && echo $((1 << 20)) || to_bytes "$chunk")
 	per=$((msize / csz * csz))
-	vol=$((per * dm))
+	[[ $level == jbod ]] || vol=$(level_volume "$level" "$n" "$per" "$csz")
 	run_time=$runtime
 	[[ $wl_id == REBUILD-* ]] && run_time=$((runtime * 4))
 	if [[ $level == jbod ]]; then job_sizes $((per * n)) "$per" 1; else job_sizes "$vol" "$vol" 0; fi
@@ -491,7 +489,7 @@ build_target() { # VOLUME STATS_FILE: fio's options naming the run's target
 		fi
 		[[ $state == rebuilding ]] && target+=(--raid_failed=0 --raid_rebuild=1)
 		[[ $state == degraded ]] && target+=(--raid_failed=0)
-		if [[ ($level == 5 || $level == 6) && ($par == cuda || $par == auto) ]]; then
+		if level_has_parity "$level" && [[ $par == cuda || $par == auto ]]; then
 			[[ -n $gpu ]] && target+=(--raid_gpu="$gpu")
 			[[ -n $gpu_batch ]] && target+=(--raid_gpu_batch="$gpu_batch")
 		fi
@@ -623,7 +621,7 @@ write_meta() { # status reason
 		$([[ $level == jbod || $level == dev ]] && echo level:n || echo level:i="$lvl") members:i="$n" \
 		$([[ $level == jbod || $chunk == - ]] && echo chunk:n || echo chunk:i="$(to_bytes "$chunk")") \
 		$([[ -n $(target_layout) ]] && echo layout:s="$(target_layout)" || echo layout:n) \
-		$([[ ($level == 5 || $level == 6) && -n $par ]] && echo parity:s="$par" || echo parity:n) \
+		$([[ -n $par ]] && level_has_parity "$level" && echo parity:s="$par" || echo parity:n) \
 		state:s="$state" rw:s="$pub_rw" bs:i="$bs_bytes" iodepth:i="$iodepth" numjobs:i="$numjobs" \
 		scale:f="$scale" backend:s="io_uring" status:s="$1" "reason:s=$2" array:s="$array" \
 		group:s="$group" bays:s="$bays" spares:s="$spares" runtime_s:i="$run_time" \

@@ -18,15 +18,10 @@
 
 #include "raid/core/raid.h"
 
+/* One string per option of the engine's table (raid_options), in its order. */
 struct fio_raid_options {
 	void *pad; /* fio: no option may sit at offset 0 */
-	char *level, *members, *chunk, *layout, *member_size, *backend, *parity, *failed;
-	char *spares, *rebuild, *stats;
-	char *rmw, *stripe_cache, *workers, *gpu, *gpu_batch, *gpu_mode, *fail, *inject, *scrub,
-	    *init;
-	char *state, *rebuild_min, *rebuild_max;
-	char *merge;
-	char *start_dirty_degraded;
+	char *value[RAID_OPTIONS_MAX];
 };
 
 struct fio_raid_data {
@@ -36,43 +31,33 @@ struct fio_raid_data {
 	bool buffers_offered; /* fio's I/O memory handed to raid_queue_register_buffers */
 };
 
-#define OPT(n, field, h)                                                                           \
-	{                                                                                          \
-		.name = n, .lname = n, .type = FIO_OPT_STR_STORE,                                  \
-		.off1 = offsetof(struct fio_raid_options, field), .help = h,                       \
-		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,                          \
-	}
+/*
+ * fio's option array, made from the engine's table when fio loads the engine (before it
+ * reads .options): every option a string that raid_config_set() parses, its help line the
+ * table's (fio's --enghelp). No default is given to fio: the library applies its own.
+ */
+static struct fio_option options[RAID_OPTIONS_MAX + 1];
 
-static struct fio_option options[] = {
-    OPT("raid_level", level, "RAID level: 0, 1, 5, 6, 10 (required)"),
-    OPT("raid_members", members, "member paths separated by ':' (required)"),
-    OPT("raid_chunk", chunk, "chunk size, a power of two from 4k to 1m (512k)"),
-    OPT("raid_layout", layout, "left/right-(a)symmetric for 5/6, near2 for 10"),
-    OPT("raid_member_size", member_size, "bytes of each member to use; creates missing files"),
-    OPT("raid_backend", backend, "member I/O: io_uring, libaio, psync, ram, null (io_uring)"),
-    OPT("raid_parity", parity, "parity path: cpu, isal, cuda, auto (cpu)"),
-    OPT("raid_failed", failed, "members missing from the start, 0-based, ','-separated"),
-    OPT("raid_spares", spares, "spare paths separated by ':'"),
-    OPT("raid_rebuild", rebuild, "1: rebuild failed members onto spares"),
-    OPT("raid_stats", stats, "path of the JSON stats file written at the end"),
-    OPT("raid_rmw", rmw, "RAID5/6 write strategy: auto, rmw, rcw"),
-    OPT("raid_stripe_cache", stripe_cache, "stripes cached per array"),
-    OPT("raid_workers", workers, "parity worker threads"),
-    OPT("raid_gpu", gpu, "CUDA device index for raid_parity=cuda|auto (0)"),
-    OPT("raid_gpu_batch", gpu_batch, "most stripes one GPU launch carries, 1..1024 (64)"),
-    OPT("raid_gpu_mode", gpu_mode, "GPU data path: copy (to device memory) or mapped (zero-copy)"),
-    OPT("raid_fail", fail, "fail member IDX after SECONDS: IDX@SECONDS"),
-    OPT("raid_inject", inject, "inject errors: IDX:read|write:PERCENT"),
-    OPT("raid_scrub", scrub, "scrub: check or repair"),
-    OPT("raid_init", init, "initial state: resync or assume-clean"),
-    OPT("raid_state", state, "array state file"),
-    OPT("raid_rebuild_min", rebuild_min, "minimum rebuild rate, MB/s"),
-    OPT("raid_rebuild_max", rebuild_max, "maximum rebuild rate, MB/s"),
-    OPT("raid_merge", merge, "1: merge contiguous member I/Os of one commit, 0: never (1)"),
-    OPT("raid_start_dirty_degraded", start_dirty_degraded,
-	"1: start a degraded RAID5/6 that was not shut down cleanly (md's start_dirty_degraded)"),
-    {.name = NULL},
-};
+static void __attribute__((constructor)) fio_raid_options_init(void)
+{
+	for (size_t i = 0; raid_options[i].name; i++) {
+		const struct raid_option *ro = &raid_options[i];
+		int n = raid_option_help(ro, NULL, 0) + 1;
+		char *help = malloc((size_t)n);
+
+		if (help)
+			raid_option_help(ro, help, (size_t)n);
+		options[i] = (struct fio_option){
+		    .name = ro->name,
+		    .lname = ro->name,
+		    .type = FIO_OPT_STR_STORE,
+		    .off1 = offsetof(struct fio_raid_options, value) + i * sizeof(char *),
+		    .help = help ? help : ro->help,
+		    .category = FIO_OPT_C_ENGINE,
+		    .group = FIO_OPT_G_INVALID,
+		};
+	}
+}
 
 static void fio_raid_log(const char *line)
 {
@@ -114,12 +99,9 @@ static int fio_raid_config(struct thread_data *td, struct raid_config *c)
 	raid_config_init(c);
 	c->direct = td->o.odirect != 0;
 	c->writes = td_write(td) != 0;
-	for (const struct fio_option *opt = options; opt->name && !ret; opt++) {
-		const char *v = *(char **)((char *)o + opt->off1);
-
-		if (v)
-			ret = raid_config_set(c, opt->name, v, err, sizeof(err));
-	}
+	for (size_t i = 0; raid_options[i].name && !ret; i++)
+		if (o->value[i])
+			ret = raid_config_set(c, raid_options[i].name, o->value[i], err, sizeof(err));
 	if (!ret)
 		ret = raid_config_validate(c, err, sizeof(err));
 	if (ret) {

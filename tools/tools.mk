@@ -2,12 +2,13 @@
 # The C tools beside the engine, one folder each: raid-hwinfo (host facts and NUMA placement
 # over hwloc, tools/hwinfo), raid-json (run.sh's JSON helper, tools/json), raid-hostcpu
 # (whole-machine CPU of a test, tools/hostcpu), raid-mdadm (the mdadm line for an engine
-# array, tools/mdadm), and the md appliance (QEMU + a stock Debian kernel, tools/mdvm,
-# docs/md.md) with the md tests.
+# array, tools/mdadm), raid-tool (the engine's level and option tables, tools/raidtool), and
+# the md appliance (QEMU + a stock Debian kernel, tools/mdvm, docs/md.md) with the md tests.
 
-# NUMA placement is the host tool's, not the engine's: libraid does not link hwloc.
+# NUMA placement is the host tool's, not the engine's: libraid does not link hwloc. The
+# tool links libraid for the level table (what a profile's array can be).
 BINS += $(BUILD)/bin/raid-hwinfo $(BUILD)/bin/raid-json $(BUILD)/bin/raid-hostcpu
-$(BUILD)/bin/raid-hwinfo: $(OBJ)/tools/hwinfo/hwinfo.o $(OBJ)/tools/hwinfo/numa.o
+$(BUILD)/bin/raid-hwinfo: $(OBJ)/tools/hwinfo/hwinfo.o $(OBJ)/tools/hwinfo/numa.o $(LIBRAID)
 LDLIBS_raid-hwinfo := -lhwloc
 $(BUILD)/bin/raid-json: $(OBJ)/tools/json/fiojson.o
 $(BUILD)/bin/raid-hostcpu: $(OBJ)/tools/hostcpu/hostcpu.o
@@ -29,3 +30,10 @@ TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh
 BINS += $(BUILD)/bin/raid-preset
 $(BUILD)/bin/raid-preset: $(OBJ)/tools/preset/preset.o $(LIBRAID)
 TESTS += tests/presets/preset_test.sh
+
+# raid-tool: the engine's level and option tables, for run.sh, the tests and the README
+BINS += $(BUILD)/bin/raid-tool
+$(BUILD)/bin/raid-tool: $(OBJ)/tools/raidtool/raid_tool.o $(LIBRAID)
+# one source for each fact: the README's option table and fio's --enghelp are the engine's
+# table; the level facts run.sh and raid-hwinfo use are the engine's
+TESTS += tests/facts/readme_test.sh tests/facts/levels_test.sh

@@ -68,8 +68,10 @@ md_member_dev() { # member path -> MD_M, the block device md gets (a file: a loo
 	MD_M=$dev
 }
 
-md_layout() { # level layout -> mdadm's --layout (or nothing)
-	case $1 in 5 | 6) echo "--layout=$2" ;; 10) echo "--layout=n2" ;; esac
+md_layout() { # level -> mdadm's --layout for the engine's default layout (or nothing)
+	local l
+	l=$(layout_of "$1")
+	[[ -z $l ]] || echo "--layout=${l/#near2/n2}"
 }
 
 md_sysfs() { # DEV KEY -> /sys/block/mdN/md/KEY
@@ -84,7 +86,7 @@ md_set() { # DEV KEY VALUE: one of md's per-array settings; a refusal is one lin
 }
 
 md_apply_knobs() { # DEV LEVEL
-	if [[ $2 == 5 || $2 == 6 ]]; then
+	if level_has_parity "$2"; then
 		[[ -z $md_stripe_cache ]] || md_set "$1" stripe_cache_size "$md_stripe_cache"
 		[[ -z $md_threads ]] || md_set "$1" group_thread_cnt "$md_threads"
 	fi
@@ -109,7 +111,7 @@ md_create_cmd() { # array level chunk n "missing?" devs... -> the mdadm --create
 	# no write-intent bitmap (mdadm adds one to large arrays): the engine has none either
 	[[ $level == 0 ]] || c+=(--bitmap=none)
 	[[ $level == 1 ]] || c+=(--chunk="$(($(to_bytes "$chunk") / 1024))")
-	c+=($(md_layout "$level" left-symmetric))
+	c+=($(md_layout "$level"))
 	((n == 1)) && c+=(--force)
 	# --size keeps md to the part of each member the engine uses (drives, --member-size);
 	# mdadm ignores it for RAID0

@@ -23,9 +23,12 @@ static void test_defaults(void **state)
 	assert_int_equal(c.nmembers, 3);
 	assert_string_equal(c.members[2], "/c");
 	assert_string_equal(raid_layout_name(10, c.layout), "near2");
-	assert_int_equal(c.gpu, -1);
-	assert_int_equal(c.gpu_batch, 0);
-	assert_int_equal(c.gpu_mapped, -1);
+	assert_int_equal(c.gpu, 0);
+	assert_int_equal(c.gpu_batch, 64);
+	assert_int_equal(c.gpu_mapped, 0);
+	assert_int_equal(c.stripe_cache, 4096);
+	assert_int_equal(c.rec.rebuild_min, 1000000);
+	assert_int_equal(c.rec.rebuild_max, 200000000);
 	assert_true(c.merge);
 	raid_config_free(&c);
 	t_config(&c, "raid_level=0", "raid_members=/a:/b", "raid_merge=0", NULL);
@@ -105,6 +108,10 @@ static void test_bad_values(void **state)
 	    {"raid_merge", "2", "raid_merge: '2' is not 0 or 1", -EINVAL},
 	    {"raid_merge", "", "raid_merge", -EINVAL},
 	    {"raid_merge", "yes", "raid_merge", -EINVAL},
+	    /* each was accepted before the option table, unlike its neighbours */
+	    {"raid_stats", "", "raid_stats: no path given", -EINVAL},
+	    {"raid_spares", "/a:", "raid_spares: empty path in '/a:'", -EINVAL},
+	    {"raid_failed", "1,", "raid_failed: '1,' is not", -EINVAL},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -173,8 +180,19 @@ static void test_bad_combinations(void **state)
 		       "raid_failed=0,1", NULL);
 	expect_invalid("members 0 (a) and 2 (c)", "raid_level=10", "raid_members=a:b:c",
 		       "raid_failed=0,2", NULL);
-	expect_invalid("raid_layout: left-symmetric does not apply to raid_level=10",
+	expect_invalid("raid_layout: left-symmetric does not apply to raid_level=10 (near2 only)",
 		       "raid_level=10", "raid_members=a:b", "raid_layout=left-symmetric", NULL);
+	expect_invalid("raid_layout: near2 does not apply to raid_level=5 (left-symmetric, "
+		       "left-asymmetric, right-symmetric, right-asymmetric only)",
+		       "raid_level=5", "raid_members=a:b:c", "raid_layout=near2", NULL);
+	/* was accepted and ignored: a layout names nothing at levels that have none */
+	expect_invalid("raid_layout: near2 does not apply to raid_level=0 (it has no layouts)",
+		       "raid_level=0", "raid_members=a:b", "raid_layout=near2", NULL);
+	expect_invalid("raid_layout: left-symmetric does not apply to raid_level=1",
+		       "raid_level=1", "raid_members=a:b", "raid_layout=left-symmetric", NULL);
+	/* given is given, the default value too */
+	expect_invalid("raid_gpu applies only", "raid_level=5", "raid_members=a:b:c", "raid_gpu=0",
+		       NULL);
 }
 
 static void test_good_degraded(void **state)

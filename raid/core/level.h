@@ -15,15 +15,22 @@
 #include "core.h"
 
 #define RAID_MAX_COPIES 64
-#define RAID_ALL_BUT_ONE (-1)
 #define RAID_ROWS_NOMEM UINT64_MAX /* rows_check could not allocate its scratch */
 
+/*
+ * The facts (level .. default_layout) are the level's one source: config checks against
+ * them, raid_level_get() shows them (struct raid_level_info, raid.h) to raid-tool levels,
+ * run.sh and raid-hwinfo.
+ */
 struct raid_level_ops {
 	int level;
 	const char *name; /* "raid0" */
 	int min_members;  /* Required */
 	int max_failed;	  /* Required: members it can lose, or RAID_ALL_BUT_ONE */
+	int parity;	  /* parity members per stripe row (RAID5 1, RAID6 2) */
+	int copies;	  /* Required: copies of each data chunk, or RAID_ALL_MEMBERS */
 	bool uses_chunk;  /* the chunk matters to the layout */
+	unsigned layouts; /* the raid_layout values it accepts, bit (1 << kind); 0: none */
 	enum raid_layout_kind default_layout;
 	/* Required: volume size in bytes from the geometry (member_size already set) */
 	uint64_t (*size)(const struct raid_geom *g);
@@ -93,6 +100,8 @@ extern const struct raid_level_ops raid6_ops;
 
 /* The personality of a level, or NULL when this build has none. */
 const struct raid_level_ops *raid_level_find(int level);
+/* The i-th personality of the table, from 0; NULL past the last. */
+const struct raid_level_ops *raid_level_at(unsigned i);
 
 /* The generic planner for mirror/stripe levels: plan.c. */
 int raid_plan_start(struct raid_queue *q, struct raid_request *r);

@@ -109,17 +109,19 @@ struct raid_config {
 	enum raid_rmw_kind rmw; /* raid_rmw */
 	unsigned stripe_cache;	/* raid_stripe_cache: RAID5/6 stripes in flight at most */
 	int workers;		/* raid_workers: parity threads, 0 = inline */
-	/* raid_parity=cuda|auto: the GPU; -1 and 0 mean "not set" (device 0, the default) */
+	/* raid_parity=cuda|auto: the GPU */
 	int gpu;	/* raid_gpu: CUDA device index */
 	int gpu_batch;	/* raid_gpu_batch: most stripes one launch carries */
-	int gpu_mapped; /* raid_gpu_mode: -1 not set, 0 copy, 1 mapped (zero-copy) */
+	int gpu_mapped; /* raid_gpu_mode: 0 copy, 1 mapped (zero-copy) */
 	bool merge;	/* raid_merge: contiguous member I/Os of one commit go as one */
 	struct raid_recovery_config rec;
+	uint64_t given; /* bit i: raid_options[i] was set (a default is not "given") */
 	/* how this job uses the array (not options of the array itself) */
 	bool direct; /* open file members with O_DIRECT */
 	bool writes; /* the job writes: members are locked exclusively */
 };
 
+/* Every option at its default (the option table's), raid_level unset (-1). */
 void raid_config_init(struct raid_config *c);
 void raid_config_free(struct raid_config *c);
 /* Set one option by its fio name (e.g. "raid_chunk"). -EINVAL/-ENOTSUP with a message. */
@@ -132,6 +134,88 @@ int raid_parse_size(const char *s, uint64_t *out);
 const char *raid_backend_name(enum raid_backend_kind b);
 const char *raid_layout_name(int level, enum raid_layout_kind l); /* NULL: none applies */
 const char *raid_parity_name(enum raid_parity_kind p);
+
+/*
+ * The engine's options, one table (raid/core/options.c): raid_config_set() walks it, and
+ * the fio option array, fio's --enghelp and the README's table (raid-tool options) are
+ * made from it. Options are applied in table order. A value that does not parse gets
+ * "raid: NAME: 'VALUE' is not <what the option accepts>".
+ */
+enum raid_opt_type {
+	RAID_OPT_LEVEL, /* a level of the level table */
+	RAID_OPT_INT,	/* a whole number in [lo, hi] */
+	RAID_OPT_SIZE,	/* bytes, k/m/g/t suffixes, in [lo, hi]; pow2: a power of two */
+	RAID_OPT_BOOL,	/* 0 or 1 */
+	RAID_OPT_LAYOUT, /* one of values[], the layouts, which the level table qualifies */
+	RAID_OPT_ENUM,	/* one of values[] */
+	RAID_OPT_RATE,	/* MB/s, above 0 and at most hi; kept in bytes per second */
+	RAID_OPT_PATHS, /* ':'-separated paths, at most RAID_MAX_MEMBERS */
+	RAID_OPT_PATH,	/* one path */
+	RAID_OPT_LIST,	/* a list that the option's own parse() reads (syntax says its form) */
+};
+
+struct raid_opt_value {
+	const char *name;
+	int value;
+	const char *help; /* NULL: the name says it */
+};
+
+struct raid_option {
+	const char *name; /* "raid_chunk" */
+	enum raid_opt_type type;
+	const char *part; /* what consumes it: core, levels, backends, parity, recovery */
+	const char *help; /* what it does, one line */
+	bool required;
+	const char *def;  /* the default as a job file writes it, NULL: none (see def_doc) */
+	const char *def_doc; /* the default in words, when def alone does not say it */
+	long long lo, hi;    /* RAID_OPT_INT and _SIZE; _RATE: hi only */
+	bool pow2;
+	const char *unit;		     /* RAID_OPT_INT: what the number counts */
+	const struct raid_opt_value *values; /* RAID_OPT_ENUM, ends with {NULL} */
+	const char *syntax;		     /* RAID_OPT_LIST */
+	size_t off, size;		     /* where in struct raid_config the value goes */
+	size_t count_off;		     /* RAID_OPT_PATHS: the int that counts them */
+	int (*parse)(struct raid_config *c, const char *v, char *err, size_t errlen);
+	/* optional, after the value is stored: what else the option does (raid_state's load) */
+	int (*then)(struct raid_config *c, const char *v, char *err, size_t errlen);
+};
+
+#define RAID_OPTIONS_MAX 64		     /* room for the table; fits raid_config's given */
+extern const struct raid_option raid_options[]; /* ends with {.name = NULL} */
+const struct raid_option *raid_option_find(const char *name);
+bool raid_option_given(const struct raid_config *c, const char *name);
+/*
+ * The option in words, as snprintf (the length it needed): the values it accepts ("4k to
+ * 1m, a power of two"), its default ("512k", "required", "none"), and one help line
+ * ("what it does: values (default)", fio's --enghelp).
+ */
+int raid_option_values(const struct raid_option *o, char *buf, size_t len);
+int raid_option_default(const struct raid_option *o, char *buf, size_t len);
+int raid_option_help(const struct raid_option *o, char *buf, size_t len);
+
+/*
+ * A level's facts, from its personality (the level table, raid/core/level.c): what config,
+ * raid-tool levels (run.sh, raid-hwinfo) and the tests ask instead of knowing them.
+ */
+#define RAID_ALL_BUT_ONE (-1) /* max_failed: every member but one */
+#define RAID_ALL_MEMBERS (-1) /* copies: one on every member */
+struct raid_level_info {
+	int level;
+	const char *name; /* "raid5" */
+	int min_members;
+	int max_failed; /* members it can lose (RAID_ALL_BUT_ONE), before check_failed's say */
+	int parity;	/* parity members of each stripe row: P, P and Q */
+	int copies;	/* copies of each data chunk (RAID_ALL_MEMBERS) */
+	bool uses_chunk;
+	unsigned layouts; /* bit (1 << enum raid_layout_kind) for each layout it accepts */
+	enum raid_layout_kind default_layout;
+};
+/* The i-th level this build knows, from 0: 0, or -ENOENT past the last. */
+int raid_level_nth(unsigned i, struct raid_level_info *out);
+/* The level numbered `level` (0, 1, 5, 6, 10): 0, or -ENOENT. */
+int raid_level_get(int level, struct raid_level_info *out);
+/* Members' worth of data in an array of n members: (n - parity) / copies. */
+double raid_level_data_members(const struct raid_level_info *l, int n);
 
 /*
  * Size of the volume the configuration describes, opening nothing for longer than the

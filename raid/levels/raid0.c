@@ -21,6 +21,7 @@ const struct raid_level_ops raid0_ops = {
     /* one member is md's `--level=0 --raid-devices=1 --force`: the RAID layer's cost alone */
     .min_members = 1,
     .max_failed = 0,
+    .copies = 1,
     .uses_chunk = true,
     .default_layout = RAID_LAYOUT_DEFAULT,
     .size = raid0_size,

@@ -39,6 +39,7 @@ const struct raid_level_ops raid1_ops = {
     .name = "raid1",
     .min_members = 2,
     .max_failed = RAID_ALL_BUT_ONE,
+    .copies = RAID_ALL_MEMBERS,
     .uses_chunk = false,
     .default_layout = RAID_LAYOUT_DEFAULT,
     .size = raid1_size,

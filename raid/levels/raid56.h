@@ -9,6 +9,10 @@
 
 /* Most columns one stripe operation, and so one GPU stripe, covers (bounds their buffers). */
 #define RAID56_SLICE (64ULL << 10)
+/* md's four RAID5/6 layouts, which both levels accept */
+#define RAID56_LAYOUTS                                                                             \
+	(1u << RAID_LAYOUT_LEFT_SYM | 1u << RAID_LAYOUT_LEFT_ASYM | 1u << RAID_LAYOUT_RIGHT_SYM |  \
+	 1u << RAID_LAYOUT_RIGHT_ASYM)
 #include "parity_path.h"
 
 uint64_t raid56_size(const struct raid_geom *g);

@@ -104,9 +104,9 @@ struct raid_recovery {
 	struct raid_queue *q;
 };
 
-/* rebuild_config.c: the options (-ENOENT: not one of ours) */
-int raid_rec_config_set(struct raid_config *c, const char *name, const char *v, char *err,
-			size_t errlen);
+/* rebuild_config.c: the parsers of raid_fail and raid_inject, for the option table (options.c) */
+int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t errlen);
+int raid_rec_parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen);
 int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen);
 void raid_rec_config_free(struct raid_config *c);
 void raid_rec_config_dup(struct raid_config *c); /* after a struct copy: own the strings */

@@ -1,8 +1,8 @@
 /*
- * rebuild_config.c - the options of recovery: raid_spares, raid_rebuild,
- * raid_rebuild_min/max, raid_fail, raid_inject, raid_scrub, raid_init,
- * raid_start_dirty_degraded and raid_state (whose file is read here, so that the configuration
- * already names the members the way the last run left them). Every message names the option.
+ * rebuild_config.c - the options of recovery that the option table (raid/options.c) cannot
+ * parse alone: the lists of raid_fail and raid_inject, and the checks across recovery's
+ * options (spares, rebuild, rates, members named). raid_state's file is read by state.c
+ * when the option is set. Every message names the option.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,49 +13,10 @@
 
 #define MB 1000000ULL
 
-static int parse_spares(struct raid_recovery_config *r, const char *v, char *err, size_t errlen)
+/* raid_fail: "IDX@SECONDS[,IDX@SECONDS...]" */
+int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t errlen)
 {
-	const char *p = v;
-
-	for (int i = 0; i < r->nspares; i++)
-		free(r->spares[i]);
-	r->nspares = 0;
-	while (*p) {
-		const char *e = strchr(p, ':');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-
-		if (!len || r->nspares == RAID_MAX_MEMBERS) {
-			snprintf(err, errlen,
-				 "raid: raid_spares: '%s' is not a ':'-separated list of paths", v);
-			return -EINVAL;
-		}
-		r->spares[r->nspares++] = strndup(p, len);
-		p += len + (e ? 1 : 0);
-	}
-	if (!r->nspares) {
-		snprintf(err, errlen, "raid: raid_spares: no paths given");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int parse_rate(const char *name, const char *v, uint64_t *out, char *err, size_t errlen)
-{
-	char *end;
-	double d = strtod(v, &end);
-
-	if (!*v || *end || !(d > 0) || d > 1e9) {
-		snprintf(err, errlen, "raid: %s: '%s' is not a rate in MB/s (a positive number)",
-			 name, v);
-		return -EINVAL;
-	}
-	*out = (uint64_t)(d * MB);
-	return 0;
-}
-
-/* "IDX@SECONDS[,IDX@SECONDS...]" */
-static int parse_fail(struct raid_recovery_config *r, const char *v, char *err, size_t errlen)
-{
+	struct raid_recovery_config *r = &c->rec;
 	const char *p = v;
 
 	r->nfail = 0;
@@ -84,9 +45,10 @@ bad:
 	return -EINVAL;
 }
 
-/* "IDX:read|write:PERCENT[,...]" */
-static int parse_inject(struct raid_recovery_config *r, const char *v, char *err, size_t errlen)
+/* raid_inject: "IDX:read|write:PERCENT[,...]" */
+int raid_rec_parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen)
 {
+	struct raid_recovery_config *r = &c->rec;
 	const char *p = v;
 
 	r->ninject = 0;
@@ -124,75 +86,10 @@ bad:
 	return -EINVAL;
 }
 
-int raid_rec_config_set(struct raid_config *c, const char *name, const char *v, char *err,
-			size_t errlen)
-{
-	struct raid_recovery_config *r = &c->rec;
-
-	if (!strcmp(name, "raid_spares"))
-		return parse_spares(r, v, err, errlen);
-	if (!strcmp(name, "raid_rebuild")) {
-		if (strcmp(v, "0") && strcmp(v, "1")) {
-			snprintf(err, errlen, "raid: raid_rebuild: '%s' is not 0 or 1", v);
-			return -EINVAL;
-		}
-		r->rebuild = *v == '1';
-		return 0;
-	}
-	if (!strcmp(name, "raid_rebuild_min"))
-		return parse_rate(name, v, &r->rebuild_min, err, errlen);
-	if (!strcmp(name, "raid_rebuild_max"))
-		return parse_rate(name, v, &r->rebuild_max, err, errlen);
-	if (!strcmp(name, "raid_fail"))
-		return parse_fail(r, v, err, errlen);
-	if (!strcmp(name, "raid_inject"))
-		return parse_inject(r, v, err, errlen);
-	if (!strcmp(name, "raid_scrub")) {
-		if (!strcmp(v, "check"))
-			r->scrub = RAID_SCRUB_CHECK;
-		else if (!strcmp(v, "repair"))
-			r->scrub = RAID_SCRUB_REPAIR;
-		else {
-			snprintf(err, errlen, "raid: raid_scrub: '%s' is not check or repair", v);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (!strcmp(name, "raid_init")) {
-		if (strcmp(v, "resync") && strcmp(v, "assume-clean")) {
-			snprintf(err, errlen, "raid: raid_init: '%s' is not resync or assume-clean",
-				 v);
-			return -EINVAL;
-		}
-		r->resync = !strcmp(v, "resync");
-		return 0;
-	}
-	if (!strcmp(name, "raid_start_dirty_degraded")) {
-		if (strcmp(v, "0") && strcmp(v, "1")) {
-			snprintf(err, errlen, "raid: raid_start_dirty_degraded: '%s' is not 0 or 1",
-				 v);
-			return -EINVAL;
-		}
-		r->start_dirty_degraded = *v == '1';
-		return 0;
-	}
-	if (!strcmp(name, "raid_state")) {
-		if (!*v) {
-			snprintf(err, errlen, "raid: raid_state: no path given");
-			return -EINVAL;
-		}
-		free(r->state_path);
-		r->state_path = strdup(v);
-		return raid_rec_state_load(c, v, err, errlen);
-	}
-	return -ENOENT;
-}
-
 int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen)
 {
 	const struct raid_recovery_config *r = &c->rec;
-	uint64_t min = r->rebuild_min ? r->rebuild_min : 1 * MB;
-	uint64_t max = r->rebuild_max ? r->rebuild_max : 200 * MB;
+	uint64_t min = r->rebuild_min, max = r->rebuild_max; /* the option table's defaults */
 
 	if (c->nmembers + r->nspares > RAID_MAX_MEMBERS) {
 		snprintf(err, errlen, "raid: raid_spares: members and spares exceed %d",

@@ -46,9 +46,9 @@ t_case "raid10 lost a mirror pair" \
 	--raid_level=10 --raid_members=$M4 --raid_member_size=1m --raid_failed=2,3
 t_case "raid_failed junk" fails_with "raid_failed: 'one'" --raid_level=1 \
 	--raid_members=$M2 --raid_member_size=1m --raid_failed=one
-t_case "unknown backend" fails_with "raid_backend: unknown backend 'spdk'" --raid_level=0 \
+t_case "unknown backend" fails_with "raid_backend: 'spdk' is not one of io_uring, libaio" --raid_level=0 \
 	--raid_members=$M2 --raid_member_size=1m --raid_backend=spdk
-t_case "unknown layout" fails_with "raid_layout: unknown layout 'far2'" --raid_level=10 \
+t_case "unknown layout" fails_with "raid_layout: 'far2' is not one of left-symmetric" --raid_level=10 \
 	--raid_members=$M2 --raid_member_size=1m --raid_layout=far2
 t_case "layout of another level" fails_with "raid_layout: left-symmetric does not apply" \
 	--raid_level=10 --raid_members=$M2 --raid_member_size=1m --raid_layout=left-symmetric

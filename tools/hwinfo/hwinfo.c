@@ -11,6 +11,7 @@
  * placement comes from numa.c.
  */
 #include "numa.h"
+#include "raid/core/raid.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -71,33 +72,19 @@ static int bay_index(struct profile *p, int bay)
 	return -1;
 }
 
-static int level_min(int level)
-{
-	switch (level) {
-	case 0:
-		return 1;
-	case 1:
-		return 2;
-	case 5:
-		return 3;
-	case 6:
-		return 4;
-	case 10:
-		return 4;
-	default:
-		return -1;
-	}
-}
-
 /* Checks one array of a layout; marks its bays in used[] so overlaps are caught. */
 static void check_array(struct profile *p, const char *lname, int ai, json_object *a, char *used)
 {
 	json_object *bays = get(a, "bays", json_type_array);
+	struct raid_level_info l;
+	char levels[64];
 	int level, n;
 	if (!get(a, "name", json_type_string))
 		perr(p, "arrays.%s.arrays[%d].name: missing or not a string", lname, ai);
-	if (get_int(a, "level", &level) || level_min(level) < 0) {
-		perr(p, "arrays.%s.arrays[%d].level: must be 0, 1, 5, 6 or 10", lname, ai);
+	/* the engine's level table decides what an array can be */
+	if (get_int(a, "level", &level) || raid_level_get(level, &l)) {
+		raid_option_values(raid_option_find("raid_level"), levels, sizeof(levels));
+		perr(p, "arrays.%s.arrays[%d].level: must be one of %s", lname, ai, levels);
 		return;
 	}
 	if (!bays) {
@@ -105,9 +92,9 @@ static void check_array(struct profile *p, const char *lname, int ai, json_objec
 		return;
 	}
 	n = json_object_array_length(bays);
-	if (n < level_min(level) || (level == 10 && n % 2))
-		perr(p, "arrays.%s.arrays[%d]: RAID%d cannot be built from %d bays", lname, ai,
-		     level, n);
+	if (n < l.min_members)
+		perr(p, "arrays.%s.arrays[%d]: RAID%d cannot be built from %d bays (at least %d)",
+		     lname, ai, level, n, l.min_members);
 	for (int i = 0; i < n; i++) {
 		json_object *b = json_object_array_get_idx(bays, i);
 		int idx = json_object_is_type(b, json_type_int)

@@ -32,25 +32,21 @@ static int usage(void)
 	return 2;
 }
 
-/* md's per-member data area, in bytes, behind the engine's volume of `vsize` bytes */
-static uint64_t member_data(const struct raid_config *c, uint64_t vsize)
+/*
+ * md's per-member data area, in bytes, behind the engine's volume of `vsize` bytes: the
+ * volume's chunks times their copies over the members that hold data, rounded up (RAID10
+ * near2 over an odd count ends half a row in). From the level table's facts.
+ */
+static uint64_t member_data(const struct raid_config *c, const struct raid_level_info *l,
+			    uint64_t vsize)
 {
 	int n = c->nmembers;
-	uint64_t chunks;
+	uint64_t copies = l->copies == RAID_ALL_MEMBERS ? (uint64_t)n : (uint64_t)l->copies;
+	uint64_t data = (uint64_t)(n - l->parity);
 
-	switch (c->level) {
-	case 0:
-		return vsize / n;
-	case 1:
-		return vsize;
-	case 5:
-		return vsize / (n - 1);
-	case 6:
-		return vsize / (n - 2);
-	default: /* 10, near2: floor(chunks * n / 2) chunks of volume; n may be odd */
-		chunks = vsize / c->chunk;
-		return (2 * chunks + n - 1) / n * c->chunk;
-	}
+	if (!l->uses_chunk)
+		return vsize * copies / data;
+	return (vsize / c->chunk * copies + data - 1) / data * c->chunk;
 }
 
 #define KiB UINT64_C(1024)
@@ -132,6 +128,8 @@ int main(int argc, char **argv)
 	char err[RAID_ERRLEN] = "";
 	const char *md = "/dev/md0";
 	bool volume = false;
+	struct raid_level_info l;
+	const char *layout;
 	uint64_t vsize, data;
 	int ret = 1;
 
@@ -178,17 +176,17 @@ int main(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
-	data = member_data(&c, vsize);
+	raid_level_get(c.level, &l); /* validated: the level exists */
+	data = member_data(&c, &l, vsize);
 	if (check_room(&c, data, err, sizeof(err)))
 		goto out;
 	printf("mdadm --create %s --run --metadata=1.0 --assume-clean --level=%d --raid-devices=%d",
 	       md, c.level, c.nmembers);
-	if (c.level != 1)
+	if (l.uses_chunk)
 		printf(" --chunk=%" PRIu64, c.chunk / 1024);
-	if (c.level == 5 || c.level == 6)
-		printf(" --layout=%s", raid_layout_name(c.level, c.layout));
-	if (c.level == 10)
-		printf(" --layout=n2");
+	layout = raid_layout_name(c.level, c.layout);
+	if (layout) /* md spells near2 n2 */
+		printf(" --layout=%s", strcmp(layout, "near2") ? layout : "n2");
 	/* mdadm ignores --size for RAID0: md takes each member less 12 KiB (docs/md.md) */
 	if (c.level != 0)
 		printf(" --size=%" PRIu64 " --bitmap=none", data / 1024);
