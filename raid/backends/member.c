@@ -33,6 +33,8 @@ int sync_be_init(struct raid_queue *q, int (*xfer)(struct raid_queue *, struct m
 	if (!s)
 		return -ENOMEM;
 	s->xfer = xfer;
+	STAILQ_INIT(&s->pend);
+	STAILQ_INIT(&s->done);
 	q->be_priv = s;
 	q->be_capacity = UINT32_MAX;
 	return 0;
@@ -48,22 +50,19 @@ int sync_be_prep(struct raid_queue *q, struct member_io *mio)
 {
 	struct sync_be *s = q->be_priv;
 
-	mio_append(&s->pend_head, &s->pend_tail, mio);
+	STAILQ_INSERT_TAIL(&s->pend, mio, link);
 	return 0;
 }
 
 int sync_be_submit(struct raid_queue *q)
 {
 	struct sync_be *s = q->be_priv;
-	struct member_io *m = s->pend_head;
+	while (!STAILQ_EMPTY(&s->pend)) {
+		struct member_io *m = STAILQ_FIRST(&s->pend);
 
-	s->pend_head = s->pend_tail = NULL;
-	while (m) {
-		struct member_io *next = m->next;
-
+		STAILQ_REMOVE_HEAD(&s->pend, link);
 		m->res = s->xfer(q, m);
-		mio_append(&s->done_head, &s->done_tail, m);
-		m = next;
+		STAILQ_INSERT_TAIL(&s->done, m, link);
 	}
 	return 0;
 }
@@ -71,19 +70,19 @@ int sync_be_submit(struct raid_queue *q)
 int sync_be_poll(struct raid_queue *q, bool block, const struct timespec *timeout)
 {
 	struct sync_be *s = q->be_priv;
-	struct member_io *m;
+	struct mio_list done = STAILQ_HEAD_INITIALIZER(done);
 	int n = 0;
 
-	if (!s->done_head && s->pend_head)
+	if (STAILQ_EMPTY(&s->done) && !STAILQ_EMPTY(&s->pend))
 		sync_be_submit(q);
-	m = s->done_head;
-	s->done_head = s->done_tail = NULL;
-	while (m) {
-		struct member_io *next = m->next;
+	/* taken first: a completion may issue more, which the next poll reports */
+	STAILQ_CONCAT(&done, &s->done);
+	while (!STAILQ_EMPTY(&done)) {
+		struct member_io *m = STAILQ_FIRST(&done);
 
+		STAILQ_REMOVE_HEAD(&done, link);
 		raid_mio_done(q, m, m->res);
 		n++;
-		m = next;
 	}
 	if (n || !block)
 		return n;

@@ -23,6 +23,7 @@
 
 #include "identity.h"
 #include "level.h"
+#include "quiesce.h"
 #include "recovery/rebuild.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -249,6 +250,7 @@ static int lock_members(struct raid_array *a, int mode, char *err, size_t errlen
 static void array_free(struct raid_array *a)
 {
 	raid_rec_array_free(a);
+	raid_quiesce_exit(a); /* after the service: nothing can lock a range any more */
 	if (a->ops && a->ops->array_exit && a->level_priv)
 		a->ops->array_exit(a);
 	for (int i = 0; i < a->ndev; i++) {
@@ -263,6 +265,8 @@ static void array_free(struct raid_array *a)
 			munmap(m->ram, a->geom.member_size);
 	}
 	pthread_mutex_destroy(&a->lock);
+	pthread_mutex_destroy(&a->ev_mu);
+	pthread_cond_destroy(&a->ev_cv);
 	free(a->key);
 	raid_config_free(&a->cfg);
 	free(a);
@@ -280,6 +284,8 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 	a->key = key;
 	a->refs = 1;
 	pthread_mutex_init(&a->lock, NULL);
+	pthread_mutex_init(&a->ev_mu, NULL);
+	pthread_cond_init(&a->ev_cv, NULL);
 	a->cfg = *c;
 	a->cfg.stats_path = c->stats_path ? strdup(c->stats_path) : NULL;
 	for (int i = 0; i < c->nmembers; i++) {
@@ -332,6 +338,7 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 		if (ret)
 			goto err;
 	}
+	a->t0 = raid_now_ns(); /* raid_fail's times count from here */
 	ret = raid_rec_array_init(a, err, errlen);
 	if (ret)
 		goto err;
@@ -432,7 +439,7 @@ int raid_array_fail_member(struct raid_array *a, int idx)
 {
 	if (idx < 0 || idx >= a->geom.n)
 		return -EINVAL;
-	raid_rec_member_failed(a, idx);
+	raid_member_fail(a, idx);
 	return 0;
 }
 

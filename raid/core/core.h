@@ -45,6 +45,9 @@ struct raid_member {
 	 */
 	atomic_int dev;
 	_Atomic uint64_t recovery_offset;
+	/* the spare serving this slot failed a write (failure.c), or its rebuild gave up */
+	atomic_bool spare_failed;
+	bool said_failed; /* the "member failed" line is printed once (under a->lock) */
 	unsigned char *ram; /* raid_backend=ram: the member's bytes */
 };
 
@@ -74,7 +77,13 @@ struct raid_array {
 	struct raid_counters totals;
 	bool said_lost;		   /* the "every copy failed" message is printed once */
 	bool said_error;	   /* so is the first member I/O error */
+	struct raid_quiesce *qs;   /* admission: range quiesce and meter (quiesce.h), or NULL */
 	struct raid_recovery *rec; /* rebuild.c: spares, failures, scrub; NULL when unused */
+	uint64_t t0;		   /* ns (raid_now_ns), when the array opened for I/O */
+	/* events (failure.c): a member failed; a recovery service waits for the count to move */
+	pthread_mutex_t ev_mu;
+	pthread_cond_t ev_cv;
+	unsigned ev_gen;
 	int ndev;		   /* entries of m[]: the geom.n members, then the spares */
 	struct raid_member m[];
 };
@@ -84,34 +93,35 @@ struct raid_queue {
 	void *reg_buf; /* raid_queue_register_buffers(), undone at destroy */
 	const struct member_backend_ops *be;
 	void *be_priv;
+	void *deco_priv; /* a decorator's own per-queue state (member_fault.c) */
 	unsigned depth;
 	bool direct;
 	unsigned dio_align; /* direct: the members' largest logical block size, else 1 */
 	bool said_misaligned;
 	int fds[RAID_MAX_MEMBERS]; /* the fd each member's I/O uses, -1 if none */
 
-	struct member_io *free_mio;
+	struct mio_list free_mio;
 	void **slabs;
 	unsigned nslabs;
 
 	/* member I/Os waiting for room in the backend */
-	struct member_io *backlog_head, *backlog_tail;
+	struct mio_list backlog;
 	unsigned be_inflight, be_capacity;
 	bool need_submit;
 
 	/* the plug: member I/Os issued since the last commit, merged at commit (merge.c) */
 	bool merge; /* raid_merge */
-	struct member_io *plug_head, *plug_tail;
+	struct mio_list plug;
 	struct member_io *plug_run[RAID_MAX_MEMBERS * 2]; /* open run per device and op */
-	struct merge_carrier *free_carrier, *carriers;
+	STAILQ_HEAD(, merge_carrier) free_carriers, carriers;
 
-	struct raid_request *done_head, *done_tail;
+	STAILQ_HEAD(, raid_request) done;
 	unsigned ndone;
 	unsigned nreq; /* requests started and not yet reaped-ready */
 
 	int doorbell_fd;
 	pthread_mutex_t post_lock;
-	struct raid_post *post_head, *post_tail;
+	STAILQ_HEAD(raid_post_list, raid_post) posts;
 	atomic_bool posted;
 
 	unsigned rr; /* rotates ties between equally idle copies */
@@ -120,6 +130,8 @@ struct raid_queue {
 };
 
 /* Core services for the level personalities (queue.c). */
+/* Start (or restart) a request through its level. */
+void raid_request_start(struct raid_queue *q, struct raid_request *r);
 struct member_io *raid_mio_get(struct raid_queue *q);
 /* Queue a member I/O of request r (fills req, counts it pending). */
 void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_io *mio);
@@ -127,6 +139,30 @@ void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_
 void raid_request_finish(struct raid_queue *q, struct raid_request *r);
 /* Count a request as in flight without issuing I/O (a level parks it; a post resumes it). */
 void raid_request_hold(struct raid_queue *q, struct raid_request *r);
+
+/* The one retry policy: a request restarted at most this often after members failed. */
+#define RAID_RETRY_MAX 8
+
+/* clock.c: the engine's clock (a test may replace it: NULL restores CLOCK_MONOTONIC) */
+uint64_t raid_now_ns(void);
+void raid_clock_set(uint64_t (*fn)(void));
+double raid_array_elapsed(const struct raid_array *a); /* seconds since a->t0 */
+
+/*
+ * failure.c: md's md_error. Whether a member I/O error is the member's (media, device),
+ * not the request's (EINVAL, EFAULT, a resource short for a moment); the member leaving
+ * the array; the retry of a request that a member failed under.
+ */
+bool raid_mio_member_fault(int res);
+void raid_member_error(struct raid_array *a, const struct member_io *mio);
+void raid_member_fail(struct raid_array *a, int idx);
+bool raid_level_retries(const struct raid_array *a); /* a failed member leaves the array */
+/* A finished request: restart it when a member failed under it (true: restarted). */
+bool raid_request_retry(struct raid_queue *q, struct raid_request *r);
+/* The array's events: failures. wait returns once the count is not `seen`, or at timeout. */
+void raid_array_notify(struct raid_array *a);
+unsigned raid_array_events(struct raid_array *a);
+void raid_array_wait_events(struct raid_array *a, unsigned seen, double timeout_s);
 
 static inline bool raid_member_failed(const struct raid_array *a, int i)
 {

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -23,7 +24,7 @@
 struct raid_queue;
 
 struct member_io {
-	struct member_io *next;	  /* free list, backlog, sync backends' lists */
+	STAILQ_ENTRY(member_io) link; /* free list, backlog, plug, sync backends' lists */
 	struct raid_request *req; /* the request it belongs to */
 	enum raid_op op;
 	int member;
@@ -63,19 +64,13 @@ extern const struct member_backend_ops member_aio_ops;
 extern const struct member_backend_ops member_psync_ops;
 extern const struct member_backend_ops member_ram_ops;
 extern const struct member_backend_ops member_null_ops;
+/* raid_inject: wraps the array's backend (a->be) in the queues of an array that injects */
+extern const struct member_backend_ops member_fault_ops;
 
 const struct member_backend_ops *member_backend(enum raid_backend_kind kind);
 
-/* Append m to the list head..tail (the backlog, the plug, the sync backends' lists). */
-static inline void mio_append(struct member_io **head, struct member_io **tail, struct member_io *m)
-{
-	m->next = NULL;
-	if (*tail)
-		(*tail)->next = m;
-	else
-		*head = m;
-	*tail = m;
-}
+/* A list of member I/Os (the free list, the backlog, the plug, the sync backends'). */
+STAILQ_HEAD(mio_list, member_io);
 
 /* Called by backends for every finished member I/O: bytes moved, or negative errno. */
 void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res);
@@ -84,8 +79,8 @@ void raid_doorbell_drain(struct raid_queue *q);
 
 /* Shared by the synchronous backends (psync, ram, null): member.c. */
 struct sync_be {
-	struct member_io *pend_head, *pend_tail; /* prepped, not yet run */
-	struct member_io *done_head, *done_tail; /* run, not yet reported */
+	struct mio_list pend; /* prepped, not yet run */
+	struct mio_list done; /* run, not yet reported */
 	/* move the bytes of one member I/O; return bytes or negative errno */
 	int (*xfer)(struct raid_queue *q, struct member_io *mio);
 };

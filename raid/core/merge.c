@@ -34,11 +34,10 @@
 #include <sys/uio.h>
 
 #include "merge.h"
-#include "recovery/rebuild.h"
 
 struct merge_carrier {
 	struct member_io mio; /* first: what the backend sees */
-	struct merge_carrier *all;
+	STAILQ_ENTRY(merge_carrier) free_link, all_link;
 	uint64_t start, end;
 	unsigned n;
 	bool emitted;
@@ -53,40 +52,38 @@ static struct merge_carrier *C(struct member_io *m)
 
 static struct merge_carrier *carrier_get(struct raid_queue *q)
 {
-	struct merge_carrier *c = q->free_carrier;
+	struct merge_carrier *c = STAILQ_FIRST(&q->free_carriers);
 
 	if (c) {
-		q->free_carrier = (struct merge_carrier *)c->mio.next;
+		STAILQ_REMOVE_HEAD(&q->free_carriers, free_link);
 	} else {
 		c = malloc(sizeof(*c));
 		if (!c)
 			return NULL; /* the parts go unmerged */
-		c->all = q->carriers;
-		q->carriers = c;
+		STAILQ_INSERT_TAIL(&q->carriers, c, all_link);
 	}
 	return c;
 }
 
 static void carrier_put(struct raid_queue *q, struct merge_carrier *c)
 {
-	c->mio.next = (struct member_io *)q->free_carrier;
-	q->free_carrier = c;
+	STAILQ_INSERT_HEAD(&q->free_carriers, c, free_link);
 }
 
 void merge_exit(struct raid_queue *q)
 {
-	while (q->carriers) {
-		struct merge_carrier *c = q->carriers;
+	while (!STAILQ_EMPTY(&q->carriers)) {
+		struct merge_carrier *c = STAILQ_FIRST(&q->carriers);
 
-		q->carriers = c->all;
+		STAILQ_REMOVE_HEAD(&q->carriers, all_link);
 		free(c);
 	}
-	q->free_carrier = NULL;
+	STAILQ_INIT(&q->free_carriers);
 }
 
 void merge_plug(struct raid_queue *q, struct member_io *mio)
 {
-	mio_append(&q->plug_head, &q->plug_tail, mio);
+	STAILQ_INSERT_TAIL(&q->plug, mio, link);
 }
 
 /* Add p to the run led by `lead` if it extends the run at either end and fits. */
@@ -157,22 +154,25 @@ static void emit(struct raid_queue *q, struct merge_carrier *c)
 
 void merge_unplug(struct raid_queue *q)
 {
-	struct member_io *m = q->plug_head, *p, *next;
+	struct mio_list held = STAILQ_HEAD_INITIALIZER(held);
+	struct member_io *p;
 
-	q->plug_head = q->plug_tail = NULL;
-	if (m && !m->next) {
-		raid_mio_to_backend(q, m);
+	STAILQ_CONCAT(&held, &q->plug);
+	p = STAILQ_FIRST(&held);
+	if (p && !STAILQ_NEXT(p, link)) {
+		raid_mio_to_backend(q, p);
 		return;
 	}
-	for (p = m; p; p = p->next) {
+	STAILQ_FOREACH(p, &held, link) {
 		struct member_io **run = &q->plug_run[p->dev * 2 + p->op];
 
 		if (!*run || !join(q, *run, p))
 			*run = p;
 	}
-	/* in issue order; the first part of a run brings its carrier */
-	for (p = m; p; p = next) {
-		next = p->next;
+	/* in issue order; the first part of a run brings its carrier (each leaves first) */
+	while (!STAILQ_EMPTY(&held)) {
+		p = STAILQ_FIRST(&held);
+		STAILQ_REMOVE_HEAD(&held, link);
 		q->plug_run[p->dev * 2 + p->op] = NULL;
 		if (!p->carrier)
 			raid_mio_to_backend(q, p);
@@ -181,35 +181,30 @@ void merge_unplug(struct raid_queue *q)
 	}
 }
 
-void merge_done(struct raid_queue *q, struct member_io *cm, int res)
+void merge_short(struct raid_queue *q, struct member_io *cm, uint64_t moved)
 {
 	struct merge_carrier *c = C(cm);
 
-	if (res > 0 && (uint64_t)res < cm->len) {
-		uint64_t left = (uint64_t)res;
+	for (unsigned i = 0; i < c->n; i++) {
+		struct member_io *p = c->part[i];
 
-		for (unsigned i = 0; i < c->n; i++) {
-			struct member_io *p = c->part[i];
-
-			p->carrier = NULL;
-			if (left >= p->len) {
-				left -= p->len;
-				raid_mio_finish(q, p, (int)p->len);
-				continue;
-			}
-			p->done = left;
-			left = 0;
-			raid_mio_to_backend(q, p);
+		p->carrier = NULL;
+		if (moved >= p->len) {
+			moved -= p->len;
+			raid_mio_complete(q, p, (int)p->len);
+			continue;
 		}
-		carrier_put(q, c);
-		return;
+		p->done = moved;
+		moved = 0;
+		raid_mio_to_backend(q, p);
 	}
-	if (res == 0)
-		res = -EIO; /* no progress: the member ended early */
-	if (q->a->rec)
-		res = raid_rec_inject(q, cm, res);
-	if (res < 0)
-		raid_mio_error(q, cm, res);
+	carrier_put(q, c);
+}
+
+void merge_complete(struct raid_queue *q, struct member_io *cm, int res)
+{
+	struct merge_carrier *c = C(cm);
+
 	for (unsigned i = 0; i < c->n; i++) {
 		struct member_io *p = c->part[i];
 

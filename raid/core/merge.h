@@ -16,16 +16,16 @@
 void merge_plug(struct raid_queue *q, struct member_io *mio);
 /* Commit time: merge what is held and hand it to the backend in issue order. */
 void merge_unplug(struct raid_queue *q);
-/* A carrier finished (after the core's EINTR/EAGAIN retries): complete or re-issue its parts. */
-void merge_done(struct raid_queue *q, struct member_io *carrier, int res);
+/* A carrier moved only `moved` bytes: complete the parts it covered, re-issue the rest. */
+void merge_short(struct raid_queue *q, struct member_io *carrier, uint64_t moved);
+/* A carrier's final result (queue.c's raid_mio_finish): every part completes with it. */
+void merge_complete(struct raid_queue *q, struct member_io *carrier, int res);
 /* Free the queue's carriers (none may be in flight). */
 void merge_exit(struct raid_queue *q);
 
 /* queue.c: hand one member I/O to the backend, or to the backlog when it is full */
 void raid_mio_to_backend(struct raid_queue *q, struct member_io *mio);
-/* queue.c: the final result of a member I/O: no progress is an error, injection, completion */
-void raid_mio_finish(struct raid_queue *q, struct member_io *mio, int res);
-/* queue.c: complete a member I/O with this result (already final: no injection, no count) */
+/* queue.c: complete one request part with this result (already said and counted) */
 void raid_mio_complete(struct raid_queue *q, struct member_io *mio, int res);
 /* queue.c: report a member error once per array, and count it */
 void raid_mio_error(struct raid_queue *q, struct member_io *mio, int res);

@@ -15,16 +15,16 @@
 #include "identity.h"
 #include "level.h"
 #include "merge.h"
-#include "recovery/rebuild.h"
+#include "quiesce.h"
 
 #define MIO_SLAB 64
-#define MAX_RETRIES 1000
+#define MAX_RETRIES 1000 /* EINTR and EAGAIN of one member I/O */
 
 int raid_array_member_fd(struct raid_array *a, int idx, bool direct, char *err, size_t errlen);
 
 struct member_io *raid_mio_get(struct raid_queue *q)
 {
-	struct member_io *m = q->free_mio;
+	struct member_io *m = STAILQ_FIRST(&q->free_mio);
 
 	if (!m) {
 		struct member_io *slab = calloc(MIO_SLAB, sizeof(*slab));
@@ -34,19 +34,17 @@ struct member_io *raid_mio_get(struct raid_queue *q)
 			abort(); /* a few KiB; nothing sensible to do without them */
 		q->slabs = slabs;
 		q->slabs[q->nslabs++] = slab;
-		for (int i = 0; i < MIO_SLAB - 1; i++)
-			slab[i].next = &slab[i + 1];
+		for (int i = 0; i < MIO_SLAB; i++)
+			STAILQ_INSERT_TAIL(&q->free_mio, &slab[i], link);
 		m = slab;
 	}
-	q->free_mio = m->next;
-	m->next = NULL;
+	STAILQ_REMOVE_HEAD(&q->free_mio, link);
 	return m;
 }
 
 static void mio_put(struct raid_queue *q, struct member_io *m)
 {
-	m->next = q->free_mio;
-	q->free_mio = m;
+	STAILQ_INSERT_HEAD(&q->free_mio, m, link);
 }
 
 /*
@@ -63,10 +61,7 @@ static bool to_backend(struct raid_queue *q, struct member_io *mio)
 	ret = q->be->prep(q, mio);
 	if (ret == -EBUSY && q->be_inflight > 1) {
 		q->be_inflight--;
-		mio->next = q->backlog_head;
-		q->backlog_head = mio;
-		if (!q->backlog_tail)
-			q->backlog_tail = mio;
+		STAILQ_INSERT_HEAD(&q->backlog, mio, link);
 		return false;
 	}
 	if (ret < 0)
@@ -76,8 +71,8 @@ static bool to_backend(struct raid_queue *q, struct member_io *mio)
 
 void raid_mio_to_backend(struct raid_queue *q, struct member_io *mio)
 {
-	if (q->backlog_head || q->be_inflight >= q->be_capacity) {
-		mio_append(&q->backlog_head, &q->backlog_tail, mio);
+	if (!STAILQ_EMPTY(&q->backlog) || q->be_inflight >= q->be_capacity) {
+		STAILQ_INSERT_TAIL(&q->backlog, mio, link);
 		return;
 	}
 	to_backend(q, mio);
@@ -85,13 +80,10 @@ void raid_mio_to_backend(struct raid_queue *q, struct member_io *mio)
 
 static void backlog_drain(struct raid_queue *q)
 {
-	while (q->backlog_head && q->be_inflight < q->be_capacity) {
-		struct member_io *m = q->backlog_head;
+	while (!STAILQ_EMPTY(&q->backlog) && q->be_inflight < q->be_capacity) {
+		struct member_io *m = STAILQ_FIRST(&q->backlog);
 
-		q->backlog_head = m->next;
-		if (!q->backlog_head)
-			q->backlog_tail = NULL;
-		m->next = NULL;
+		STAILQ_REMOVE_HEAD(&q->backlog, link);
 		if (!to_backend(q, m))
 			break;
 	}
@@ -124,63 +116,26 @@ void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_
 void raid_request_hold(struct raid_queue *q, struct raid_request *r)
 {
 	r->inflight = true;
-	r->next = NULL;
 	q->nreq++;
 }
 
 void raid_request_finish(struct raid_queue *q, struct raid_request *r)
 {
-	if (r->error == -EIO && !r->advance && r->retries < 8 && raid_rec_can_retry(q->a)) {
-		/*
-		 * A member failed under it and left the array (md's behaviour): start it again,
-		 * and the level now routes around that member. Safe for parity writes too: a
-		 * member whose write failed is not written again, and members already written
-		 * hold the same new bytes.
-		 */
-		r->retries++;
-		r->error = 0;
-		raid_request_start(q, r);
+	/* a member failed under it and left the array: the level now routes around it */
+	if (raid_request_retry(q, r))
 		return;
-	}
-	if (r->rec_admitted)
-		raid_rec_release(q, r);
+	if (r->admitted)
+		raid_release(q, r);
 	r->inflight = false;
-	r->next = NULL;
 	q->nreq--;
-	if (q->done_tail)
-		q->done_tail->next = r;
-	else
-		q->done_head = r;
-	q->done_tail = r;
+	STAILQ_INSERT_TAIL(&q->done, r, done_link);
 	q->ndone++;
-}
-
-/*
- * md_error's question: is the error the member's? Media and device errors are. An I/O the
- * request made impossible (EINVAL: misaligned or out of range; EFAULT; EOPNOTSUPP) or a
- * resource short for a moment (EBUSY, EAGAIN, ENOMEM, EINTR) is not: the request fails
- * with that error, and the member stays in the array (and out of the state file).
- */
-static bool member_fault(int res)
-{
-	switch (res) {
-	case -EINVAL:
-	case -EFAULT:
-	case -EOPNOTSUPP:
-	case -EBUSY:
-	case -EAGAIN:
-	case -ENOMEM:
-	case -EINTR:
-		return false;
-	default:
-		return true;
-	}
 }
 
 void raid_mio_error(struct raid_queue *q, struct member_io *mio, int res)
 {
 	struct raid_array *a = q->a;
-	bool fault = member_fault(res);
+	bool fault = raid_mio_member_fault(res);
 
 	q->c.errors++;
 	pthread_mutex_lock(&a->lock);
@@ -196,6 +151,22 @@ void raid_mio_error(struct raid_queue *q, struct member_io *mio, int res)
 	pthread_mutex_unlock(&a->lock);
 }
 
+/*
+ * The one completion path of a member I/O, plain or carrier: no progress is an error, an
+ * error is said once and counted once, then each request part completes with the result.
+ */
+static void raid_mio_finish(struct raid_queue *q, struct member_io *mio, int res)
+{
+	if (res == 0 && mio->len > mio->done)
+		res = -EIO; /* no progress: the member ended early */
+	if (res < 0)
+		raid_mio_error(q, mio, res);
+	if (mio->iovcnt)
+		merge_complete(q, mio, res);
+	else
+		raid_mio_complete(q, mio, res);
+}
+
 void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res)
 {
 	q->be_inflight--;
@@ -203,12 +174,12 @@ void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res)
 		raid_mio_to_backend(q, mio);
 		return;
 	}
-	if (mio->iovcnt) {
-		merge_done(q, mio, res);
-		return;
-	}
 	if (res > 0 && mio->done + (uint64_t)res < mio->len) {
-		/* short transfer: continue where it stopped */
+		/* short transfer: a plain I/O continues where it stopped, a carrier splits */
+		if (mio->iovcnt) {
+			merge_short(q, mio, (uint64_t)res);
+			return;
+		}
 		mio->done += (uint64_t)res;
 		raid_mio_to_backend(q, mio);
 		return;
@@ -216,25 +187,14 @@ void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res)
 	raid_mio_finish(q, mio, res);
 }
 
-void raid_mio_finish(struct raid_queue *q, struct member_io *mio, int res)
-{
-	if (res == 0 && mio->len > mio->done)
-		res = -EIO; /* no progress: the member ended early */
-	if (q->a->rec)
-		res = raid_rec_inject(q, mio, res);
-	if (res < 0)
-		raid_mio_error(q, mio, res);
-	raid_mio_complete(q, mio, res);
-}
-
 void raid_mio_complete(struct raid_queue *q, struct member_io *mio, int res)
 {
 	struct raid_request *r = mio->req;
 
-	if (res < 0 && member_fault(res)) {
+	if (res < 0 && raid_mio_member_fault(res)) {
 		if (!r->error)
 			r->error = -EIO;
-		raid_rec_io_failed(q->a, mio);
+		raid_member_error(q->a, mio);
 	} else if (res < 0) {
 		r->error = res; /* over an EIO too: starting it again would fail the same way */
 	}
@@ -292,7 +252,7 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 	r->level_priv = NULL;
 	r->advance = NULL;
 	r->retries = 0;
-	r->rec_admitted = false;
+	r->admitted = false;
 	raid_request_hold(q, r);
 	if (r->op == RAID_OP_READ) {
 		q->c.reads++;
@@ -301,8 +261,8 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 		q->c.writes++;
 		q->c.write_bytes += r->length;
 	}
-	if (a->rec && raid_rec_admit(q, r))
-		return 0; /* parked behind a region being rebuilt: resumed by a post */
+	if (a->qs && raid_admit(q, r))
+		return 0; /* parked behind a quiesced range: resumed by a post */
 	raid_request_start(q, r);
 	return 0;
 }
@@ -315,14 +275,14 @@ int raid_commit(struct raid_queue *q)
 		q->a->ops->queue_commit(q);
 	/* a member I/O refused at prep or submit completes at once and may issue more */
 	do {
-		if (q->plug_head)
+		if (!STAILQ_EMPTY(&q->plug))
 			merge_unplug(q);
 		backlog_drain(q);
 		if (q->need_submit) {
 			q->need_submit = false;
 			ret = q->be->submit(q);
 		}
-	} while (q->plug_head && !ret);
+	} while (!STAILQ_EMPTY(&q->plug) && !ret);
 	return ret;
 }
 
@@ -338,13 +298,8 @@ void raid_queue_post(struct raid_queue *q, struct raid_post *p)
 {
 	uint64_t one = 1;
 
-	p->next = NULL;
 	pthread_mutex_lock(&q->post_lock);
-	if (q->post_tail)
-		q->post_tail->next = p;
-	else
-		q->post_head = p;
-	q->post_tail = p;
+	STAILQ_INSERT_TAIL(&q->posts, p, link);
 	atomic_store(&q->posted, true);
 	pthread_mutex_unlock(&q->post_lock);
 	/* the counter cannot overflow in practice; EAGAIN would still leave it readable */
@@ -354,22 +309,22 @@ void raid_queue_post(struct raid_queue *q, struct raid_post *p)
 
 static void drain_posts(struct raid_queue *q)
 {
-	struct raid_post *p;
+	struct raid_post_list todo = STAILQ_HEAD_INITIALIZER(todo);
 
 	if (!atomic_load(&q->posted))
 		return;
 	/* empty the eventfd before taking the list, so no later post can be missed */
 	raid_doorbell_drain(q);
 	pthread_mutex_lock(&q->post_lock);
-	p = q->post_head;
-	q->post_head = q->post_tail = NULL;
+	STAILQ_CONCAT(&todo, &q->posts);
 	atomic_store(&q->posted, false);
 	pthread_mutex_unlock(&q->post_lock);
-	while (p) {
-		struct raid_post *next = p->next;
+	/* each leaves the list before it runs: its fn may post it again */
+	while (!STAILQ_EMPTY(&todo)) {
+		struct raid_post *p = STAILQ_FIRST(&todo);
 
+		STAILQ_REMOVE_HEAD(&todo, link);
 		p->fn(q, p);
-		p = next;
 	}
 }
 
@@ -421,12 +376,10 @@ int raid_reap(struct raid_queue *q, unsigned min, unsigned max, const struct tim
 			return ret;
 		raid_commit(q);
 	}
-	while (n < max && q->done_head) {
-		struct raid_request *r = q->done_head;
+	while (n < max && !STAILQ_EMPTY(&q->done)) {
+		struct raid_request *r = STAILQ_FIRST(&q->done);
 
-		q->done_head = r->next;
-		if (!q->done_head)
-			q->done_tail = NULL;
+		STAILQ_REMOVE_HEAD(&q->done, done_link);
 		q->ndone--;
 		out[n++] = r;
 	}
@@ -461,16 +414,23 @@ int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct 
 	if (!q)
 		return -ENOMEM;
 	q->a = a;
-	q->be = a->be;
+	q->be = a->cfg.rec.ninject ? &member_fault_ops : a->be;
 	q->depth = depth ? depth : 1;
 	q->direct = direct;
 	q->be_capacity = UINT32_MAX;
 	q->merge = a->cfg.merge;
 	q->dio_align = 1;
 	pthread_mutex_init(&q->post_lock, NULL);
+	STAILQ_INIT(&q->posts);
+	STAILQ_INIT(&q->free_mio);
+	STAILQ_INIT(&q->backlog);
+	STAILQ_INIT(&q->plug);
+	STAILQ_INIT(&q->free_carriers);
+	STAILQ_INIT(&q->carriers);
+	STAILQ_INIT(&q->done);
 	for (int i = 0; i < a->ndev; i++) {
 		q->fds[i] = -1;
-		if (q->be->uses_files && !raid_member_failed(a, i)) {
+		if (a->be->uses_files && !raid_member_failed(a, i)) {
 			ret = raid_array_member_fd(a, i, direct, err, errlen);
 			if (ret < 0)
 				goto err;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <time.h>
 
 #define RAID_MAX_MEMBERS 64
@@ -253,6 +254,12 @@ int raid_array_flush(struct raid_array *a);
 int raid_array_write_stats(struct raid_array *a, const char *path, char *err, size_t errlen);
 
 struct raid_queue;
+/* Work handed back to a queue by another thread: raid_queue_post() below. */
+struct raid_post {
+	STAILQ_ENTRY(raid_post) link;
+	void (*fn)(struct raid_queue *q, struct raid_post *p);
+};
+
 /* One request on the volume. The caller owns it until raid_reap() hands it back. */
 struct raid_request {
 	enum raid_op op;
@@ -263,17 +270,21 @@ struct raid_request {
 	int error;    /* 0 or negative errno once reaped (-EIO for any member I/O error) */
 
 	/* private to the library */
-	struct raid_request *next;
+	STAILQ_ENTRY(raid_request) done_link; /* completed, until raid_reap hands it back */
 	unsigned pending; /* member I/Os in flight */
 	int stage;	  /* for multi-step levels (RAID5/6 read-modify-write) */
 	bool inflight;
 	void *level_priv;
 	/* internal requests (rebuild, scrub): replaces the level's advance */
 	int (*advance)(struct raid_queue *q, struct raid_request *r);
-	uint64_t t_submit;     /* ns, for the latency samples while a rebuild is measured */
-	unsigned rec_epoch;    /* the recovery region lock's epoch it was admitted in */
-	unsigned char retries; /* restarts after a member failed under it */
-	bool rec_admitted;
+	unsigned char retries; /* restarts after a member failed under it (failure.c) */
+	/* admission (quiesce.c): the range quiesce and the foreground meter */
+	bool admitted;
+	unsigned qs_epoch; /* the epoch a write was admitted in; UINT32_MAX: a read */
+	uint64_t t_submit; /* ns, for the latency samples while the meter runs */
+	STAILQ_ENTRY(raid_request) park_link; /* parked behind a quiesced range */
+	struct raid_post park;		      /* resumes it in park_q once the range moves */
+	struct raid_queue *park_q;
 };
 
 /* Per-thread queue (one per fio job): owns that thread's member I/O rings. */
@@ -304,10 +315,6 @@ int raid_queue_register_buffers(struct raid_queue *q, void *buf, size_t len);
  * stripe-lock wake-ups): post() may be called from any thread; `fn` runs later in the
  * queue's owning thread, inside raid_reap(), which every backend wakes for it.
  */
-struct raid_post {
-	struct raid_post *next;
-	void (*fn)(struct raid_queue *q, struct raid_post *p);
-};
 void raid_queue_post(struct raid_queue *q, struct raid_post *p);
 
 /* Library messages go through this hook (default: one line on stderr). */

@@ -29,7 +29,6 @@
 #include <time.h>
 
 #include "raid56_op.h"
-#include "recovery/rebuild.h"
 
 #define SECTOR 512
 
@@ -135,21 +134,6 @@ static uint64_t failed_now(const struct raid_array *a)
 
 /* ---- the state machine ---- */
 
-/*
- * The user's request is over. A member I/O error fails that member (md's behaviour, see
- * fault.c), so a failed request is run again: it then works around the member, degraded.
- */
-static void parent_done(struct raid_queue *q, struct raid_request *r)
-{
-	if (r->error == -EIO && r->retries < 8 && raid_rec_can_retry(q->a)) {
-		r->retries++;
-		r->error = 0;
-		raid_request_start(q, r);
-		return;
-	}
-	raid_request_finish(q, r);
-}
-
 void raid56_sop_finish(struct sop *s)
 {
 	struct raid_queue *q = s->q;
@@ -163,7 +147,7 @@ void raid56_sop_finish(struct sop *s)
 	q->c.parity_bytes += s->pbytes;
 	sop_put(q, s);
 	if (!--p->pending)
-		parent_done(q, p);
+		raid_request_finish(q, p); /* the core retries it when a member failed */
 }
 
 void raid56_sop_write(struct sop *s)
@@ -394,7 +378,7 @@ int raid56_advance(struct raid_queue *q, struct raid_request *r)
 
 	if (!s) {
 		/* the user's request: its direct reads are done, and no stripe op is left */
-		parent_done(q, r);
+		raid_request_finish(q, r); /* the core retries it when a member failed */
 		return 0;
 	}
 	if (s->stage == S_READ)
@@ -520,7 +504,7 @@ int raid56_start(struct raid_queue *q, struct raid_request *r)
 	if (ret && !r->error)
 		r->error = ret;
 	if (!--r->pending)
-		parent_done(q, r);
+		raid_request_finish(q, r); /* the core retries it when a member failed */
 	return 0;
 }
 

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "parity/pq.h"
-#include "recovery/rebuild.h"
 #include "raid56.h"
 #include "rebuild56.h"
 
@@ -153,9 +152,9 @@ uint64_t raid56_rec_rows_check(struct raid_array *a, uint64_t moff, uint64_t len
 	const struct pq_calls *pq = raid56_calls(a); /* compared at once: ordinary stores */
 	size_t c = g->chunk;
 	uint64_t bad = 0;
-	char *scratch = rec_alloc(2 * c);
+	void *scratch = NULL;
 
-	if (!scratch)
+	if (posix_memalign(&scratch, 4096, 2 * c)) /* page-aligned, for the SIMD parity */
 		return RAID_ROWS_NOMEM;
 	for (uint64_t at = 0; at < len; at += c) {
 		void *ptrs[PQ_MAX_DATA + 2];

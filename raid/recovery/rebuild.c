@@ -34,7 +34,7 @@ void raid_interrupt(void)
 
 bool rec_stopping(struct raid_recovery *rec)
 {
-	return rec->stop || atomic_load(&interrupted);
+	return atomic_load(&rec->stop) || atomic_load(&interrupted);
 }
 
 void raid_rec_error(struct raid_recovery *rec, int err)
@@ -49,7 +49,7 @@ void raid_rec_error(struct raid_recovery *rec, int err)
 
 static bool fg_active(struct raid_recovery *rec, uint64_t *last_ios, double *last_t)
 {
-	uint64_t ios = atomic_load(&rec->fg_ios);
+	uint64_t ios = raid_meter_ios(rec->a);
 	double now = rec_elapsed(rec);
 
 	if (ios != *last_ios) {
@@ -207,11 +207,7 @@ static void checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t fro
 {
 	struct raid_array *a = rec->a;
 
-	pthread_mutex_lock(&rec->mu);
-	for (size_t i = 0; i < rec->ndirty; i++)
-		front = rec->dirty[i].lo < front ? rec->dirty[i].lo : front;
-	pthread_mutex_unlock(&rec->mu);
-
+	front = raid_quiesce_dirty_floor(a, front); /* never past a row to be redone */
 	for (int t = 0; t < a->geom.n; t++) {
 		if (!(targets >> t & 1))
 			continue;
@@ -244,35 +240,30 @@ static int redo_dirty(struct raid_recovery *rec, uint64_t targets, void **bufs, 
 
 	for (int last = 0; last < 2; last++) {
 		for (;;) {
-			struct rec_range d;
+			struct raid_range d;
 			int ret;
 
-			if (last == 1 && !rec->win_on)
-				rec_window_lock(rec, 0, a->size);
-			pthread_mutex_lock(&rec->mu);
-			if (!rec->ndirty) {
-				pthread_mutex_unlock(&rec->mu);
+			if (last == 1 && !raid_quiesce_held(a))
+				raid_quiesce_lock(rec->a, 0, a->size);
+			if (!raid_quiesce_dirty_pop(a, &d))
 				break;
-			}
-			d = rec->dirty[--rec->ndirty];
-			pthread_mutex_unlock(&rec->mu);
 			for (uint64_t f = d.lo; f < d.hi; f += step) {
 				uint64_t len = d.hi - f < step ? d.hi - f : step, vlo, vlen;
 
 				if (!last) {
 					a->ops->span(&a->geom, f, len, &vlo, &vlen);
-					rec_window_lock(rec, vlo, vlo + vlen);
+					raid_quiesce_lock(rec->a, vlo, vlo + vlen);
 				}
 				ret = recover_window(rec, targets, f, len, bufs, true);
 				if (!last)
-					rec_window_unlock(rec);
+					raid_quiesce_unlock(rec->a);
 				if (ret == -EAGAIN) {
 					f -= step;
 					continue;
 				}
 				if (ret) {
 					if (last)
-						rec_window_unlock(rec);
+						raid_quiesce_unlock(rec->a);
 					return ret;
 				}
 			}
@@ -341,7 +332,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			raid_rec_error(rec, -ENOMEM);
 			for (int t = 0; t < a->geom.n; t++)
 				if (targets >> t & 1)
-					atomic_store(&rec->spare_error[t], true); /* given up */
+					atomic_store(&a->m[t].spare_failed, true); /* given up */
 			goto out;
 		}
 		/* a parity GPU rebuilds the windows in place (without one this does nothing) */
@@ -367,8 +358,12 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	if (!rec->rebuilt && !rec->rb_active)
 		rec->rb_start = t_start;
 	rec->rb_active = true;
-	rec->rows_front = front;
 	pthread_mutex_unlock(&rec->mu);
+	/*
+	 * Parity levels write no spare below the front (their planner skips failed slots):
+	 * writes there leave dirty rows that the pass rebuilds again before it ends.
+	 */
+	raid_quiesce_track(a, a->ops->rows_recover, front);
 	for (int t = 0; t < a->geom.n; t++)
 		if (targets >> t & 1 && rec->rb_n < RAID_MAX_MEMBERS) {
 			rec->rb_members[rec->rb_n] = t;
@@ -384,7 +379,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	win[0].len = window_len(rec, front, unit, win[0].rate);
 	if (front < msize) {
 		a->ops->span(&a->geom, front, win[0].len, &vlo, &vlen);
-		rec_window_lock(rec, vlo, vlo + vlen);
+		raid_quiesce_lock(rec->a, vlo, vlo + vlen);
 		ret = window_fill(rec, targets, &win[0]);
 	}
 	while (!ret && front < msize && !rec_stopping(rec)) {
@@ -394,7 +389,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 		int rret = 0;
 
 		for (int t = 0; t < a->geom.n; t++)
-			if (targets >> t & 1 && atomic_load(&a->rec->spare_error[t])) {
+			if (targets >> t & 1 && atomic_load(&a->m[t].spare_failed)) {
 				raid_log(
 				    "raid: rebuild of member %d stopped: its spare %s failed a "
 				    "write",
@@ -408,7 +403,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 		nx->rate = busy_rate(rec, &last_ios, &last_fg, min, max);
 		nx->len = window_len(rec, nx->front, unit, nx->rate);
 		a->ops->span(&a->geom, w->front, w->len + nx->len, &vlo, &vlen);
-		rec_window_lock(rec, vlo, vlo + vlen);
+		raid_quiesce_lock(rec->a, vlo, vlo + vlen);
 		rec_batch_init(&wb);
 		rec_batch_init(&rb);
 		window_write(rec, targets, w, &wb, false);
@@ -422,9 +417,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 				if (targets >> t & 1 &&
 				    atomic_load(&a->m[t].recovery_offset) < w->front + w->len)
 					atomic_store(&a->m[t].recovery_offset, w->front + w->len);
-			pthread_mutex_lock(&rec->mu);
-			rec->rows_front = w->front + w->len;
-			pthread_mutex_unlock(&rec->mu);
+			raid_quiesce_track(a, a->ops->rows_recover, w->front + w->len);
 			front = w->front + w->len;
 			rec->rb_bytes += w->len;
 			/* the next window's data: recompute it, or read it again around a failure
@@ -460,8 +453,8 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			usleep((useconds_t)((left < 0.05 ? left : 0.05) * 1e6));
 		}
 	}
-	if (rec->win_on)
-		rec_window_unlock(rec);
+	if (raid_quiesce_held(a))
+		raid_quiesce_unlock(rec->a);
 	if (ret && !said)
 		raid_log("raid: rebuild of member %s stopped at %" PRIu64 " bytes: %s", who, front,
 			 ret == -ENODATA ? "the array has lost more than the level tolerates"
@@ -479,7 +472,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 				 who, a->m[dev].path, strerror(errno));
 			ret = -EIO;
 			if (a->ops->rows_recover)
-				rec_window_unlock(rec); /* taken by redo_dirty */
+				raid_quiesce_unlock(rec->a); /* taken by redo_dirty */
 		}
 	}
 	if (!ret && front >= msize) {
@@ -494,7 +487,8 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			pthread_mutex_lock(&rec->mu);
 			rec->rb_active = false;
 			pthread_mutex_unlock(&rec->mu);
-			rec_window_unlock(rec); /* taken by redo_dirty over the whole volume */
+			raid_quiesce_track(a, false, msize);
+			raid_quiesce_unlock(rec->a); /* taken by redo_dirty over the whole volume */
 		}
 		raid_log("raid: rebuild of member %s done at %.1f s: %" PRIu64
 			 " MiB in %.1f s (%.0f MB/s)",
@@ -507,7 +501,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	} else {
 		for (int t = 0; t < a->geom.n; t++)
 			if (targets >> t & 1 && ret)
-				atomic_store(&rec->spare_error[t], true); /* given up */
+				atomic_store(&a->m[t].spare_failed, true); /* given up */
 		raid_rec_error(rec, ret ? ret : -EINTR);
 		if (!ret) {
 			checkpoint(rec, targets, front); /* stopped: resume from here */
@@ -523,6 +517,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	if (!rec->rebuilt)
 		rec->rb_end = rec_elapsed(rec);
 	pthread_mutex_unlock(&rec->mu);
+	raid_quiesce_track(a, false, 0);
 	raid_rec_state_save(a);
 out:
 	for (int k = 0; k < 2 * a->geom.n; k++) {
@@ -544,7 +539,7 @@ static uint64_t rebuild_targets(struct raid_recovery *rec)
 	if (!a->cfg.rec.rebuild)
 		return 0;
 	for (int i = 0; i < n; i++) {
-		if (!raid_member_failed(a, i) || atomic_load(&rec->spare_error[i]))
+		if (!raid_member_failed(a, i) || atomic_load(&a->m[i].spare_failed))
 			continue;
 		if (atomic_load(&a->m[i].dev) == i) {
 			int s;
@@ -552,9 +547,9 @@ static uint64_t rebuild_targets(struct raid_recovery *rec)
 			for (s = 0; s < a->cfg.rec.nspares && rec->spare_used[s]; s++)
 				;
 			if (s == a->cfg.rec.nspares) {
-				if (!rec->said_failed[i])
+				if (!rec->said_nospare[i])
 					raid_log("raid: member %d failed and no spare is free", i);
-				rec->said_failed[i] = true;
+				rec->said_nospare[i] = true;
 				continue;
 			}
 			rec->spare_used[s] = true;
@@ -587,23 +582,17 @@ static void *rec_thread(void *arg)
 	if (ret)
 		return NULL;
 	for (;;) {
-		double next = raid_rec_fail_timers(a, rec_elapsed(rec));
+		double next = raid_rec_fail_timers(a, rec_elapsed(rec)), wait = 0.2, now;
+		unsigned events = raid_array_events(a);
 		uint64_t targets;
-		struct timespec ts;
 
 		rec_tick(rec);
-		pthread_mutex_lock(&rec->mu);
-		if (rec->state_dirty) {
-			rec->state_dirty = false;
-			pthread_mutex_unlock(&rec->mu);
+		if (events != rec->seen_events) { /* a member failed: the state file says so */
+			rec->seen_events = events;
 			raid_rec_state_save(a);
-			pthread_mutex_lock(&rec->mu);
 		}
-		if (rec_stopping(rec)) {
-			pthread_mutex_unlock(&rec->mu);
+		if (rec_stopping(rec))
 			break;
-		}
-		pthread_mutex_unlock(&rec->mu);
 		targets = rebuild_targets(rec);
 		if (targets) {
 			rebuild_pass(rec, targets);
@@ -614,24 +603,12 @@ static void *rec_thread(void *arg)
 			scrub = false;
 			continue;
 		}
-		pthread_mutex_lock(&rec->mu);
-		if (rec->closing || rec->stop) {
-			pthread_mutex_unlock(&rec->mu);
+		if (atomic_load(&rec->closing))
 			break;
-		}
-		clock_gettime(CLOCK_REALTIME, &ts);
-		{
-			double now = rec_elapsed(rec), wait = 0.2;
-
-			if (next >= 0 && next - now < wait)
-				wait = next - now > 0 ? next - now : 0;
-			ts.tv_nsec += (long)(wait * 1e9);
-			ts.tv_sec += ts.tv_nsec / 1000000000L;
-			ts.tv_nsec %= 1000000000L;
-		}
-		if (!rec->state_dirty)
-			pthread_cond_timedwait(&rec->cv, &rec->mu, &ts);
-		pthread_mutex_unlock(&rec->mu);
+		now = rec_elapsed(rec);
+		if (next >= 0 && next - now < wait)
+			wait = next - now > 0 ? next - now : 0;
+		raid_array_wait_events(a, events, wait);
 	}
 	raid_rec_state_save(a);
 	return NULL;
@@ -754,13 +731,11 @@ int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen)
 	if (!rec)
 		return -ENOMEM;
 	rec->a = a;
-	rec->t0 = rec_now_ns();
 	rec->metering = c->rebuild;
 	rec->unclean = c->state_dirty; /* until this run ends cleanly */
 	pthread_mutex_init(&rec->mu, NULL);
 	pthread_mutex_init(&rec->state_mu, NULL);
 	pthread_cond_init(&rec->cv, NULL);
-	pthread_cond_init(&rec->drain_cv, NULL);
 	for (int i = 0; i < a->geom.n; i++)
 		if (c->resume_spare[i]) {
 			int s = c->resume_spare[i] - 1;
@@ -771,6 +746,9 @@ int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen)
 			rec->durable_off[i] = c->resume_off[i];
 		}
 	a->rec = rec;
+	ret = raid_quiesce_init(a, c->rebuild); /* rebuilds meter the foreground */
+	if (ret)
+		return ret;
 	rec->ids = calloc((size_t)a->ndev, sizeof(*rec->ids));
 	if (!rec->ids)
 		return -ENOMEM;
@@ -812,12 +790,10 @@ static void stop_thread(struct raid_recovery *rec, bool wait_for_work)
 	if (!rec->thread_on)
 		return;
 	t = rec_elapsed(rec);
-	pthread_mutex_lock(&rec->mu);
-	rec->closing = true;
+	atomic_store(&rec->closing, true);
 	if (!wait_for_work)
-		rec->stop = true;
-	pthread_cond_broadcast(&rec->cv);
-	pthread_mutex_unlock(&rec->mu);
+		atomic_store(&rec->stop, true);
+	raid_array_notify(rec->a); /* wakes the thread */
 	pthread_join(rec->thread, NULL);
 	rec->thread_on = false;
 	if (rec->rebuilt && rec->rb_end > t)
@@ -863,14 +839,11 @@ void raid_rec_array_free(struct raid_array *a)
 	if (!rec)
 		return;
 	stop_thread(rec, false);
-	rec_parked_free(rec); /* nobody is left to resume them */
 	pthread_mutex_destroy(&rec->mu);
 	pthread_mutex_destroy(&rec->state_mu);
 	free(rec->ids);
 	pthread_cond_destroy(&rec->cv);
-	pthread_cond_destroy(&rec->drain_cv);
 	free(rec->samples);
-	free(rec->dirty);
 	free(rec);
 	a->rec = NULL;
 }

@@ -1,13 +1,10 @@
 /*
  * rebuild.h - recovery: spares and rebuild (rebuild.c), scrub and initial resync
- * (scrub.c), timed failures and error injection (fault.c), the state file (state.c) and
- * their options (rebuild_config.c). The core calls the raid_rec_* hooks below; everything
- * else runs in the array's own recovery thread, with its own raid_queue.
- *
- * Foreground writes and recovery meet in one place: the recovery window, a volume range
- * locked while recovery reads and rewrites the member rows behind it. Writes into the
- * window park and resume by a raid_post once the window moves on; recovery takes a
- * window only after every write admitted before it has completed (two epochs of counts).
+ * (scrub.c), timed failures (fault.c), the state file (state.c) and their options
+ * (rebuild_config.c). A client of the core: it runs in the array's own recovery thread,
+ * with its own raid_queue, quiesces the ranges it rewrites (quiesce.h), learns of member
+ * failures from the array's events (failure.c) and samples the core's foreground meter.
+ * The I/O path never calls into it.
  */
 #ifndef RAID_REBUILD_H
 #define RAID_REBUILD_H
@@ -15,8 +12,7 @@
 #include <json-c/json.h>
 
 #include "core/level.h"
-
-#define REC_HIST 512 /* latency buckets: 8 per power of two of nanoseconds */
+#include "core/quiesce.h"
 
 enum rec_phase { REC_BEFORE, REC_DURING, REC_AFTER };
 
@@ -26,20 +22,17 @@ struct rec_sample {
 	double iops, mbps, lat_mean_us, lat_p99_us;
 };
 
-struct rec_park;
-
 struct raid_recovery {
 	struct raid_array *a;
 	pthread_t thread;
 	bool thread_on;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;	 /* the recovery thread's wake-ups */
-	pthread_cond_t drain_cv; /* writes of the previous epoch completed */
-	bool closing;		 /* last put: finish rebuild and scrub, then stop */
-	bool stop;
+	pthread_cond_t cv; /* init_done */
+	atomic_bool closing; /* last put: finish rebuild and scrub, then stop */
+	atomic_bool stop;
 	bool init_done; /* resync (if asked) finished: I/O may start */
 	int init_ret;
-	uint64_t t0; /* ns, the array's opening */
+	unsigned seen_events; /* the array's event count the thread has handled */
 	/*
 	 * The first error that the job cannot see in its own I/O (a rebuild or scrub that
 	 * failed, a state file that could not be written): raid_array_put returns it.
@@ -53,20 +46,10 @@ struct raid_recovery {
 	bool resync_dirty; /* the last run did not end cleanly: resync before I/O */
 	char (*ids)[160];  /* the identity of each of a->m[] (identity.h), "" if none */
 
-	/* the recovery window */
-	bool win_on;
-	uint64_t win_lo, win_hi;
-	unsigned epoch;
-	unsigned cnt[2];   /* admitted writes in flight, by epoch parity */
-	unsigned draining; /* the thread waits for cnt[draining - 1] */
-	struct rec_park *parked;
-
 	/* members and spares */
 	uint64_t fail_fired; /* raid_fail entries already applied */
-	bool said_failed[RAID_MAX_MEMBERS];
+	bool said_nospare[RAID_MAX_MEMBERS];
 	bool spare_used[RAID_MAX_MEMBERS];
-	atomic_bool spare_error[RAID_MAX_MEMBERS]; /* by slot: its spare failed a write */
-	bool state_dirty;
 	bool said_sync_error;
 	uint64_t durable_off[RAID_MAX_MEMBERS]; /* rebuilt and fdatasync'ed: the checkpoint */
 
@@ -77,25 +60,14 @@ struct raid_recovery {
 	double rb_start, rb_end, rb_wait;
 	uint64_t rb_bytes; /* per rebuilt member */
 	bool rb_active;	   /* a pass is running: samples are "during" */
-	/*
-	 * Parity levels write no spare below the front (their planner skips failed slots):
-	 * writes there leave dirty rows that the pass rebuilds again before it ends.
-	 */
-	uint64_t rows_front;
-	struct rec_range {
-		uint64_t lo, hi;
-	} * dirty;
-	size_t ndirty, capdirty;
 	bool scrubbed, resynced;
 	uint64_t sc_stripes, sc_mismatches, sc_repaired;
 	double rs_seconds;
 	uint64_t rs_bytes;
 
-	/* foreground meter: per-second samples */
+	/* per-second samples of the core's foreground meter */
 	bool metering;
-	atomic_uint_fast64_t fg_ios, fg_bytes, fg_lat_ns;
-	atomic_uint_fast64_t hist[REC_HIST];
-	uint64_t last_ios, last_bytes, last_lat, last_hist[REC_HIST];
+	struct raid_meter last;
 	double last_sample;
 	struct rec_sample *samples;
 	size_t nsamples, capsamples;
@@ -118,25 +90,14 @@ int raid_rec_array_stop(struct raid_array *a); /* last put: waits for rebuild an
 void raid_rec_array_free(struct raid_array *a);
 void raid_rec_stats(struct raid_array *a, json_object *o);
 
-/* rebuild.c: the I/O path's side (a->rec set) */
-bool raid_rec_admit(struct raid_queue *q, struct raid_request *r); /* true: parked */
-void raid_rec_release(struct raid_queue *q, struct raid_request *r);
-/* queue.c's: start (or restart) a request through its level */
-void raid_request_start(struct raid_queue *q, struct raid_request *r);
-
-/* fault.c: failures (md's behaviour: a member with an I/O error leaves the array) */
-int raid_rec_inject(struct raid_queue *q, struct member_io *mio, int res);
-void raid_rec_io_failed(struct raid_array *a, struct member_io *mio);
-void raid_rec_member_failed(struct raid_array *a, int idx);
-bool raid_rec_can_retry(const struct raid_array *a);
-/* the recovery thread: apply raid_fail entries due by `now_s`; returns the next due time */
+/* fault.c: apply raid_fail entries due by `now_s`; returns the next due time (-1: none) */
 double raid_rec_fail_timers(struct raid_array *a, double now_s);
 
-/* rebuild.c: services for scrub.c */
-uint64_t rec_now_ns(void);
-double rec_elapsed(struct raid_recovery *rec);
-void rec_window_lock(struct raid_recovery *rec, uint64_t lo, uint64_t hi);
-void rec_window_unlock(struct raid_recovery *rec);
+/* rebuild_window.c: services for rebuild.c and scrub.c */
+static inline double rec_elapsed(struct raid_recovery *rec)
+{
+	return raid_array_elapsed(rec->a);
+}
 /* one member transfer through the recovery queue, split into pieces; rec_wait() runs them */
 struct rec_batch {
 	struct raid_request r;
@@ -150,7 +111,6 @@ int rec_wait(struct raid_recovery *rec, struct rec_batch *b);
 void rec_wait_all(struct raid_recovery *rec, struct rec_batch *b1, struct rec_batch *b2);
 void rec_tick(struct raid_recovery *rec); /* samples the foreground meter when due */
 void *rec_alloc(size_t len);
-void rec_parked_free(struct raid_recovery *rec); /* the writes still parked, at array free */
 
 /* scrub.c */
 int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool resync);

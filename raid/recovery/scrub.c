@@ -58,7 +58,7 @@ static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t 
 		struct rec_batch b;
 
 		a->ops->span(&a->geom, front, len, &vlo, &vlen);
-		rec_window_lock(rec, vlo, vlo + vlen);
+		raid_quiesce_lock(rec->a, vlo, vlo + vlen);
 		rec_batch_init(&b);
 		for (int m = 0; m < a->geom.n; m++)
 			rec_io(rec, &b, RAID_OP_READ, m, bufs[m], front, len);
@@ -67,7 +67,7 @@ static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t 
 			uint64_t bad = a->ops->rows_check(a, front, len, bufs, fix, &rw);
 
 			if (bad == RAID_ROWS_NOMEM) {
-				rec_window_unlock(rec);
+				raid_quiesce_unlock(rec->a);
 				ret = -ENOMEM;
 				break;
 			}
@@ -81,7 +81,7 @@ static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t 
 			if (fix)
 				*fixed += bad;
 		}
-		rec_window_unlock(rec);
+		raid_quiesce_unlock(rec->a);
 		rec_tick(rec);
 		if (!quiet && (double)(front + len) >= next_log * (double)msize) {
 			raid_log("raid: resync %.0f%%",
@@ -119,7 +119,7 @@ static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet, uint64
 		uint64_t len = a->size - v < step ? a->size - v : step;
 		struct rec_batch b;
 
-		rec_window_lock(rec, v, v + len);
+		raid_quiesce_lock(rec->a, v, v + len);
 		rec_batch_init(&b);
 		for (uint64_t u = v; u < v + len; u += unit) {
 			uint64_t l = v + len - u < unit ? v + len - u : unit;
@@ -159,7 +159,7 @@ static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet, uint64
 		}
 		if (rec_wait(rec, &b))
 			ret = -EIO;
-		rec_window_unlock(rec);
+		raid_quiesce_unlock(rec->a);
 		rec_tick(rec);
 		if (!quiet && (double)(v + len) >= next_log * (double)a->size) {
 			raid_log("raid: resync %.0f%%",

@@ -1,5 +1,5 @@
 /*
- * window_test.c - the recovery window lock (rebuild_window.c) without a rebuild running and
+ * window_test.c - the core's range quiesce (quiesce.c) without a rebuild running and
  * without sleeps: a write into the locked range parks and completes only once the window
  * moves off it; a window moved onto a range keeps the writes already parked there parked
  * and releases the others; reads never park; unlocking releases everything.
@@ -9,7 +9,7 @@
 #include <errno.h>
 
 #include "core/core.h"
-#include "rebuild.h"
+#include "core/quiesce.h"
 
 #define KIB 1024ULL
 
@@ -47,22 +47,21 @@ static void submit(struct raid_request *r, enum raid_op op, uint64_t off)
 static void test_park_and_move(void **state)
 {
 	struct raid_request w1, w2, rd, *out[4];
-	struct raid_recovery *rec = a->rec;
 
-	rec_window_lock(rec, 0, 64 * KIB);
+	raid_quiesce_lock(a, 0, 64 * KIB);
 	submit(&w1, RAID_OP_WRITE, 8 * KIB);  /* inside: parks */
 	submit(&w2, RAID_OP_WRITE, 40 * KIB); /* inside: parks */
 	submit(&rd, RAID_OP_READ, 8 * KIB);   /* reads never park */
 	reap_one(&rd);
 	assert_int_equal(reap_now(out, 4), 0);
 	/* moved to [32k, 96k): w1 is free, w2 still inside */
-	rec_window_lock(rec, 32 * KIB, 96 * KIB);
+	raid_quiesce_lock(a, 32 * KIB, 96 * KIB);
 	reap_one(&w1);
 	assert_int_equal(reap_now(out, 4), 0);
 	/* a new write into the moved window parks too */
 	submit(&w1, RAID_OP_WRITE, 90 * KIB);
 	assert_int_equal(reap_now(out, 4), 0);
-	rec_window_unlock(rec);
+	raid_quiesce_unlock(a);
 	raid_commit(q);
 	assert_int_equal(raid_reap(q, 2, 4, &(struct timespec){10, 0}, out), 2);
 	assert_true((out[0] == &w1 && out[1] == &w2) || (out[0] == &w2 && out[1] == &w1));
@@ -73,20 +72,19 @@ static void test_park_and_move(void **state)
 
 static void test_drain(void **state)
 {
-	struct raid_recovery *rec = a->rec;
 	struct raid_request w;
 
 	/* a write admitted before the lock is in flight: the lock waits for it (two epochs) */
 	submit(&w, RAID_OP_WRITE, 16 * KIB);
-	pthread_mutex_lock(&rec->mu);
-	assert_int_equal(rec->cnt[0] + rec->cnt[1], 1);
-	pthread_mutex_unlock(&rec->mu);
+	pthread_mutex_lock(&a->qs->mu);
+	assert_int_equal(a->qs->cnt[0] + a->qs->cnt[1], 1);
+	pthread_mutex_unlock(&a->qs->mu);
 	reap_one(&w);
-	rec_window_lock(rec, 0, 64 * KIB); /* returns at once: nothing admitted is left */
-	pthread_mutex_lock(&rec->mu);
-	assert_int_equal(rec->cnt[0] + rec->cnt[1], 0);
-	pthread_mutex_unlock(&rec->mu);
-	rec_window_unlock(rec);
+	raid_quiesce_lock(a, 0, 64 * KIB); /* returns at once: nothing admitted is left */
+	pthread_mutex_lock(&a->qs->mu);
+	assert_int_equal(a->qs->cnt[0] + a->qs->cnt[1], 0);
+	pthread_mutex_unlock(&a->qs->mu);
+	raid_quiesce_unlock(a);
 }
 
 static int setup(void **state)
@@ -100,7 +98,7 @@ static int setup(void **state)
 	if (raid_array_get(&c, &a, err, sizeof(err)))
 		fail_msg("%s", err);
 	raid_config_free(&c);
-	assert_non_null(a->rec);
+	assert_non_null(a->qs);
 	if (raid_queue_create(a, 8, false, &q, err, sizeof(err)))
 		fail_msg("%s", err);
 	return 0;

@@ -1,0 +1,119 @@
+/*
+ * member_fault.c - raid_inject=IDX:read|write:PERCENT as a backend decorator (SPDK's
+ * error bdev): the queue's backend when the array injects, wrapping the array's real
+ * backend (a->be when the queue is made). A member I/O drawn for injection never reaches the member: it is held
+ * and completes with EIO at the next poll, through the core's ordinary completion path,
+ * so md_error, the retry and the stats see it as a real media error. Only the member's own
+ * device is injected: a spare taking its place is another drive. Draws come from a
+ * per-queue xorshift stream seeded by RAID_INJECT_SEED (fixed when unset).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core/core.h"
+
+/* in q->deco_priv: the wrapped backend keeps q->be_priv */
+struct fault_q {
+	const struct member_backend_ops *inner; /* a->be when the queue was made */
+	struct mio_list held;
+	uint64_t rng;
+};
+
+static double draw(struct fault_q *f)
+{
+	f->rng ^= f->rng >> 12;
+	f->rng ^= f->rng << 25;
+	f->rng ^= f->rng >> 27;
+	return (double)((f->rng * 2685821657736338717ULL) >> 11) / (double)(1ULL << 53);
+}
+
+static bool injected(struct raid_queue *q, struct fault_q *f, const struct member_io *mio)
+{
+	const struct raid_recovery_config *c = &q->a->cfg.rec;
+
+	if (mio->dev != mio->member)
+		return false;
+	for (int i = 0; i < c->ninject; i++)
+		if (c->inject[i].member == mio->member && c->inject[i].op == mio->op &&
+		    draw(f) * 100.0 < c->inject[i].percent)
+			return true;
+	return false;
+}
+
+static int fault_init(struct raid_queue *q, char *err, size_t errlen)
+{
+	struct fault_q *f = calloc(1, sizeof(*f));
+	const char *env = getenv("RAID_INJECT_SEED");
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	f->inner = q->a->be;
+	STAILQ_INIT(&f->held);
+	f->rng = env ? strtoull(env, NULL, 0) : 0x9e3779b97f4a7c15ULL;
+	f->rng ^= (uint64_t)(uintptr_t)q; /* one stream per queue */
+	if (!f->rng)
+		f->rng = 1;
+	q->deco_priv = f;
+	ret = f->inner->init(q, err, errlen);
+	if (ret) {
+		free(f);
+		q->deco_priv = NULL;
+	}
+	return ret;
+}
+
+static void fault_exit(struct raid_queue *q)
+{
+	struct fault_q *f = q->deco_priv;
+
+	f->inner->exit(q);
+	free(f);
+	q->deco_priv = NULL;
+}
+
+static int fault_prep(struct raid_queue *q, struct member_io *mio)
+{
+	struct fault_q *f = q->deco_priv;
+
+	if (injected(q, f, mio)) {
+		STAILQ_INSERT_TAIL(&f->held, mio, link);
+		return 0;
+	}
+	return f->inner->prep(q, mio);
+}
+
+static int fault_submit(struct raid_queue *q)
+{
+	struct fault_q *f = q->deco_priv;
+
+	return f->inner->submit(q);
+}
+
+static int fault_poll(struct raid_queue *q, bool block, const struct timespec *timeout)
+{
+	struct fault_q *f = q->deco_priv;
+	struct mio_list done = STAILQ_HEAD_INITIALIZER(done);
+	int n = 0, ret;
+
+	STAILQ_CONCAT(&done, &f->held); /* completions may prep more: the next poll's */
+	while (!STAILQ_EMPTY(&done)) {
+		struct member_io *m = STAILQ_FIRST(&done);
+
+		STAILQ_REMOVE_HEAD(&done, link);
+		raid_mio_done(q, m, -EIO);
+		n++;
+	}
+	/* something completed: never block, the caller has work */
+	ret = f->inner->poll(q, block && !n, timeout);
+	return ret < 0 ? (n ? n : ret) : n + ret;
+}
+
+const struct member_backend_ops member_fault_ops = {
+    .name = "fault",
+    .init = fault_init,
+    .exit = fault_exit,
+    .prep = fault_prep,
+    .submit = fault_submit,
+    .poll = fault_poll,
+};
