@@ -13,13 +13,13 @@
 set -u
 cd "$(dirname "$0")/.."
 
-# part -> the parts it may include from (itself always). The core's and the levels'
-# includes of recovery are the hooks that the recovery service (issue 14) removes.
+# part -> the parts it may include from (itself always). The core's include of recovery
+# is what is left of the hooks that the recovery service (issue 14) removes.
 declare -A ALLOW=(
 	[raid/parity]=""
 	[raid/core]="raid/parity raid/recovery"
 	[raid/backends]="raid/core"
-	[raid/levels]="raid/core raid/parity raid/recovery"
+	[raid/levels]="raid/core raid/parity"
 	[raid/recovery]="raid/core raid/levels raid/parity"
 	[engines]="api"
 	[report]=""
