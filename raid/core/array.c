@@ -24,7 +24,7 @@
 #include "identity.h"
 #include "level.h"
 #include "quiesce.h"
-#include "recovery/rebuild.h"
+#include "service.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct raid_array *registry;
@@ -249,7 +249,7 @@ static int lock_members(struct raid_array *a, int mode, char *err, size_t errlen
 
 static void array_free(struct raid_array *a)
 {
-	raid_rec_array_free(a);
+	raid_recovery_service.free(a);
 	raid_quiesce_exit(a); /* after the service: nothing can lock a range any more */
 	if (a->ops && a->ops->array_exit && a->level_priv)
 		a->ops->array_exit(a);
@@ -310,7 +310,7 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 	a->be = member_backend(c->backend);
 	ret = probe(c, false, &a->geom, &a->size, err, errlen);
 	if (!ret)
-		ret = raid_rec_spares_probe(a, err, errlen);
+		ret = raid_recovery_service.probe(a, err, errlen);
 	if (ret)
 		goto err;
 	ret = lock_members(a, c->writes ? LOCK_EX : LOCK_SH, err, errlen);
@@ -339,7 +339,7 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 			goto err;
 	}
 	a->t0 = raid_now_ns(); /* raid_fail's times count from here */
-	ret = raid_rec_array_init(a, err, errlen);
+	ret = raid_recovery_service.open(a, err, errlen);
 	if (ret)
 		goto err;
 	*out = a;
@@ -375,7 +375,7 @@ int raid_array_get(const struct raid_config *c, struct raid_array **out, char *e
 			    "raid_failed, raid_backend and raid_member_size must match)");
 			ret = -EINVAL;
 		} else if (!(ret = lock_members(a, c->writes ? LOCK_EX : LOCK_SH, err, errlen)) &&
-			   !(ret = c->writes ? raid_rec_writer(a, err, errlen) : 0)) {
+			   !(ret = c->writes ? raid_recovery_service.writer(a, err, errlen) : 0)) {
 			a->refs++;
 			*out = a;
 		}
@@ -412,7 +412,7 @@ int raid_array_put(struct raid_array *a)
 			break;
 		}
 	pthread_mutex_unlock(&registry_lock);
-	ret = raid_rec_array_stop(a);
+	ret = raid_recovery_service.stop(a);
 	if (a->cfg.stats_path) {
 		int r = raid_array_write_stats(a, a->cfg.stats_path, err, sizeof(err));
 

@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "level.h"
-#include "recovery/rebuild.h"
+#include "service.h"
 
 void raid_config_free(struct raid_config *c)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "level.h"
-#include "recovery/rebuild.h"
+#include "service.h"
 
 #define MB 1000000.0
 #define AT(field) .off = offsetof(struct raid_config, field), .size = sizeof(((struct raid_config *)0)->field)

@@ -14,10 +14,10 @@ double raid_rec_fail_timers(struct raid_array *a, double now_s)
 	double next = -1;
 
 	for (int i = 0; i < c->nfail; i++) {
-		if (a->rec->fail_fired >> i & 1)
+		if (a->rec->sp.fail_fired >> i & 1)
 			continue;
 		if (c->fail[i].at_s <= now_s) {
-			a->rec->fail_fired |= 1ULL << i;
+			a->rec->sp.fail_fired |= 1ULL << i;
 			raid_log("raid: raid_fail: failing member %d (%s) at %.1f s",
 				 c->fail[i].member, a->m[c->fail[i].member].path, now_s);
 			raid_member_fail(a, c->fail[i].member);

@@ -22,42 +22,10 @@
 
 #define MB 1000000.0
 #define MIB ((uint64_t)1024 * 1024)
-#define REGION_MAX (4 * MIB)
+#define REGION_MAX REC_REGION_MAX
 #define CHECKPOINT_S 1.0
 
-static atomic_bool interrupted; /* raid_interrupt(): every array of the process */
-
-void raid_interrupt(void)
-{
-	atomic_store(&interrupted, true);
-}
-
-bool rec_stopping(struct raid_recovery *rec)
-{
-	return atomic_load(&rec->stop) || atomic_load(&interrupted);
-}
-
-void raid_rec_error(struct raid_recovery *rec, int err)
-{
-	int none = 0;
-
-	if (err)
-		atomic_compare_exchange_strong(&rec->error, &none, err);
-}
-
 /* ---- rebuild ---- */
-
-static bool fg_active(struct raid_recovery *rec, uint64_t *last_ios, double *last_t)
-{
-	uint64_t ios = raid_meter_ios(rec->a);
-	double now = rec_elapsed(rec);
-
-	if (ios != *last_ios) {
-		*last_ios = ios;
-		*last_t = now;
-	}
-	return now - *last_t < 0.25;
-}
 
 /* Pick the surviving copy of [voff..] that is not `t` and not lost; -1 when none. */
 static int pick_source(struct raid_array *a, const struct raid_loc *locs, int n, int t)
@@ -215,15 +183,15 @@ static void checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t fro
 
 		if (rec->q->fds[dev] >= 0 && fdatasync(rec->q->fds[dev])) {
 			/* not durable: keep the previous checkpoint, and say why once */
-			if (!rec->said_sync_error)
+			if (!rec->sp.said_sync_error)
 				raid_log("raid: rebuild: fdatasync of spare %s failed: %s; the "
 					 "state file keeps the last durable checkpoint",
 					 a->m[dev].path, strerror(errno));
-			rec->said_sync_error = true;
+			rec->sp.said_sync_error = true;
 			raid_rec_error(rec, -EIO);
 			return;
 		}
-		rec->durable_off[t] = front;
+		rec->sp.durable_off[t] = front;
 	}
 	raid_rec_state_save(a);
 }
@@ -285,34 +253,14 @@ static const char *names(struct raid_array *a, uint64_t set, char *buf, size_t l
 	return buf;
 }
 
-/* md's rule: `min` while the foreground completed a request in the last 250 ms, else `max` */
-static uint64_t busy_rate(struct raid_recovery *rec, uint64_t *last_ios, double *last_t,
-			  uint64_t min, uint64_t max)
-{
-	return fg_active(rec, last_ios, last_t) ? min : max;
-}
-
-/* An eighth of a second's worth at `rate`, in whole units, at most REGION_MAX; 0 at the end. */
-static uint64_t window_len(struct raid_recovery *rec, uint64_t front, uint64_t unit, uint64_t rate)
-{
-	uint64_t msize = rec->a->geom.member_size, region = rate / 8 / unit * unit;
-
-	if (front >= msize)
-		return 0;
-	region = region < unit ? unit : region > REGION_MAX ? REGION_MAX / unit * unit : region;
-	return msize - front < region ? msize - front : region;
-}
-
 static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 {
 	struct raid_array *a = rec->a;
 	const struct raid_recovery_config *c = &a->cfg.rec;
-	uint64_t msize = a->geom.member_size, front = UINT64_MAX, start_front, last_ios = 0, vlo,
-		 vlen;
+	uint64_t msize = a->geom.member_size, front = UINT64_MAX, start_front, vlo, vlen;
 	uint64_t unit = a->ops->uses_chunk ? a->geom.chunk : 64 * 1024;
-	uint64_t min = c->rebuild_min ? c->rebuild_min : 1000000,
-		 max = c->rebuild_max ? c->rebuild_max : 200000000;
-	double t_start = rec_elapsed(rec), last_cp = t_start, last_fg = -1, next_log = 0.1;
+	double t_start = rec_elapsed(rec), last_cp = t_start, next_log = 0.1;
+	struct rec_pace pace;
 	/* two windows in flight: one written to the spares while the next is read */
 	void *bufs[2][RAID_MAX_MEMBERS] = {{0}};
 	struct rb_win win[2] = {{.bufs = bufs[0]}, {.bufs = bufs[1]}};
@@ -355,8 +303,8 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	raid_log("raid: rebuild of member %s starts at %.1f s%s", who, t_start,
 		 front ? " (resumed from the state file)" : "");
 	pthread_mutex_lock(&rec->mu);
-	if (!rec->rebuilt && !rec->rb_active)
-		rec->rb_start = t_start;
+	if (!rec->res.rebuild_done && !rec->rb_active)
+		rec->res.start_s = t_start;
 	rec->rb_active = true;
 	pthread_mutex_unlock(&rec->mu);
 	/*
@@ -365,9 +313,9 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	 */
 	raid_quiesce_track(a, a->ops->rows_recover, front);
 	for (int t = 0; t < a->geom.n; t++)
-		if (targets >> t & 1 && rec->rb_n < RAID_MAX_MEMBERS) {
-			rec->rb_members[rec->rb_n] = t;
-			rec->rb_spares[rec->rb_n++] = a->m[atomic_load(&a->m[t].dev)].path;
+		if (targets >> t & 1 && rec->res.nrebuilt < RAID_MAX_MEMBERS) {
+			rec->res.members[rec->res.nrebuilt] = t;
+			rec->res.spares[rec->res.nrebuilt++] = a->m[atomic_load(&a->m[t].dev)].path;
 		}
 	/*
 	 * The pipeline: window k is written to the spares while window k + 1 is read, both
@@ -375,8 +323,9 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	 * k + 1 and k + 2 (foreground writes parked in k resume, and see the front past k).
 	 */
 	win[0].front = front;
-	win[0].rate = busy_rate(rec, &last_ios, &last_fg, min, max);
-	win[0].len = window_len(rec, front, unit, win[0].rate);
+	rec_pace_init(&pace, c);
+	win[0].rate = rec_pace_rate(&pace, raid_meter_ios(a), rec_elapsed(rec));
+	win[0].len = rec_window_len(msize, front, unit, win[0].rate);
 	if (front < msize) {
 		a->ops->span(&a->geom, front, win[0].len, &vlo, &vlen);
 		raid_quiesce_lock(rec->a, vlo, vlo + vlen);
@@ -400,8 +349,8 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 		if (ret)
 			break;
 		nx->front = w->front + w->len;
-		nx->rate = busy_rate(rec, &last_ios, &last_fg, min, max);
-		nx->len = window_len(rec, nx->front, unit, nx->rate);
+		nx->rate = rec_pace_rate(&pace, raid_meter_ios(a), rec_elapsed(rec));
+		nx->len = rec_window_len(msize, nx->front, unit, nx->rate);
 		a->ops->span(&a->geom, w->front, w->len + nx->len, &vlo, &vlen);
 		raid_quiesce_lock(rec->a, vlo, vlo + vlen);
 		rec_batch_init(&wb);
@@ -419,7 +368,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 					atomic_store(&a->m[t].recovery_offset, w->front + w->len);
 			raid_quiesce_track(a, a->ops->rows_recover, w->front + w->len);
 			front = w->front + w->len;
-			rec->rb_bytes += w->len;
+			rec->res.bytes += w->len;
 			/* the next window's data: recompute it, or read it again around a failure
 			 */
 			if (nx->len && !(ret = rret)) {
@@ -443,7 +392,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			last_cp = rec_elapsed(rec);
 		}
 		/* md's limits: at most `max`, and only `min` while the foreground is busy */
-		due = t0 + (double)w->len / (double)w->rate;
+		due = rec_pace_due(t0, w->len, w->rate);
 		while (!rec_stopping(rec)) {
 			double now = rec_elapsed(rec), left = due - now;
 
@@ -480,7 +429,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 
 		for (int t = 0; t < a->geom.n; t++)
 			if (targets >> t & 1) {
-				rec->durable_off[t] = msize;
+				rec->sp.durable_off[t] = msize;
 				atomic_store(&a->m[t].failed, false); /* reads may use it now */
 			}
 		if (a->ops->rows_recover) {
@@ -495,8 +444,8 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			 who, end, (msize - start_front) / MIB, secs,
 			 secs > 0 ? (double)(msize - start_front) / MB / secs : 0.0);
 		pthread_mutex_lock(&rec->mu);
-		rec->rb_end = end;
-		rec->rebuilt = true;
+		rec->res.end_s = end;
+		rec->res.rebuild_done = true;
 		pthread_mutex_unlock(&rec->mu);
 	} else {
 		for (int t = 0; t < a->geom.n; t++)
@@ -509,13 +458,13 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 				 " MiB: the next run with raid_state resumes it from its last "
 				 "checkpoint (%" PRIu64 " MiB)",
 				 who, front / MIB,
-				 rec->durable_off[__builtin_ctzll(targets)] / MIB);
+				 rec->sp.durable_off[__builtin_ctzll(targets)] / MIB);
 		}
 	}
 	pthread_mutex_lock(&rec->mu);
 	rec->rb_active = false;
-	if (!rec->rebuilt)
-		rec->rb_end = rec_elapsed(rec);
+	if (!rec->res.rebuild_done)
+		rec->res.end_s = rec_elapsed(rec);
 	pthread_mutex_unlock(&rec->mu);
 	raid_quiesce_track(a, false, 0);
 	raid_rec_state_save(a);
@@ -544,17 +493,17 @@ static uint64_t rebuild_targets(struct raid_recovery *rec)
 		if (atomic_load(&a->m[i].dev) == i) {
 			int s;
 
-			for (s = 0; s < a->cfg.rec.nspares && rec->spare_used[s]; s++)
+			for (s = 0; s < a->cfg.rec.nspares && rec->sp.used[s]; s++)
 				;
 			if (s == a->cfg.rec.nspares) {
-				if (!rec->said_nospare[i])
+				if (!rec->sp.said_nospare[i])
 					raid_log("raid: member %d failed and no spare is free", i);
-				rec->said_nospare[i] = true;
+				rec->sp.said_nospare[i] = true;
 				continue;
 			}
-			rec->spare_used[s] = true;
+			rec->sp.used[s] = true;
 			atomic_store(&a->m[i].recovery_offset, 0);
-			rec->durable_off[i] = 0;
+			rec->sp.durable_off[i] = 0;
 			atomic_store(&a->m[i].dev, n + s);
 		}
 		t |= 1ULL << i;
@@ -562,7 +511,7 @@ static uint64_t rebuild_targets(struct raid_recovery *rec)
 	return t;
 }
 
-static void *rec_thread(void *arg)
+void *rec_thread(void *arg)
 {
 	struct raid_recovery *rec = arg;
 	struct raid_array *a = rec->a;
@@ -572,7 +521,7 @@ static void *rec_thread(void *arg)
 
 	if (ret)
 		raid_log("%s", err);
-	else if (a->cfg.rec.resync || rec->resync_dirty)
+	else if (a->cfg.rec.resync || rec->st.resync_dirty)
 		ret = raid_rec_scrub(rec, RAID_SCRUB_REPAIR, true);
 	pthread_mutex_lock(&rec->mu);
 	rec->init_ret = ret;
@@ -614,307 +563,3 @@ static void *rec_thread(void *arg)
 	return NULL;
 }
 
-/* ---- the array's side ---- */
-
-int raid_rec_spares_probe(struct raid_array *a, char *err, size_t errlen)
-{
-	const struct raid_recovery_config *c = &a->cfg.rec;
-
-	if (!a->be->uses_files)
-		return 0;
-	for (int s = 0; s < c->nspares; s++) {
-		const char *p = c->spares[s];
-		struct stat st;
-		int fd;
-
-		if (stat(p, &st)) {
-			if (errno != ENOENT) { /* st says nothing: never go on with it */
-				snprintf(err, errlen, "raid: raid_spares: %s: %s", p,
-					 strerror(errno));
-				return -EINVAL;
-			}
-			fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-			if (fd < 0 || ftruncate(fd, (off_t)a->geom.member_size)) {
-				snprintf(err, errlen, "raid: raid_spares: cannot create %s: %s", p,
-					 strerror(errno));
-				if (fd >= 0)
-					close(fd);
-				return -EINVAL;
-			}
-			close(fd);
-			continue;
-		}
-		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < a->geom.member_size) {
-			snprintf(err, errlen,
-				 "raid: raid_spares: %s holds %" PRIu64
-				 " bytes, less than a member (%" PRIu64 ")",
-				 p, (uint64_t)st.st_size, a->geom.member_size);
-			return -EINVAL;
-		}
-		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-			snprintf(err, errlen,
-				 "raid: raid_spares: %s is not a file or a block device", p);
-			return -EINVAL;
-		}
-		for (int j = 0; j < a->geom.n + s; j++)
-			if ((j >= a->geom.n || !raid_member_failed(a, j)) &&
-			    raid_same_file(a->m[j].path, p)) {
-				snprintf(err, errlen,
-					 "raid: raid_spares: %s is the same file as %s %s: a spare "
-					 "must be a device of its own",
-					 p, j < a->geom.n ? "member" : "spare", a->m[j].path);
-				return -EINVAL;
-			}
-	}
-	return 0;
-}
-
-/* Mark the state dirty (and make that durable) before a writer's first write. */
-int raid_rec_writer(struct raid_array *a, char *err, size_t errlen)
-{
-	struct raid_recovery *rec = a->rec;
-	int ret;
-
-	if (!rec || !a->cfg.rec.state_path || rec->unclean)
-		return 0;
-	rec->unclean = true;
-	ret = raid_rec_state_save(a);
-	if (ret)
-		snprintf(err, errlen,
-			 "raid: raid_state: cannot mark %s dirty before the first write: %s",
-			 a->cfg.rec.state_path, strerror(-ret));
-	return ret;
-}
-
-/* The last run did not end cleanly (md's dirty bit): resync, or refuse a degraded start. */
-static int dirty_start(struct raid_array *a, char *err, size_t errlen)
-{
-	struct raid_recovery_config *c = &a->cfg.rec;
-	bool degraded = false;
-
-	if (!c->state_dirty || !a->ops->max_failed)
-		return 0;
-	for (int i = 0; i < a->geom.n; i++)
-		degraded |= raid_member_failed(a, i);
-	if (degraded && a->ops->rows_check) {
-		if (!c->start_dirty_degraded) {
-			snprintf(err, errlen,
-				 "raid: raid_state: %s: the array was not shut down cleanly and "
-				 "is degraded: parity of rows written at the crash may be stale, "
-				 "so degraded reads could return wrong data; set "
-				 "raid_start_dirty_degraded=1 to start anyway",
-				 c->state_path);
-			return -EINVAL;
-		}
-		raid_log("raid: raid_state: %s: starting a dirty degraded array "
-			 "(raid_start_dirty_degraded=1): rows written at the crash may read wrong",
-			 c->state_path);
-		return 0;
-	}
-	raid_log("raid: raid_state: %s: the array was not shut down cleanly (writes were "
-		 "running): resyncing it before the first I/O, as md does",
-		 c->state_path);
-	a->rec->resync_dirty = true;
-	return 0;
-}
-
-int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen)
-{
-	const struct raid_recovery_config *c = &a->cfg.rec;
-	struct raid_recovery *rec;
-	int ret;
-
-	if (!c->nspares && !c->rebuild && !c->nfail && !c->ninject && !c->scrub && !c->resync &&
-	    !c->state_path)
-		return 0;
-	rec = calloc(1, sizeof(*rec));
-	if (!rec)
-		return -ENOMEM;
-	rec->a = a;
-	rec->metering = c->rebuild;
-	rec->unclean = c->state_dirty; /* until this run ends cleanly */
-	pthread_mutex_init(&rec->mu, NULL);
-	pthread_mutex_init(&rec->state_mu, NULL);
-	pthread_cond_init(&rec->cv, NULL);
-	for (int i = 0; i < a->geom.n; i++)
-		if (c->resume_spare[i]) {
-			int s = c->resume_spare[i] - 1;
-
-			rec->spare_used[s] = true;
-			atomic_store(&a->m[i].dev, a->geom.n + s);
-			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
-			rec->durable_off[i] = c->resume_off[i];
-		}
-	a->rec = rec;
-	ret = raid_quiesce_init(a, c->rebuild); /* rebuilds meter the foreground */
-	if (ret)
-		return ret;
-	rec->ids = calloc((size_t)a->ndev, sizeof(*rec->ids));
-	if (!rec->ids)
-		return -ENOMEM;
-	ret = raid_rec_state_check(a, err, errlen);
-	if (!ret)
-		ret = dirty_start(a, err, errlen);
-	if (!ret && a->cfg.writes)
-		ret = raid_rec_writer(a, err, errlen);
-	if (ret)
-		return ret;
-	for (int i = 0; i < a->geom.n; i++) /* the check may have restarted one from 0 */
-		if (c->resume_spare[i]) {
-			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
-			rec->durable_off[i] = c->resume_off[i];
-		}
-	ret = pthread_create(&rec->thread, NULL, rec_thread, rec);
-	if (ret) {
-		snprintf(err, errlen, "raid: cannot start the recovery thread: %s", strerror(ret));
-		return -ret;
-	}
-	rec->thread_on = true;
-	pthread_mutex_lock(&rec->mu);
-	while (!rec->init_done)
-		pthread_cond_wait(&rec->cv, &rec->mu);
-	ret = rec->init_ret;
-	pthread_mutex_unlock(&rec->mu);
-	if (ret)
-		snprintf(err, errlen, "raid: %s: the recovery thread could not start (see above)",
-			 c->resync	     ? "raid_init=resync"
-			 : rec->resync_dirty ? "raid_state (the resync after an unclean stop)"
-					     : "raid_spares");
-	return ret;
-}
-
-static void stop_thread(struct raid_recovery *rec, bool wait_for_work)
-{
-	double t;
-
-	if (!rec->thread_on)
-		return;
-	t = rec_elapsed(rec);
-	atomic_store(&rec->closing, true);
-	if (!wait_for_work)
-		atomic_store(&rec->stop, true);
-	raid_array_notify(rec->a); /* wakes the thread */
-	pthread_join(rec->thread, NULL);
-	rec->thread_on = false;
-	if (rec->rebuilt && rec->rb_end > t)
-		rec->rb_wait = rec->rb_end - t;
-	if (rec->q) {
-		raid_queue_destroy(rec->q);
-		rec->q = NULL;
-	}
-}
-
-int raid_rec_array_stop(struct raid_array *a)
-{
-	struct raid_recovery *rec = a->rec;
-	int ret;
-
-	if (!rec)
-		return 0;
-	if (rec->rb_active)
-		raid_log("raid: the job's I/O is done; waiting for the rebuild to finish "
-			 "(SIGINT stops it at its checkpoint)");
-	stop_thread(rec, a->cfg.rec.rebuild || a->cfg.rec.scrub);
-	/* every queue is gone: no write is running; clean once what was written is durable */
-	ret = raid_array_flush(a);
-	for (int i = a->geom.n; i < a->ndev && !ret; i++)
-		for (int k = 0; k < 2; k++)
-			if (a->m[i].fd[k] >= 0 && fdatasync(a->m[i].fd[k]) && !ret)
-				ret = -errno;
-	if (ret) {
-		raid_log("raid: cannot flush the members at the end: %s%s", strerror(-ret),
-			 a->cfg.rec.state_path ? "; the state file stays dirty" : "");
-		raid_rec_error(rec, ret);
-	} else if (rec->init_ret == 0) {
-		rec->unclean = false;
-	}
-	raid_rec_state_save(a);
-	return atomic_load(&rec->error);
-}
-
-void raid_rec_array_free(struct raid_array *a)
-{
-	struct raid_recovery *rec = a->rec;
-
-	if (!rec)
-		return;
-	stop_thread(rec, false);
-	pthread_mutex_destroy(&rec->mu);
-	pthread_mutex_destroy(&rec->state_mu);
-	free(rec->ids);
-	pthread_cond_destroy(&rec->cv);
-	free(rec->samples);
-	free(rec);
-	a->rec = NULL;
-}
-
-static const char *const phase_names[] = {"before", "during", "after"};
-
-void raid_rec_stats(struct raid_array *a, json_object *o)
-{
-	struct raid_recovery *rec = a->rec;
-	json_object *x, *arr;
-
-	if (!rec || !rec->rb_n) {
-		json_object_object_add(o, "rebuild", NULL);
-	} else {
-		double secs = rec->rb_end - rec->rb_start;
-		double mbps = secs > 0 ? (double)rec->rb_bytes / MB / secs : 0;
-
-		x = json_object_new_object();
-		json_object_object_add(x, "member", json_object_new_int(rec->rb_members[0]));
-		json_object_object_add(x, "spare", json_object_new_string(rec->rb_spares[0]));
-		arr = json_object_new_array();
-		for (int i = 0; i < rec->rb_n; i++)
-			json_object_array_add(arr, json_object_new_int(rec->rb_members[i]));
-		json_object_object_add(x, "members", arr);
-		json_object_object_add(x, "done", json_object_new_boolean(rec->rebuilt));
-		json_object_object_add(x, "start_s", json_object_new_double(rec->rb_start));
-		json_object_object_add(x, "end_s", json_object_new_double(rec->rb_end));
-		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)rec->rb_bytes));
-		json_object_object_add(x, "mbps", json_object_new_double(mbps));
-		json_object_object_add(x, "min_per_tb",
-				       json_object_new_double(mbps > 0 ? 1e6 / mbps / 60 : 0));
-		json_object_object_add(x, "wait_s", json_object_new_double(rec->rb_wait));
-		arr = json_object_new_array();
-		for (size_t i = 0; i < rec->nsamples; i++) {
-			struct rec_sample *s = &rec->samples[i];
-			json_object *e = json_object_new_object();
-
-			json_object_object_add(e, "t", json_object_new_double(s->t));
-			json_object_object_add(e, "phase",
-					       json_object_new_string(phase_names[s->phase]));
-			json_object_object_add(e, "iops", json_object_new_double(s->iops));
-			json_object_object_add(e, "mbps", json_object_new_double(s->mbps));
-			json_object_object_add(e, "lat_mean_us",
-					       json_object_new_double(s->lat_mean_us));
-			json_object_object_add(e, "lat_p99_us",
-					       json_object_new_double(s->lat_p99_us));
-			json_object_array_add(arr, e);
-		}
-		json_object_object_add(x, "samples", arr);
-		json_object_object_add(o, "rebuild", x);
-	}
-	if (!rec || !rec->scrubbed) {
-		json_object_object_add(o, "scrub", NULL);
-	} else {
-		x = json_object_new_object();
-		json_object_object_add(x, "mode",
-				       json_object_new_string(a->cfg.rec.scrub == RAID_SCRUB_REPAIR
-								  ? "repair"
-								  : "check"));
-		json_object_object_add(x, "stripes",
-				       json_object_new_int64((int64_t)rec->sc_stripes));
-		json_object_object_add(x, "mismatches",
-				       json_object_new_int64((int64_t)rec->sc_mismatches));
-		json_object_object_add(x, "repaired",
-				       json_object_new_int64((int64_t)rec->sc_repaired));
-		json_object_object_add(o, "scrub", x);
-	}
-	if (rec && rec->resynced) {
-		x = json_object_new_object();
-		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)rec->rs_bytes));
-		json_object_object_add(x, "seconds", json_object_new_double(rec->rs_seconds));
-		json_object_object_add(o, "resync", x);
-	}
-}

@@ -13,82 +13,80 @@
 
 #include "core/level.h"
 #include "core/quiesce.h"
+#include "core/service.h"
 
-enum rec_phase { REC_BEFORE, REC_DURING, REC_AFTER };
+/* the state file (state.c) */
+struct rec_state {
+	pthread_mutex_t mu;
+	int err;	   /* the last write's error, so that it is said once */
+	bool unclean;	   /* writes may be running: the file says "clean": false */
+	bool resync_dirty; /* the last run did not end cleanly: resync before I/O */
+	char (*ids)[160];  /* the identity of each of a->m[] (identity.h), "" if none */
+};
 
-struct rec_sample {
-	double t;
-	enum rec_phase phase;
-	double iops, mbps, lat_mean_us, lat_p99_us;
+/* members and spares (rebuild.c, fault.c) */
+struct rec_spares {
+	uint64_t fail_fired; /* raid_fail entries already applied */
+	bool said_nospare[RAID_MAX_MEMBERS];
+	bool used[RAID_MAX_MEMBERS];
+	bool said_sync_error;
+	uint64_t durable_off[RAID_MAX_MEMBERS]; /* rebuilt and fdatasync'ed: the checkpoint */
+};
+
+/* per-second samples of the core's foreground meter (rebuild_window.c) */
+struct rec_meter {
+	bool on;
+	struct raid_meter last;
+	double last_t;
+	struct raid_rec_sample *samples;
+	size_t n, cap;
 };
 
 struct raid_recovery {
 	struct raid_array *a;
+	struct raid_queue *q; /* the recovery thread's own */
 	pthread_t thread;
 	bool thread_on;
-	pthread_mutex_t mu;
-	pthread_cond_t cv; /* init_done */
-	atomic_bool closing; /* last put: finish rebuild and scrub, then stop */
+	pthread_mutex_t mu;   /* res, rb_active; init_done with cv */
+	pthread_cond_t cv;
+	atomic_bool closing;  /* last put: finish rebuild and scrub, then stop */
 	atomic_bool stop;
-	bool init_done; /* resync (if asked) finished: I/O may start */
+	bool init_done;	      /* resync (if asked) finished: I/O may start */
 	int init_ret;
 	unsigned seen_events; /* the array's event count the thread has handled */
+	bool rb_active;	      /* a pass is running: samples are "during" */
 	/*
 	 * The first error that the job cannot see in its own I/O (a rebuild or scrub that
 	 * failed, a state file that could not be written): raid_array_put returns it.
 	 */
 	atomic_int error;
-
-	/* the state file (state.c) */
-	pthread_mutex_t state_mu;
-	int state_errno;   /* the last write's error, so that it is said once */
-	bool unclean;	   /* writes may be running: the file says "clean": false */
-	bool resync_dirty; /* the last run did not end cleanly: resync before I/O */
-	char (*ids)[160];  /* the identity of each of a->m[] (identity.h), "" if none */
-
-	/* members and spares */
-	uint64_t fail_fired; /* raid_fail entries already applied */
-	bool said_nospare[RAID_MAX_MEMBERS];
-	bool spare_used[RAID_MAX_MEMBERS];
-	bool said_sync_error;
-	uint64_t durable_off[RAID_MAX_MEMBERS]; /* rebuilt and fdatasync'ed: the checkpoint */
-
-	/* what ran, for the stats */
-	bool rebuilt;
-	int rb_members[RAID_MAX_MEMBERS], rb_n;
-	char *rb_spares[RAID_MAX_MEMBERS];
-	double rb_start, rb_end, rb_wait;
-	uint64_t rb_bytes; /* per rebuilt member */
-	bool rb_active;	   /* a pass is running: samples are "during" */
-	bool scrubbed, resynced;
-	uint64_t sc_stripes, sc_mismatches, sc_repaired;
-	double rs_seconds;
-	uint64_t rs_bytes;
-
-	/* per-second samples of the core's foreground meter */
-	bool metering;
-	struct raid_meter last;
-	double last_sample;
-	struct rec_sample *samples;
-	size_t nsamples, capsamples;
-
-	/* the recovery thread's queue and buffers */
-	struct raid_queue *q;
+	struct rec_state st;
+	struct rec_spares sp;
+	struct rec_meter mt;
+	struct raid_rec_snapshot res; /* what ran, for the stats (samples: mt's) */
 };
 
-/* rebuild_config.c: the parsers of raid_fail and raid_inject, for the option table (options.c) */
-int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t errlen);
-int raid_rec_parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen);
-int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen);
-void raid_rec_config_free(struct raid_config *c);
-void raid_rec_config_dup(struct raid_config *c); /* after a struct copy: own the strings */
+/* rebuild_config.c's parsers and state.c's loader: core/service.h (the option table's) */
 
-/* rebuild.c: the array's side */
-int raid_rec_spares_probe(struct raid_array *a, char *err, size_t errlen);
-int raid_rec_array_init(struct raid_array *a, char *err, size_t errlen);
-int raid_rec_array_stop(struct raid_array *a); /* last put: waits for rebuild and scrub */
-void raid_rec_array_free(struct raid_array *a);
-void raid_rec_stats(struct raid_array *a, json_object *o);
+/* pace.c: md's speed_limit_min/max, driven by the caller's clock (docs/rebuild.md) */
+#define REC_RATE_MIN 1000000ULL	      /* bytes/s: raid_rebuild_min's default */
+#define REC_RATE_MAX 200000000ULL     /* bytes/s: raid_rebuild_max's default */
+#define REC_REGION_MAX (4ULL << 20)   /* most member bytes of one window */
+struct rec_pace {
+	uint64_t min, max;
+	uint64_t last_ios; /* the foreground meter's count when last seen to move */
+	double last_t;
+};
+void rec_pace_init(struct rec_pace *p, const struct raid_recovery_config *c);
+/* the rate for the next window: `min` while the foreground is busy, else `max` */
+uint64_t rec_pace_rate(struct rec_pace *p, uint64_t fg_ios, double now);
+/* an eighth of a second's worth at `rate`, in whole units, at most REC_REGION_MAX; 0: done */
+uint64_t rec_window_len(uint64_t msize, uint64_t front, uint64_t unit, uint64_t rate);
+/* when a window of `len` started at t0 at `rate` lets the next one start */
+double rec_pace_due(double t0, uint64_t len, uint64_t rate);
+
+/* rebuild.c: the recovery thread (service.c starts it) */
+void *rec_thread(void *rec);
 
 /* fault.c: apply raid_fail entries due by `now_s`; returns the next due time (-1: none) */
 double raid_rec_fail_timers(struct raid_array *a, double now_s);
@@ -116,19 +114,13 @@ void *rec_alloc(size_t len);
 int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool resync);
 
 /* state.c */
-int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size_t errlen);
-/* the recorded geometry against the job's (layout resolved to the level's default) */
-int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char *err,
-				  size_t errlen);
 /* at array open: member size and device identities against the file's */
 int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen);
 int raid_rec_state_save(struct raid_array *a);
 
-/* keep the first error for raid_array_put (rebuild.c) */
+/* keep the first error for raid_array_put (service.c) */
 void raid_rec_error(struct raid_recovery *rec, int err);
 /* stop at the next window: closing without waiting, or raid_interrupt() */
 bool rec_stopping(struct raid_recovery *rec);
-/* a writer opened the array: mark the state dirty before its first write */
-int raid_rec_writer(struct raid_array *a, char *err, size_t errlen);
 
 #endif

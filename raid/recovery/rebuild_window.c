@@ -28,46 +28,46 @@ void *rec_alloc(size_t len)
 
 void rec_tick(struct raid_recovery *rec)
 {
-	double now = rec_elapsed(rec), dt = now - rec->last_sample;
+	double now = rec_elapsed(rec), dt = now - rec->mt.last_t;
 	uint64_t n = 0, want, seen = 0;
 	struct raid_meter cur;
-	struct rec_sample s;
+	struct raid_rec_sample s;
 
 	/* raid_fail is due while a pass runs too: "a second member fails while rebuilding" */
 	raid_rec_fail_timers(rec->a, now);
-	if (!rec->metering || dt < 1.0)
+	if (!rec->mt.on || dt < 1.0)
 		return;
 	raid_meter_read(rec->a, &cur);
 	for (int i = 0; i < RAID_HIST; i++)
-		n += cur.hist[i] - rec->last.hist[i];
-	s = (struct rec_sample){.t = now,
-				.phase = rec->rb_active ? REC_DURING
-					 : rec->rebuilt ? REC_AFTER
-							: REC_BEFORE,
-				.iops = (double)(cur.ios - rec->last.ios) / dt,
-				.mbps = (double)(cur.bytes - rec->last.bytes) / dt / MB,
+		n += cur.hist[i] - rec->mt.last.hist[i];
+	s = (struct raid_rec_sample){.t = now,
+				.phase = rec->rb_active ? RAID_REC_DURING
+					 : rec->res.rebuild_done ? RAID_REC_AFTER
+							: RAID_REC_BEFORE,
+				.iops = (double)(cur.ios - rec->mt.last.ios) / dt,
+				.mbps = (double)(cur.bytes - rec->mt.last.bytes) / dt / MB,
 				.lat_mean_us =
-				    n ? (double)(cur.lat_ns - rec->last.lat_ns) / (double)n / 1e3 : 0};
+				    n ? (double)(cur.lat_ns - rec->mt.last.lat_ns) / (double)n / 1e3 : 0};
 	want = n - n / 100; /* the 99th percentile's rank */
 	for (int i = 0; i < RAID_HIST && n; i++) {
-		seen += cur.hist[i] - rec->last.hist[i];
+		seen += cur.hist[i] - rec->mt.last.hist[i];
 		if (seen >= want) {
 			s.lat_p99_us = raid_hist_value(i) / 1e3;
 			break;
 		}
 	}
-	rec->last = cur;
-	rec->last_sample = now;
-	if (rec->nsamples == rec->capsamples) {
-		size_t cap = rec->capsamples ? rec->capsamples * 2 : 64;
-		struct rec_sample *p = realloc(rec->samples, cap * sizeof(*p));
+	rec->mt.last = cur;
+	rec->mt.last_t = now;
+	if (rec->mt.n == rec->mt.cap) {
+		size_t cap = rec->mt.cap ? rec->mt.cap * 2 : 64;
+		struct raid_rec_sample *p = realloc(rec->mt.samples, cap * sizeof(*p));
 
 		if (!p)
 			return;
-		rec->samples = p;
-		rec->capsamples = cap;
+		rec->mt.samples = p;
+		rec->mt.cap = cap;
 	}
-	rec->samples[rec->nsamples++] = s;
+	rec->mt.samples[rec->mt.n++] = s;
 }
 
 /* ---- member I/O of the recovery thread ---- */

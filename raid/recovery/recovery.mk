@@ -3,7 +3,7 @@
 
 LIBRAID_SRCS += raid/recovery/rebuild.c raid/recovery/rebuild_window.c \
 	raid/recovery/rebuild_config.c raid/recovery/scrub.c raid/recovery/state.c \
-	raid/recovery/fault.c
-$(foreach t,state_test sparse_test window_test,$(eval $(call raid_ctest,recovery,$(t))))
+	raid/recovery/fault.c raid/recovery/service.c raid/recovery/pace.c
+$(foreach t,state_test sparse_test window_test pace_test,$(eval $(call raid_ctest,recovery,$(t))))
 TESTS += tests/e2e/rebuild.sh
 BENCHES += tests/bench/rebuild_bench.sh

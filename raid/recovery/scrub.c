@@ -210,15 +210,15 @@ int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool re
 		return ret;
 	}
 	if (resync) {
-		rec->resynced = true;
-		rec->rs_seconds = rec_elapsed(rec) - t0;
-		rec->rs_bytes = a->geom.member_size;
-		raid_log("raid: resync done in %.1f s", rec->rs_seconds);
+		rec->res.resynced = true;
+		rec->res.resync_s = rec_elapsed(rec) - t0;
+		rec->res.resync_bytes = a->geom.member_size;
+		raid_log("raid: resync done in %.1f s", rec->res.resync_s);
 	} else {
-		rec->scrubbed = true;
-		rec->sc_stripes = units;
-		rec->sc_mismatches = mism;
-		rec->sc_repaired = fixed;
+		rec->res.scrubbed = true;
+		rec->res.stripes = units;
+		rec->res.mismatches = mism;
+		rec->res.repaired = fixed;
 		raid_log("raid: raid_scrub=%s: %" PRIu64 " stripes checked, %" PRIu64
 			 " mismatched%s",
 			 mode == RAID_SCRUB_REPAIR ? "repair" : "check", units, mism,

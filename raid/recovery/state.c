@@ -342,8 +342,8 @@ static void read_identities(struct raid_array *a)
 	struct raid_recovery *rec = a->rec;
 
 	for (int i = 0; i < a->ndev; i++)
-		if (!a->be->uses_files || raid_dev_identity(a->m[i].path, rec->ids[i], RAID_ID_LEN))
-			rec->ids[i][0] = 0; /* in memory, or absent (a failed member) */
+		if (!a->be->uses_files || raid_dev_identity(a->m[i].path, rec->st.ids[i], RAID_ID_LEN))
+			rec->st.ids[i][0] = 0; /* in memory, or absent (a failed member) */
 }
 
 int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
@@ -362,7 +362,7 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	for (int i = 0; i < a->geom.n; i++) {
-		const char *now = a->rec->ids[i];
+		const char *now = a->rec->st.ids[i];
 
 		if (raid_member_failed(a, i) || !r->state_id[i] || !*now)
 			continue;
@@ -387,7 +387,7 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 				 path, r->resume_off[i], i, a->geom.member_size);
 			return -EINVAL;
 		}
-		now = a->rec->ids[a->geom.n + s];
+		now = a->rec->st.ids[a->geom.n + s];
 		if (r->resume_off[i] && (!r->resume_id[i] || strcmp(r->resume_id[i], now))) {
 			raid_log("raid: raid_state: the spare of member %d, %s, is not the one "
 				 "recorded (%s, now %s): its rebuild starts again from 0",
@@ -405,8 +405,8 @@ static json_object *entry(struct raid_array *a, int m, int dev, bool done, uint6
 
 	json_object_object_add(e, "member", json_object_new_int(m));
 	json_object_object_add(e, "spare", json_object_new_string(a->m[dev].path));
-	if (a->rec->ids[dev][0])
-		json_object_object_add(e, "spare_id", json_object_new_string(a->rec->ids[dev]));
+	if (a->rec->st.ids[dev][0])
+		json_object_object_add(e, "spare_id", json_object_new_string(a->rec->st.ids[dev]));
 	json_object_object_add(e, "done", json_object_new_boolean(done));
 	if (!done)
 		json_object_object_add(e, "recovery_offset", json_object_new_int64((int64_t)off));
@@ -432,21 +432,21 @@ static json_object *build(struct raid_array *a)
 
 		if (f) {
 			json_object_array_add(failed, json_object_new_int(i));
-		} else if (rec->ids[i][0] && dev == i) {
+		} else if (rec->st.ids[i][0] && dev == i) {
 			json_object *d = json_object_new_object();
 
 			json_object_object_add(d, "slot", json_object_new_int(i));
-			json_object_object_add(d, "id", json_object_new_string(rec->ids[i]));
+			json_object_object_add(d, "id", json_object_new_string(rec->st.ids[i]));
 			json_object_array_add(devs, d);
 		}
 		if (a->cfg.rec.replaced[i])
 			json_object_array_add(rep, entry(a, i, i, true, 0));
 		else if (dev != i)
-			json_object_array_add(rep, entry(a, i, dev, !f, rec->durable_off[i]));
+			json_object_array_add(rep, entry(a, i, dev, !f, rec->sp.durable_off[i]));
 	}
 	json_object_object_add(o, "version", json_object_new_int(STATE_VERSION));
 	json_object_object_add(o, "members", json_object_new_int(a->geom.n));
-	json_object_object_add(o, "clean", json_object_new_boolean(!rec->unclean));
+	json_object_object_add(o, "clean", json_object_new_boolean(!rec->st.unclean));
 	json_object_object_add(o, "array", g);
 	json_object_object_add(o, "devices", devs);
 	json_object_object_add(o, "failed", failed);
@@ -484,7 +484,7 @@ int raid_rec_state_save(struct raid_array *a)
 
 	if (!path)
 		return 0;
-	pthread_mutex_lock(&rec->state_mu); /* the recovery thread and the last put */
+	pthread_mutex_lock(&rec->st.mu); /* the recovery thread and the last put */
 	o = build(a);
 	txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
 	len = strlen(txt);
@@ -506,13 +506,13 @@ out:
 		if (tmp)
 			unlink(tmp);
 		/* said once per error kind: a checkpoint every second would repeat it */
-		if (rec->state_errno != ret)
+		if (rec->st.err != ret)
 			raid_log("raid: raid_state: cannot write %s: %s", path, strerror(-ret));
-		rec->state_errno = ret;
+		rec->st.err = ret;
 		raid_rec_error(rec, ret);
 	}
 	free(tmp);
 	json_object_put(o);
-	pthread_mutex_unlock(&rec->state_mu);
+	pthread_mutex_unlock(&rec->st.mu);
 	return ret;
 }

@@ -1,0 +1,72 @@
+/*
+ * service.h - what the core asks of the recovery service (spares, rebuild, scrub, resync,
+ * timed failures, the state file: raid/recovery implements it as raid_recovery_service).
+ * Declared here and implemented there, as a level's personality is: the core never
+ * includes the service, and only the array's life (open, a writer joining, the last put,
+ * free) and the stats call it. The I/O path never does: the service uses the core through
+ * its API (queues, range quiesce, failures and their events, the meter).
+ */
+#ifndef RAID_SERVICE_H
+#define RAID_SERVICE_H
+
+#include "core.h"
+
+enum raid_rec_phase { RAID_REC_BEFORE, RAID_REC_DURING, RAID_REC_AFTER };
+
+/* One per-second sample of the foreground while a rebuild is measured. */
+struct raid_rec_sample {
+	double t;
+	enum raid_rec_phase phase;
+	double iops, mbps, lat_mean_us, lat_p99_us;
+};
+
+/* What the service ran, for the stats file (valid until the array is freed). */
+struct raid_rec_snapshot {
+	int nrebuilt; /* members a rebuild started on; 0: none */
+	int members[RAID_MAX_MEMBERS];
+	const char *spares[RAID_MAX_MEMBERS];
+	bool rebuild_done;
+	double start_s, end_s, wait_s;
+	uint64_t bytes; /* per rebuilt member */
+	const struct raid_rec_sample *samples;
+	size_t nsamples;
+	bool scrubbed;
+	uint64_t stripes, mismatches, repaired;
+	bool resynced;
+	uint64_t resync_bytes;
+	double resync_s;
+};
+
+struct raid_service_ops {
+	/* the spares, before the members are locked (created at member size if missing) */
+	int (*probe)(struct raid_array *a, char *err, size_t errlen);
+	/* the array is open and its level ready: start (sets a->rec when there is work) */
+	int (*open)(struct raid_array *a, char *err, size_t errlen);
+	/* a job that writes joined the array: mark the state dirty before its first write */
+	int (*writer)(struct raid_array *a, char *err, size_t errlen);
+	/* the last put: finish what must finish; returns the service's first error */
+	int (*stop)(struct raid_array *a);
+	void (*free)(struct raid_array *a);
+	/* false when the service has run nothing */
+	bool (*snapshot)(struct raid_array *a, struct raid_rec_snapshot *out);
+};
+
+extern const struct raid_service_ops raid_recovery_service;
+
+/*
+ * The recovery options, for the option table (options.c) and config.c: the parsers of
+ * raid_fail and raid_inject (rebuild_config.c), reading the state file (state.c), their
+ * cross-checks, the state file's recorded geometry against the job's (layout resolved to
+ * the level's default), and after a struct copy of a config, owning its recovery options'
+ * strings.
+ */
+int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t errlen);
+int raid_rec_parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen);
+int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size_t errlen);
+int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen);
+int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char *err,
+				  size_t errlen);
+void raid_rec_config_free(struct raid_config *c);
+void raid_rec_config_dup(struct raid_config *c);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * pace.c - the rebuild's pacing, md's speed_limit_min/max, as functions of the foreground
+ * meter's count and a time given by the caller (so that a test drives them with a fake
+ * clock): the rate is `min` while the foreground completed a request in the last 250 ms,
+ * else `max`; a window holds an eighth of a second's worth at that rate; the next window
+ * starts no earlier than its predecessor's length allows at its rate.
+ */
+#include "rebuild.h"
+
+#define BUSY_S 0.25
+
+void rec_pace_init(struct rec_pace *p, const struct raid_recovery_config *c)
+{
+	*p = (struct rec_pace){.min = c->rebuild_min ? c->rebuild_min : REC_RATE_MIN,
+			       .max = c->rebuild_max ? c->rebuild_max : REC_RATE_MAX,
+			       .last_t = -1};
+}
+
+uint64_t rec_pace_rate(struct rec_pace *p, uint64_t fg_ios, double now)
+{
+	if (fg_ios != p->last_ios) {
+		p->last_ios = fg_ios;
+		p->last_t = now;
+	}
+	return now - p->last_t < BUSY_S ? p->min : p->max;
+}
+
+uint64_t rec_window_len(uint64_t msize, uint64_t front, uint64_t unit, uint64_t rate)
+{
+	uint64_t region = rate / 8 / unit * unit;
+
+	if (front >= msize)
+		return 0;
+	region = region < unit ? unit : region > REC_REGION_MAX ? REC_REGION_MAX / unit * unit : region;
+	return msize - front < region ? msize - front : region;
+}
+
+double rec_pace_due(double t0, uint64_t len, uint64_t rate)
+{
+	return t0 + (double)len / (double)rate;
+}

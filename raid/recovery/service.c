@@ -1,0 +1,295 @@
+/*
+ * service.c - the recovery service as the core sees it (core/service.h): at open it reads
+ * the state file's verdict (identities, the dirty mark), marks the state dirty before a
+ * writer's first write, starts the recovery thread (rebuild.c) and waits for its initial
+ * resync; at the last put it waits for rebuild and scrub (SIGINT stops them at their
+ * checkpoint), flushes and marks the state clean; and it hands the stats a snapshot.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/identity.h"
+#include "rebuild.h"
+
+static atomic_bool interrupted; /* raid_interrupt(): every array of the process */
+
+void raid_interrupt(void)
+{
+	atomic_store(&interrupted, true);
+}
+
+bool rec_stopping(struct raid_recovery *rec)
+{
+	return atomic_load(&rec->stop) || atomic_load(&interrupted);
+}
+
+void raid_rec_error(struct raid_recovery *rec, int err)
+{
+	int none = 0;
+
+	if (err)
+		atomic_compare_exchange_strong(&rec->error, &none, err);
+}
+
+/* ---- the array's side: raid_recovery_service ---- */
+
+static int spares_probe(struct raid_array *a, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *c = &a->cfg.rec;
+
+	if (!a->be->uses_files)
+		return 0;
+	for (int s = 0; s < c->nspares; s++) {
+		const char *p = c->spares[s];
+		struct stat st;
+		int fd;
+
+		if (stat(p, &st)) {
+			if (errno != ENOENT) { /* st says nothing: never go on with it */
+				snprintf(err, errlen, "raid: raid_spares: %s: %s", p,
+					 strerror(errno));
+				return -EINVAL;
+			}
+			fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd < 0 || ftruncate(fd, (off_t)a->geom.member_size)) {
+				snprintf(err, errlen, "raid: raid_spares: cannot create %s: %s", p,
+					 strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				return -EINVAL;
+			}
+			close(fd);
+			continue;
+		}
+		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < a->geom.member_size) {
+			snprintf(err, errlen,
+				 "raid: raid_spares: %s holds %" PRIu64
+				 " bytes, less than a member (%" PRIu64 ")",
+				 p, (uint64_t)st.st_size, a->geom.member_size);
+			return -EINVAL;
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+			snprintf(err, errlen,
+				 "raid: raid_spares: %s is not a file or a block device", p);
+			return -EINVAL;
+		}
+		for (int j = 0; j < a->geom.n + s; j++)
+			if ((j >= a->geom.n || !raid_member_failed(a, j)) &&
+			    raid_same_file(a->m[j].path, p)) {
+				snprintf(err, errlen,
+					 "raid: raid_spares: %s is the same file as %s %s: a spare "
+					 "must be a device of its own",
+					 p, j < a->geom.n ? "member" : "spare", a->m[j].path);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+/* Mark the state dirty (and make that durable) before a writer's first write. */
+static int writer(struct raid_array *a, char *err, size_t errlen)
+{
+	struct raid_recovery *rec = a->rec;
+	int ret;
+
+	if (!rec || !a->cfg.rec.state_path || rec->st.unclean)
+		return 0;
+	rec->st.unclean = true;
+	ret = raid_rec_state_save(a);
+	if (ret)
+		snprintf(err, errlen,
+			 "raid: raid_state: cannot mark %s dirty before the first write: %s",
+			 a->cfg.rec.state_path, strerror(-ret));
+	return ret;
+}
+
+/* The last run did not end cleanly (md's dirty bit): resync, or refuse a degraded start. */
+static int dirty_start(struct raid_array *a, char *err, size_t errlen)
+{
+	struct raid_recovery_config *c = &a->cfg.rec;
+	bool degraded = false;
+
+	if (!c->state_dirty || !a->ops->max_failed)
+		return 0;
+	for (int i = 0; i < a->geom.n; i++)
+		degraded |= raid_member_failed(a, i);
+	if (degraded && a->ops->rows_check) {
+		if (!c->start_dirty_degraded) {
+			snprintf(err, errlen,
+				 "raid: raid_state: %s: the array was not shut down cleanly and "
+				 "is degraded: parity of rows written at the crash may be stale, "
+				 "so degraded reads could return wrong data; set "
+				 "raid_start_dirty_degraded=1 to start anyway",
+				 c->state_path);
+			return -EINVAL;
+		}
+		raid_log("raid: raid_state: %s: starting a dirty degraded array "
+			 "(raid_start_dirty_degraded=1): rows written at the crash may read wrong",
+			 c->state_path);
+		return 0;
+	}
+	raid_log("raid: raid_state: %s: the array was not shut down cleanly (writes were "
+		 "running): resyncing it before the first I/O, as md does",
+		 c->state_path);
+	a->rec->st.resync_dirty = true;
+	return 0;
+}
+
+static int open_array(struct raid_array *a, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *c = &a->cfg.rec;
+	struct raid_recovery *rec;
+	int ret;
+
+	if (!c->nspares && !c->rebuild && !c->nfail && !c->ninject && !c->scrub && !c->resync &&
+	    !c->state_path)
+		return 0;
+	rec = calloc(1, sizeof(*rec));
+	if (!rec)
+		return -ENOMEM;
+	rec->a = a;
+	rec->mt.on = c->rebuild;
+	rec->st.unclean = c->state_dirty; /* until this run ends cleanly */
+	pthread_mutex_init(&rec->mu, NULL);
+	pthread_mutex_init(&rec->st.mu, NULL);
+	pthread_cond_init(&rec->cv, NULL);
+	for (int i = 0; i < a->geom.n; i++)
+		if (c->resume_spare[i]) {
+			int s = c->resume_spare[i] - 1;
+
+			rec->sp.used[s] = true;
+			atomic_store(&a->m[i].dev, a->geom.n + s);
+			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
+			rec->sp.durable_off[i] = c->resume_off[i];
+		}
+	a->rec = rec;
+	ret = raid_quiesce_init(a, c->rebuild); /* rebuilds meter the foreground */
+	if (ret)
+		return ret;
+	rec->st.ids = calloc((size_t)a->ndev, sizeof(*rec->st.ids));
+	if (!rec->st.ids)
+		return -ENOMEM;
+	ret = raid_rec_state_check(a, err, errlen);
+	if (!ret)
+		ret = dirty_start(a, err, errlen);
+	if (!ret && a->cfg.writes)
+		ret = writer(a, err, errlen);
+	if (ret)
+		return ret;
+	for (int i = 0; i < a->geom.n; i++) /* the check may have restarted one from 0 */
+		if (c->resume_spare[i]) {
+			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
+			rec->sp.durable_off[i] = c->resume_off[i];
+		}
+	ret = pthread_create(&rec->thread, NULL, rec_thread, rec);
+	if (ret) {
+		snprintf(err, errlen, "raid: cannot start the recovery thread: %s", strerror(ret));
+		return -ret;
+	}
+	rec->thread_on = true;
+	pthread_mutex_lock(&rec->mu);
+	while (!rec->init_done)
+		pthread_cond_wait(&rec->cv, &rec->mu);
+	ret = rec->init_ret;
+	pthread_mutex_unlock(&rec->mu);
+	if (ret)
+		snprintf(err, errlen, "raid: %s: the recovery thread could not start (see above)",
+			 c->resync	     ? "raid_init=resync"
+			 : rec->st.resync_dirty ? "raid_state (the resync after an unclean stop)"
+					     : "raid_spares");
+	return ret;
+}
+
+static void stop_thread(struct raid_recovery *rec, bool wait_for_work)
+{
+	double t;
+
+	if (!rec->thread_on)
+		return;
+	t = rec_elapsed(rec);
+	atomic_store(&rec->closing, true);
+	if (!wait_for_work)
+		atomic_store(&rec->stop, true);
+	raid_array_notify(rec->a); /* wakes the thread */
+	pthread_join(rec->thread, NULL);
+	rec->thread_on = false;
+	if (rec->res.rebuild_done && rec->res.end_s > t)
+		rec->res.wait_s = rec->res.end_s - t;
+	if (rec->q) {
+		raid_queue_destroy(rec->q);
+		rec->q = NULL;
+	}
+}
+
+static int stop_array(struct raid_array *a)
+{
+	struct raid_recovery *rec = a->rec;
+	int ret;
+
+	if (!rec)
+		return 0;
+	if (rec->rb_active)
+		raid_log("raid: the job's I/O is done; waiting for the rebuild to finish "
+			 "(SIGINT stops it at its checkpoint)");
+	stop_thread(rec, a->cfg.rec.rebuild || a->cfg.rec.scrub);
+	/* every queue is gone: no write is running; clean once what was written is durable */
+	ret = raid_array_flush(a);
+	for (int i = a->geom.n; i < a->ndev && !ret; i++)
+		for (int k = 0; k < 2; k++)
+			if (a->m[i].fd[k] >= 0 && fdatasync(a->m[i].fd[k]) && !ret)
+				ret = -errno;
+	if (ret) {
+		raid_log("raid: cannot flush the members at the end: %s%s", strerror(-ret),
+			 a->cfg.rec.state_path ? "; the state file stays dirty" : "");
+		raid_rec_error(rec, ret);
+	} else if (rec->init_ret == 0) {
+		rec->st.unclean = false;
+	}
+	raid_rec_state_save(a);
+	return atomic_load(&rec->error);
+}
+
+static void free_array(struct raid_array *a)
+{
+	struct raid_recovery *rec = a->rec;
+
+	if (!rec)
+		return;
+	stop_thread(rec, false);
+	pthread_mutex_destroy(&rec->mu);
+	pthread_mutex_destroy(&rec->st.mu);
+	free(rec->st.ids);
+	pthread_cond_destroy(&rec->cv);
+	free(rec->mt.samples);
+	free(rec);
+	a->rec = NULL;
+}
+
+static bool snapshot(struct raid_array *a, struct raid_rec_snapshot *out)
+{
+	struct raid_recovery *rec = a->rec;
+
+	if (!rec)
+		return false;
+	pthread_mutex_lock(&rec->mu);
+	*out = rec->res;
+	out->samples = rec->mt.samples;
+	out->nsamples = rec->mt.n;
+	pthread_mutex_unlock(&rec->mu);
+	return true;
+}
+
+const struct raid_service_ops raid_recovery_service = {
+    .probe = spares_probe,
+    .open = open_array,
+    .writer = writer,
+    .stop = stop_array,
+    .free = free_array,
+    .snapshot = snapshot,
+};
