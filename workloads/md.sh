@@ -282,13 +282,14 @@ md_samples() { # START_S END_S -> MD_SAMPLES: rebuild.samples from fio's per-sec
 	local l=$work/$test_id
 	MD_SAMPLES=()
 	[[ -s ${l}_iops.log ]] || return 0
-	mapfile -t MD_SAMPLES < <(awk -F', *' -v s0="$1" -v e0="$2" '
-		FILENAME ~ /_iops\.log$/ { k = int(($1 + 999) / 1000); io[k] += $2; bs[k] = $4; if (k > m) m = k }
+	# (averaged logs carry no block size: the test's own)
+	mapfile -t MD_SAMPLES < <(awk -F', *' -v s0="$1" -v e0="$2" -v bs="$bs_bytes" '
+		FILENAME ~ /_iops\.log$/ { k = int(($1 + 999) / 1000); io[k] += $2; if (k > m) m = k }
 		FILENAME ~ /_clat\.log$/ { k = int(($1 + 999) / 1000); lat[k] += $2; nl[k]++ }
 		END {
 			for (k = 1; k <= m; k++)
 				printf "rebuild.samples:aj={\"t\":%d,\"phase\":\"%s\",\"iops\":%.1f,\"mbps\":%.3f,\"lat_mean_us\":%.1f}\n",
-				    k, k < s0 ? "before" : (k <= e0 ? "during" : "after"), io[k], io[k] * bs[k] / 1e6,
+				    k, k < s0 ? "before" : (k <= e0 ? "during" : "after"), io[k], io[k] * bs / 1e6,
 				    nl[k] ? lat[k] / nl[k] / 1e3 : 0
 		}' "${l}_iops.log" "${l}_clat.log" 2>/dev/null)
 	rm -f "$l"_*.log
