@@ -56,9 +56,13 @@ rebuilt() {
 		awk -v b="$(jget "$st" rebuild.bytes)" -v m="$(jget "$st" rebuild.mbps)" \
 			-v s="$(jget "$st" rebuild.start_s)" -v e="$(jget "$st" rebuild.end_s)" \
 			'BEGIN { exit !(b > 30e6 && m > 0 && e > s && (b / 1e6 / (e - s) - m) ^ 2 < 0.01 * m * m) }' &&
-		[[ $(jget "$st" md.stripe_cache_size) == 512 && $(jget "$st" md.sync_speed_max) == 20000 ]]
+		[[ $(jget "$st" md.stripe_cache_size) == 512 && $(jget "$st" md.sync_speed_max) == 20000 &&
+			$(jget "$st" rebuild.done) == true ]] &&
+		# fio's own per-second foreground figures while md rebuilt (MB/s from the block size)
+		jq -e '[.rebuild.samples[] | select(.phase == "during" and .iops > 0 and .mbps > 0)] | length > 0' \
+			"$st" >/dev/null
 }
-t_case "a rebuild on md: member 0 missing, the spare added, md's time and rate in the stats" rebuilt
+t_case "a rebuild on md: member 0 missing, the spare added, md's time, rate and samples in the stats" rebuilt
 raid1() { # STATE DEGRADED: md's RAID1 over 2 members ran the QD1 write test in STATE
 	local id=md-raid1-2m-RND4K-WRITE-LAT-randwrite$([[ $1 == optimal ]] || echo "-$1") st m
 	m=$(ls "$S"/rebuild/*/tests/$id.meta.json) && st=${m%.meta.json}.stats.json || return 1
