@@ -6,7 +6,6 @@
 # CPU per I/O of both (whole machine: md's kernel threads included), as the run's report
 # computes them (summary.csv: iops, mbps, vs_md, host_cpu_us_per_io). Never fails on speed.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-RJ=$ROOT/build/bin/raid-json
 where=$("$ROOT/tools/mdvm/mdvm" check 2>/dev/null)
 if [[ $? -eq 77 ]]; then
 	echo "targets_bench: skipped: no md here and the md appliance cannot run ($where)"
