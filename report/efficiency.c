@@ -213,8 +213,8 @@ static void fill_pub(struct rr_analysis *an, const struct rr_pubset *pub, const 
 	/* a sequential stream through md's or a controller's stripe cache is written in whole
 	 * rows: the model is given one row per I/O */
 	long model_bs = bs;
-	int p_par = level == 5 ? 1 : level == 6 ? 2 : 0;
-	if (p_par && strncmp(p->rw, "rand", 4) && bs >= 65536 && members > p_par)
+	int p_par = rr_level_parity(level);
+	if (p_par > 0 && strncmp(p->rw, "rand", 4) && bs >= 65536 && members > p_par)
 		model_bs = (members - p_par) * chunk;
 	if (!rr_io_model(level, members, chunk, model_bs, p->rw, rr_rw_mix(p->rw, p->workload),
 			 &c))

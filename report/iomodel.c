@@ -8,7 +8,16 @@
 #include <math.h>
 #include <string.h>
 
+#include "raid/core/raid.h"
+
 #define PAGE 4096.0
+
+int rr_level_parity(int level)
+{
+	struct raid_level_info l;
+
+	return raid_level_get(level, &l) ? -1 : l.parity;
+}
 
 double rr_figure(const struct rr_test *t)
 {
@@ -145,7 +154,7 @@ static int one_way(int level, int n, long chunk, long bs, int write, struct rr_i
 		return 0;
 	case 5:
 	case 6: {
-		int p = level == 5 ? 1 : 2;
+		int p = rr_level_parity(level);
 		if (n < p + 1)
 			return -1;
 		if (write)

@@ -402,7 +402,7 @@ static void parse_stats(json_object *s, struct rr_test *t)
 	json_object *pp = get(s, "parity_used");
 	if (!pp || !json_object_is_type(pp, json_type_string))
 		pp = get(s, "parity_path");
-	if ((t->level == 5 || t->level == 6) && pp && json_object_is_type(pp, json_type_string)) {
+	if (rr_level_parity(t->level) > 0 && pp && json_object_is_type(pp, json_type_string)) {
 		free(t->parity);
 		t->parity = str(pp);
 	}

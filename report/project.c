@@ -459,7 +459,7 @@ static void cpu_inputs(struct rr_proj *p, const struct rr_test *s)
  * bench's rmw rows count the written block, its gen rows and the stats the blocks read. */
 static void parity_inputs(struct rr_proj *p, const struct rr_test *s, json_object *bench)
 {
-	int k = p->members - (p->level == 6 ? 2 : 1);
+	int k = p->members - rr_level_parity(p->level);
 	const char *impl = s->parity_impl ? s->parity_impl : "";
 	const char *op = !strcmp(p->io.strategy, "rmw") ? "rmw" : "gen";
 	double best = NAN, dist = INFINITY;
@@ -571,7 +571,7 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 	}
 	snprintf(p->unit, sizeof(p->unit), "%s", p->large ? "MB/s" : "IOPS");
 	snprintf(p->path, sizeof(p->path), "%s",
-		 (p->level == 5 || p->level == 6) && !strcmp(s->parity, "cuda") ? "cuda" : "cpu");
+		 rr_level_parity(p->level) > 0 && !strcmp(s->parity, "cuda") ? "cuda" : "cpu");
 	int mix = rr_rw_mix(s->rw, s->workload);
 	rr_io_model(p->level, p->members, p->chunk, p->bs, s->rw, mix, &p->io);
 	rr_io_model(p->level, s->members, s->chunk, s->bs, s->rw, mix, &p->io_src);
@@ -592,7 +592,7 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 			       ? p->io.parity_in * p->bs / (p->io_src.parity_in * s->bs)
 			       : 1;
 	p->cpu_us = base * (isfinite(ios_ratio) ? ios_ratio : 1) + p->parity_us_src * par_ratio;
-	if (!strcmp(p->path, "cpu") && (p->level == 5 || p->level == 6))
+	if (!strcmp(p->path, "cpu") && rr_level_parity(p->level) > 0)
 		parity_inputs(p, s, bench);
 	else
 		p->parity_gbps_core = NAN;

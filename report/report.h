@@ -90,6 +90,9 @@ double rr_percentile(const struct rr_bin *bins, size_t n, double pct);
 int rr_fio_parse(json_object *fio, struct rr_test *t);
 json_object *rr_json_load(const char *path, char *err, size_t errlen);
 const char *rr_level_name(const struct rr_test *t); /* "raid5", "jbod" */
+/* Parity members of each stripe row of `level` (0 for the mirror and stripe levels, -1 for a
+ * level the engine does not know, JBOD), from the engine's level table (iomodel.c). */
+int rr_level_parity(int level);
 int rr_is_large(const struct rr_test *t);	    /* judged by MB/s rather than IOPS */
 int rr_is_read(const struct rr_test *t);
 int rr_is_write(const struct rr_test *t);

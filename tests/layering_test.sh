@@ -21,6 +21,8 @@ t_case_fail "the parity library that includes the core is refused" \
 	bad_copy p raid/parity/gf.c '#include "core/core.h"'
 t_case_fail "the fio adapter that includes the core's internals is refused" \
 	bad_copy e engines/fio_raid.c '#include "raid/core/core.h"'
+t_case_fail "the report that includes the core's internals is refused" \
+	bad_copy r report/iomodel.c '#include "raid/core/core.h"'
 t_case_fail "an include that names no file is refused" \
 	bad_copy n raid/core/log.c '#include "core/no_such.h"'
 t_done

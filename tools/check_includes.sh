@@ -22,7 +22,7 @@ declare -A ALLOW=(
 	[raid/levels]="raid/core raid/parity"
 	[raid/recovery]="raid/core raid/levels raid/parity"
 	[engines]="api"
-	[report]=""
+	[report]="api"
 	[tools]="api"
 )
 
