@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_test.sh - raid-parity-bench's command line: --help (naming the streaming twins), the
-# JSON contract (one array of {impl, op, k, chunk, mode, gbps} rows, parsed with python3's json
-# module; the cachebw and membw references present), the forced selection through
+# JSON contract (one array of {impl, op, k, chunk, mode, gbps} rows, checked with jq as every
+# test reads JSON; the cachebw and membw references present), the forced selection through
 # RAID_PARITY_IMPL (hot and streaming), the selections' figures, the targets table, the form of
 # the --selection stability check, and one-line errors on bad input. Figures are not checked
 # (timing is never asserted); a short --runs/--pool keeps this to a few seconds.
@@ -14,25 +14,21 @@ t_case "help: stream uses the twins" bash -c "'$BENCH' --help | grep -q 'streami
 t_case "cachebw by name" bash -c "'$BENCH' ${Q[*]} --op gen --impl cachebw | grep -q '^cachebw '"
 
 check_json() { # FILE: a non-empty array of well-formed rows, with isal and membw present
-	python3 - "$1" <<'PY'
-import json, sys
-rows = json.load(open(sys.argv[1]))
-assert isinstance(rows, list) and rows, "not a non-empty array"
-for r in rows:
-    assert set(r) == {"impl", "op", "k", "chunk", "mode", "gbps"}, r
-    assert r["op"] in ("gen", "rmw", "recov1", "recov2"), r
-    assert r["mode"] in ("hot", "stream"), r
-    assert r["k"] == 10 and r["chunk"] == 65536, r
-    assert isinstance(r["gbps"], (int, float)) and r["gbps"] > 0, r
-impls = {r["impl"] for r in rows}
-assert {"base", "isal", "membw", "cachebw"} <= impls, impls
-# the bandwidth references: gen only, cachebw hot (the hot ceiling), membw stream
-assert {(r["op"], r["mode"]) for r in rows if r["impl"] == "cachebw"} == {("gen", "hot")}, rows
-assert {(r["op"], r["mode"]) for r in rows if r["impl"] == "membw"} == {("gen", "stream")}, rows
-if "avx2" in impls:  # an AVX2 CPU: ISA-L's AVX2 code is measured beside ours
-    assert {r["op"] for r in rows if r["impl"] == "isal-avx2"} == {"gen"}, impls
-assert {r["op"] for r in rows if r["impl"] == "base"} == {"gen", "rmw", "recov1", "recov2"}
-PY
+	jq -e '
+		def ops($i): [.[] | select(.impl == $i) | .op] | unique;
+		def uses($i): [.[] | select(.impl == $i) | [.op, .mode]] | unique;
+		(type == "array" and length > 0)
+		and all(.[]; (keys == ["chunk", "gbps", "impl", "k", "mode", "op"])
+			and (.op | IN("gen", "rmw", "recov1", "recov2"))
+			and (.mode | IN("hot", "stream"))
+			and .k == 10 and .chunk == 65536
+			and (.gbps | type == "number" and . > 0))
+		and ([.[].impl] | unique | contains(["base", "isal", "membw", "cachebw"]))
+		# the bandwidth references: gen only, cachebw hot (the hot ceiling), membw stream
+		and uses("cachebw") == [["gen", "hot"]] and uses("membw") == [["gen", "stream"]]
+		# an AVX2 CPU: ISA-L'"'"'s AVX2 code is measured beside ours
+		and (([.[].impl] | index("avx2")) == null or ops("isal-avx2") == ["gen"])
+		and ops("base") == ["gen", "recov1", "recov2", "rmw"]' "$1" >/dev/null
 }
 t_case "json contract" bash -c "'$BENCH' --json ${Q[*]} >'$T_SCRATCH/b.json' && $(declare -f check_json); check_json '$T_SCRATCH/b.json'"
 t_case "forced selection" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --mode hot --impl base | grep -q 'selected: base (RAID_PARITY_IMPL)'"
