@@ -551,7 +551,7 @@ fi
 # streaming gen and rmw at the stripe widths this preset runs, a few seconds.
 parity_ks=$(for line in "${PLAN[@]}"; do
 	read -r _ _ l n _ <<<"$line"
-	case $l in 5) echo $((n - 1)) ;; 6) echo $((n - 2)) ;; esac
+	if level_has_parity "$l"; then echo $((n - LEVEL_PARITY[$l])); fi
 done | sort -un | paste -sd, -)
 if [[ -x $PBENCH && -n $parity_ks && $preset != quick ]]; then
 	"$PBENCH" --json --op gen,rmw --mode stream --k "$parity_ks" --chunk 4k,64k --runs 3 \
