@@ -118,6 +118,12 @@ static bool rows_recover_gpu(struct raid_array *a, uint64_t moff, uint64_t len, 
 	return ok;
 }
 
+void raid56_rec_rows_prepare(struct raid_array *a)
+{
+	/* the streaming selection times every candidate: tenths of a second of CPU, once */
+	(void)pq_streaming(raid56_calls(a));
+}
+
 void raid56_rec_rows_recover(struct raid_array *a, uint64_t moff, uint64_t len, uint64_t lost,
 			     void **bufs)
 {

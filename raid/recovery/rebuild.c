@@ -259,6 +259,8 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	const struct raid_recovery_config *c = &a->cfg.rec;
 	uint64_t msize = a->geom.member_size, front = UINT64_MAX, start_front, vlo, vlen;
 	uint64_t unit = a->ops->uses_chunk ? a->geom.chunk : 64 * 1024;
+	if (a->ops->rows_prepare)
+		a->ops->rows_prepare(a);
 	double t_start = rec_elapsed(rec), last_cp = t_start, next_log = 0.1;
 	struct rec_pace pace;
 	/* two windows in flight: one written to the spares while the next is read */
