@@ -26,19 +26,20 @@ declare -A ALLOW=(
 	[tools]="api"
 )
 
-part_of() { # a path relative to the root -> its part
+part_of() { # a path relative to the root -> its part, in PART (no subshell: called per include)
+	local rest=${1#*/}
 	case $1 in
-	raid/parity/*) echo raid/parity ;;
-	raid/*/*) echo "${1%/*}" | cut -d/ -f1-2 ;;
-	tools/*/*) echo "$1" | cut -d/ -f1-2 ;;
-	*/*) echo "${1%%/*}" ;;
-	*) echo . ;;
+	raid/parity/*) PART=raid/parity ;;
+	raid/*/* | tools/*/*) PART=${1%%/*}/${rest%%/*} ;;
+	*/*) PART=${1%%/*} ;;
+	*) PART=. ;;
 	esac
 }
 
 bad=0 n=0
 while IFS= read -r src; do
-	from=$(part_of "$src")
+	part_of "$src"
+	from=$PART
 	key=$from
 	[[ $from == tools/* ]] && key=tools
 	if [[ ! -v ALLOW[$key] ]]; then
@@ -52,7 +53,7 @@ while IFS= read -r src; do
 		inc=${inc%%\"*}
 		# the compiler's search order: the file's folder, then -I. and -Iraid
 		hit=
-		for dir in "$(dirname "$src")" . raid; do
+		for dir in "${src%/*}" . raid; do
 			if [[ -f $dir/$inc ]]; then
 				hit=$(realpath --relative-to=. "$dir/$inc")
 				break
@@ -65,7 +66,8 @@ while IFS= read -r src; do
 			bad=$((bad + 1))
 			continue
 		fi
-		to=$(part_of "$hit")
+		part_of "$hit"
+		to=$PART
 		[[ $to == "$from" ]] && continue
 		ok=0
 		for p in ${ALLOW[$key]}; do
