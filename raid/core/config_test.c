@@ -86,6 +86,8 @@ static void test_bad_values(void **state)
 	    {"raid_member_size", "big", "raid_member_size", -EINVAL},
 	    {"raid_rebuild", "2", "raid_rebuild", -EINVAL},
 	    {"raid_rebuild_min", "0", "raid_rebuild_min: '0' is not a rate", -EINVAL},
+	    /* positive, but below one byte a second: would be stored as 0 */
+	    {"raid_rebuild_max", "1e-7", "raid_rebuild_max: '1e-7' is not a rate", -EINVAL},
 	    {"raid_rmw", "sometimes", "raid_rmw: 'sometimes' is not one of", -EINVAL},
 	    {"raid_workers", "-1", "raid_workers", -EINVAL},
 	    {"raid_workers", "65", "raid_workers", -EINVAL},

@@ -4,6 +4,7 @@
  * count are real divisions (odd counts are allowed).
  */
 #include "layout.h"
+#include "level.h"
 #include "raid.h"
 
 static inline unsigned chunk_shift(const struct raid_geom *g)
@@ -49,7 +50,7 @@ uint64_t raid10_near2_volume_size(const struct raid_geom *g)
 
 void raid56_stripe_map(const struct raid_geom *g, uint64_t stripe, struct raid56_stripe *s)
 {
-	int n = g->n, par = g->level == 6 ? 2 : 1, k = n - par;
+	int n = g->n, par = raid56_parity(g), k = n - par;
 	int r = (int)(stripe % (uint64_t)n);
 	bool left = g->layout == RAID_LAYOUT_LEFT_SYM || g->layout == RAID_LAYOUT_LEFT_ASYM;
 	bool sym = g->layout == RAID_LAYOUT_LEFT_SYM || g->layout == RAID_LAYOUT_RIGHT_SYM;
@@ -81,9 +82,14 @@ void raid56_stripe_map(const struct raid_geom *g, uint64_t stripe, struct raid56
 		s->slot[i] = pos[s->data[i]];
 }
 
+int raid56_parity(const struct raid_geom *g)
+{
+	return raid_level_find(g->level)->parity;
+}
+
 uint64_t raid56_volume_size(const struct raid_geom *g)
 {
-	int k = g->n - (g->level == 6 ? 2 : 1);
+	int k = g->n - raid56_parity(g);
 
 	return (g->member_size >> chunk_shift(g)) * (uint64_t)k << chunk_shift(g);
 }

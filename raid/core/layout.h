@@ -52,6 +52,8 @@ struct raid56_stripe {
 };
 void raid56_stripe_map(const struct raid_geom *g, uint64_t stripe, struct raid56_stripe *s);
 uint64_t raid56_volume_size(const struct raid_geom *g);
+/* parity members per stripe row of g's level: the level table's `parity` (RAID5 1, RAID6 2) */
+int raid56_parity(const struct raid_geom *g);
 
 /* Bytes from `off` to the next chunk boundary. */
 static inline uint64_t raid_chunk_left(const struct raid_geom *g, uint64_t off)

@@ -327,7 +327,7 @@ int raid_option_values(const struct raid_option *o, char *buf, size_t len)
 	case RAID_OPT_BOOL:
 		return snprintf(buf, len, "0, 1");
 	case RAID_OPT_RATE:
-		return snprintf(buf, len, "MB/s, above 0, at most %lld", o->hi);
+		return snprintf(buf, len, "MB/s, at least 1 byte/s, at most %lld", o->hi);
 	case RAID_OPT_PATHS:
 		return snprintf(buf, len, "paths separated by ':', up to %d", RAID_MAX_MEMBERS);
 	case RAID_OPT_PATH:
@@ -512,7 +512,7 @@ static int set_one(struct raid_config *c, const struct raid_option *o, const cha
 		return 0;
 	case RAID_OPT_RATE:
 		d = strtod(v, &end);
-		if (!*v || *end || !(d > 0) || d > (double)o->hi)
+		if (!*v || *end || !(d * MB >= 1) || d > (double)o->hi) /* >= 1 byte/s */
 			return refuse(o, v, err, errlen);
 		store_int(c, o, (long long)(d * MB));
 		return 0;

@@ -36,9 +36,7 @@ enum raid_parity_kind { RAID_PARITY_CPU, RAID_PARITY_ISAL, RAID_PARITY_CUDA, RAI
 /* RAID5/6 partial-stripe writes: md's choice by fewer reads, or one forced (raid_rmw) */
 enum raid_rmw_kind { RAID_RMW_AUTO, RAID_RMW_RMW, RAID_RMW_RCW };
 
-#define RAID_STRIPE_CACHE_DEFAULT 4096
 #define RAID_WORKERS_MAX 64
-#define RAID_GPU_BATCH_DEFAULT 64 /* stripes per GPU launch */
 #define RAID_GPU_BATCH_MAX 1024
 #define RAID_GPU_MAX 63 /* highest raid_gpu device index accepted */
 

@@ -108,7 +108,7 @@ static int open_gpu(struct parity_path *p, const struct raid_config *c, int max_
 
 	pq_gpu_opts_default(&o);
 	o.device = c->gpu >= 0 ? c->gpu : 0;
-	o.batch = c->gpu_batch ? c->gpu_batch : RAID_GPU_BATCH_DEFAULT;
+	o.batch = c->gpu_batch; /* >= 1: the option table */
 	o.mapped = c->gpu_mapped > 0;
 	o.max_k = max_k;
 	o.max_len = max_len;

@@ -510,7 +510,7 @@ int raid56_start(struct raid_queue *q, struct raid_request *r)
 
 int raid56_map(const struct raid_geom *g, uint64_t off, struct raid_loc *locs, uint64_t *seg)
 {
-	int par = g->level == 6 ? 2 : 1;
+	int par = raid56_parity(g);
 	uint64_t W = stripe_width(g, par), stripe = off / W, in = off % W;
 	struct raid56_stripe map;
 
@@ -533,10 +533,9 @@ int raid56_array_init(struct raid_array *a, char *err, size_t errlen)
 
 	if (!r)
 		return -ENOMEM;
-	r->par = a->geom.level == 6 ? 2 : 1;
+	r->par = a->ops->parity;
 	r->rmw = a->cfg.rmw;
-	ret = stripe_table_create(
-	    a->cfg.stripe_cache ? a->cfg.stripe_cache : RAID_STRIPE_CACHE_DEFAULT, &r->locks);
+	ret = stripe_table_create(a->cfg.stripe_cache, &r->locks); /* >= 1: the option table */
 	if (ret) {
 		free(r);
 		return ret;

@@ -12,16 +12,11 @@
 #include "raid56.h"
 #include "rebuild56.h"
 
-static int npar(const struct raid_geom *g)
-{
-	return g->level == 6 ? 2 : 1;
-}
-
 /* Stripe rows [moff, moff + len) hold whole stripes: k data chunks each. */
 void raid56_rec_span(const struct raid_geom *g, uint64_t moff, uint64_t len, uint64_t *voff,
 		     uint64_t *vlen)
 {
-	uint64_t k = (uint64_t)(g->n - npar(g)), c = g->chunk;
+	uint64_t k = (uint64_t)(g->n - raid56_parity(g)), c = g->chunk;
 	uint64_t r0 = moff / c, r1 = (moff + len + c - 1) / c;
 
 	*voff = r0 * k * c;

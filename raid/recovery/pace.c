@@ -11,9 +11,8 @@
 
 void rec_pace_init(struct rec_pace *p, const struct raid_recovery_config *c)
 {
-	*p = (struct rec_pace){.min = c->rebuild_min ? c->rebuild_min : REC_RATE_MIN,
-			       .max = c->rebuild_max ? c->rebuild_max : REC_RATE_MAX,
-			       .last_t = -1};
+	/* both are set (> 0) by the option table's defaults or by the user */
+	*p = (struct rec_pace){.min = c->rebuild_min, .max = c->rebuild_max, .last_t = -1};
 }
 
 uint64_t rec_pace_rate(struct rec_pace *p, uint64_t fg_ios, double now)

@@ -22,11 +22,19 @@ static void test_rate(void **state)
 	assert_int_equal(rec_pace_rate(&p, 5, 1.2), 1000000);	/* 200 ms ago: still busy */
 	assert_int_equal(rec_pace_rate(&p, 5, 1.25), 200000000); /* 250 ms of silence */
 	assert_int_equal(rec_pace_rate(&p, 6, 9.0), 1000000);
-	/* unset limits are md's defaults */
-	c = (struct raid_recovery_config){0};
-	rec_pace_init(&p, &c);
-	assert_int_equal(rec_pace_rate(&p, 0, 0.0), REC_RATE_MAX);
-	assert_int_equal(rec_pace_rate(&p, 1, 0.0), REC_RATE_MIN);
+}
+
+/* the option table's defaults are md's speed_limit_min/max: 1000 and 200000 KB/s */
+static void test_rate_defaults(void **state)
+{
+	struct raid_config c;
+	struct rec_pace p;
+
+	t_config(&c, NULL);
+	rec_pace_init(&p, &c.rec);
+	assert_int_equal(rec_pace_rate(&p, 0, 0.0), 200000000);
+	assert_int_equal(rec_pace_rate(&p, 1, 0.0), 1000000);
+	raid_config_free(&c);
 }
 
 static void test_window_len(void **state)
@@ -87,6 +95,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rate),
+	    cmocka_unit_test(test_rate_defaults),
 	    cmocka_unit_test(test_window_len),
 	    cmocka_unit_test(test_fail_timer),
 	};

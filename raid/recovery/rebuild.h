@@ -69,8 +69,6 @@ struct raid_recovery {
 /* rebuild_config.c's parsers and state.c's loader: core/service.h (the option table's) */
 
 /* pace.c: md's speed_limit_min/max, driven by the caller's clock (docs/rebuild.md) */
-#define REC_RATE_MIN 1000000ULL	      /* bytes/s: raid_rebuild_min's default */
-#define REC_RATE_MAX 200000000ULL     /* bytes/s: raid_rebuild_max's default */
 #define REC_REGION_MAX (4ULL << 20)   /* most member bytes of one window */
 struct rec_pace {
 	uint64_t min, max;
