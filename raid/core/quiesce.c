@@ -242,9 +242,9 @@ void raid_release(struct raid_queue *q, struct raid_request *r)
 
 /* ---- the meter ---- */
 
-uint64_t raid_meter_ios(struct raid_array *a)
+uint64_t raid_meter_bytes(struct raid_array *a)
 {
-	return atomic_load(&a->qs->ios);
+	return atomic_load(&a->qs->bytes);
 }
 
 void raid_meter_read(struct raid_array *a, struct raid_meter *out)

@@ -73,7 +73,7 @@ uint64_t raid_quiesce_dirty_floor(struct raid_array *a, uint64_t front);
 
 /* A snapshot of the meter (relaxed: each counter is exact, the set is not atomic). */
 void raid_meter_read(struct raid_array *a, struct raid_meter *out);
-uint64_t raid_meter_ios(struct raid_array *a);
+uint64_t raid_meter_bytes(struct raid_array *a); /* 0 unless metering */
 /* The latency a histogram bucket stands for, in ns. */
 static inline double raid_hist_value(unsigned i)
 {

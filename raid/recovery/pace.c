@@ -1,9 +1,13 @@
 /*
  * pace.c - the rebuild's pacing, md's speed_limit_min/max, as functions of the foreground
  * meter's count and a time given by the caller (so that a test drives them with a fake
- * clock): the rate is `min` while the foreground completed a request in the last 250 ms,
- * else `max`; a window holds an eighth of a second's worth at that rate; the next window
- * starts no earlier than its predecessor's length allows at its rate.
+ * clock): the rate is `min` for 250 ms after the foreground was seen busy, else `max`; a
+ * window holds an eighth of a second's worth at that rate; the next window starts no
+ * earlier than its predecessor's length allows at its rate.
+ *
+ * Busy is md's is_mddev_idle(): more than 64 sectors (32 KiB) of foreground I/O since the
+ * foreground was last seen busy. A stray request (the one read an idle job makes) is not
+ * load: counted as busy, it held a whole rebuild at `min` for its first 250 ms.
  */
 #include "rebuild.h"
 
@@ -15,10 +19,10 @@ void rec_pace_init(struct rec_pace *p, const struct raid_recovery_config *c)
 	*p = (struct rec_pace){.min = c->rebuild_min, .max = c->rebuild_max, .last_t = -1};
 }
 
-uint64_t rec_pace_rate(struct rec_pace *p, uint64_t fg_ios, double now)
+uint64_t rec_pace_rate(struct rec_pace *p, uint64_t fg_bytes, double now)
 {
-	if (fg_ios != p->last_ios) {
-		p->last_ios = fg_ios;
+	if (fg_bytes - p->last_bytes > REC_IDLE_BYTES) {
+		p->last_bytes = fg_bytes;
 		p->last_t = now;
 	}
 	return now - p->last_t < BUSY_S ? p->min : p->max;

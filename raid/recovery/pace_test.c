@@ -1,7 +1,8 @@
 /*
  * pace_test.c - the rebuild's pacing (pace.c) and raid_fail's timers (fault.c) on a fake
- * clock: md's min/max rule flips exactly at 250 ms of foreground silence, windows are an
- * eighth of a second's worth in whole units, and a member set to fail at 5 s fails when
+ * clock: md's min/max rule (busy past 64 sectors of foreground, as md's is_mddev_idle)
+ * flips exactly at 250 ms of foreground silence, windows are an eighth of a second's
+ * worth in whole units, and a member set to fail at 5 s fails when
  * the fake clock says 5 s, never before, whatever the real time. No sleeps: waits are
  * only hang guards.
  */
@@ -15,13 +16,19 @@ static void test_rate(void **state)
 {
 	struct raid_recovery_config c = {.rebuild_min = 1000000, .rebuild_max = 200000000};
 	struct rec_pace p;
+	uint64_t kb4 = 4096, busy = REC_IDLE_BYTES + 1;
 
 	rec_pace_init(&p, &c);
 	assert_int_equal(rec_pace_rate(&p, 0, 0.0), 200000000); /* nothing ran yet: idle */
-	assert_int_equal(rec_pace_rate(&p, 5, 1.0), 1000000);	/* the foreground moved */
-	assert_int_equal(rec_pace_rate(&p, 5, 1.2), 1000000);	/* 200 ms ago: still busy */
-	assert_int_equal(rec_pace_rate(&p, 5, 1.25), 200000000); /* 250 ms of silence */
-	assert_int_equal(rec_pace_rate(&p, 6, 9.0), 1000000);
+	/* one 4 KiB read (what an idle job does) is not load, as in md's is_mddev_idle() */
+	assert_int_equal(rec_pace_rate(&p, kb4, 0.1), 200000000);
+	assert_int_equal(rec_pace_rate(&p, REC_IDLE_BYTES, 0.2), 200000000); /* 64 sectors */
+	assert_int_equal(rec_pace_rate(&p, busy, 1.0), 1000000); /* more: the foreground moved */
+	assert_int_equal(rec_pace_rate(&p, busy, 1.2), 1000000);   /* 200 ms ago: still busy */
+	assert_int_equal(rec_pace_rate(&p, busy, 1.25), 200000000); /* 250 ms of silence */
+	/* counted from the last busy look: a trickle adds up, a 4 KiB request does not */
+	assert_int_equal(rec_pace_rate(&p, busy + kb4, 2.0), 200000000);
+	assert_int_equal(rec_pace_rate(&p, 2 * busy, 9.0), 1000000);
 }
 
 /* the option table's defaults are md's speed_limit_min/max: 1000 and 200000 KB/s */
@@ -33,7 +40,7 @@ static void test_rate_defaults(void **state)
 	t_config(&c, NULL);
 	rec_pace_init(&p, &c.rec);
 	assert_int_equal(rec_pace_rate(&p, 0, 0.0), 200000000);
-	assert_int_equal(rec_pace_rate(&p, 1, 0.0), 1000000);
+	assert_int_equal(rec_pace_rate(&p, REC_IDLE_BYTES + 1, 0.0), 1000000);
 	raid_config_free(&c);
 }
 

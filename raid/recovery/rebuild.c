@@ -326,7 +326,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	 */
 	win[0].front = front;
 	rec_pace_init(&pace, c);
-	win[0].rate = rec_pace_rate(&pace, raid_meter_ios(a), rec_elapsed(rec));
+	win[0].rate = rec_pace_rate(&pace, raid_meter_bytes(a), rec_elapsed(rec));
 	win[0].len = rec_window_len(msize, front, unit, win[0].rate);
 	if (front < msize) {
 		a->ops->span(&a->geom, front, win[0].len, &vlo, &vlen);
@@ -351,7 +351,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 		if (ret)
 			break;
 		nx->front = w->front + w->len;
-		nx->rate = rec_pace_rate(&pace, raid_meter_ios(a), rec_elapsed(rec));
+		nx->rate = rec_pace_rate(&pace, raid_meter_bytes(a), rec_elapsed(rec));
 		nx->len = rec_window_len(msize, nx->front, unit, nx->rate);
 		a->ops->span(&a->geom, w->front, w->len + nx->len, &vlo, &vlen);
 		raid_quiesce_lock(rec->a, vlo, vlo + vlen);

@@ -72,12 +72,13 @@ struct raid_recovery {
 #define REC_REGION_MAX (4ULL << 20)   /* most member bytes of one window */
 struct rec_pace {
 	uint64_t min, max;
-	uint64_t last_ios; /* the foreground meter's count when last seen to move */
+	uint64_t last_bytes; /* the foreground meter's bytes when last seen busy */
 	double last_t;
 };
+#define REC_IDLE_BYTES (64 * 512) /* md's is_mddev_idle(): more than 64 sectors is busy */
 void rec_pace_init(struct rec_pace *p, const struct raid_recovery_config *c);
-/* the rate for the next window: `min` while the foreground is busy, else `max` */
-uint64_t rec_pace_rate(struct rec_pace *p, uint64_t fg_ios, double now);
+/* the rate for the next window from the meter's foreground bytes: `min` while busy, else `max` */
+uint64_t rec_pace_rate(struct rec_pace *p, uint64_t fg_bytes, double now);
 /* an eighth of a second's worth at `rate`, in whole units, at most REC_REGION_MAX; 0: done */
 uint64_t rec_window_len(uint64_t msize, uint64_t front, uint64_t unit, uint64_t rate);
 /* when a window of `len` started at t0 at `rate` lets the next one start */
