@@ -55,7 +55,8 @@ static void test_window_len(void **state)
 	assert_int_equal(rec_window_len(msize, msize - unit, unit, 200000000), unit); /* the end */
 	assert_int_equal(rec_window_len(msize, msize, unit, 200000000), 0);
 	/* a chunk that does not divide the maximum: whole chunks below it */
-	assert_int_equal(rec_window_len(msize, 0, 3 * unit, 200000000), 21 * 3 * unit);
+	assert_int_equal(rec_window_len(msize, 0, 3 * unit, 200000000),
+			 REC_REGION_MAX / (3 * unit) * 3 * unit);
 	assert_true(rec_pace_due(2.0, 1000000, 1000000) == 3.0);
 }
 

@@ -69,7 +69,8 @@ struct raid_recovery {
 /* rebuild_config.c's parsers and state.c's loader: core/service.h (the option table's) */
 
 /* pace.c: md's speed_limit_min/max, driven by the caller's clock (docs/rebuild.md) */
-#define REC_REGION_MAX (4ULL << 20)   /* most member bytes of one window */
+/* most member bytes of one window: REC_WINDOWS of them in flight, one buffer per member */
+#define REC_REGION_MAX (2ULL << 20)
 struct rec_pace {
 	uint64_t min, max;
 	uint64_t last_bytes; /* the foreground meter's bytes when last seen busy */
@@ -98,6 +99,7 @@ static inline double rec_elapsed(struct raid_recovery *rec)
 /* one member transfer through the recovery queue, split into pieces; rec_wait() runs them */
 struct rec_batch {
 	struct raid_request r;
+	unsigned nio;	   /* member I/Os issued (0: it completes at once, nothing to reap) */
 	int failed_member; /* -1, or a member whose read failed */
 };
 void rec_batch_init(struct rec_batch *b);
@@ -108,6 +110,36 @@ int rec_wait(struct raid_recovery *rec, struct rec_batch *b);
 void rec_wait_all(struct raid_recovery *rec, struct rec_batch *b1, struct rec_batch *b2);
 void rec_tick(struct raid_recovery *rec); /* samples the foreground meter when due */
 void *rec_alloc(size_t len);
+
+/* rebuild_pipe.c: the windows of a rebuild pass in flight (docs/rebuild.md, speed) */
+#define REC_WINDOWS 4
+enum rec_win_stage { REC_WIN_FREE, REC_WIN_READ, REC_WIN_WRITE };
+struct rec_win {
+	uint64_t front, len, lost; /* member rows [front, front + len); members not read */
+	void **bufs;		   /* one per member */
+	struct rec_batch b;	   /* its reads, then its writes */
+	enum rec_win_stage stage;
+	bool io_done; /* b was reaped */
+	int tries;    /* reads again after a source failed */
+};
+struct rec_pass {
+	uint64_t targets, msize, unit;
+	uint64_t front, start_front; /* retired (written) up to front; the pass began there */
+	uint64_t next;		     /* where the next window starts */
+	double last_cp, next_log;    /* the last checkpoint's time; the next progress line */
+	bool said;		     /* why it stopped was said */
+	struct rec_win win[REC_WINDOWS];
+	int head, n; /* the oldest window in flight; how many are */
+	void *bufs[REC_WINDOWS][RAID_MAX_MEMBERS];
+};
+/* Rebuild from p->front to the end or a stop: 0, or why it stopped (p->front: retired). */
+int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p);
+/* One window on its own, read, recomputed and written (redo of dirty rows; `again`: even
+ * where a target's front is past it). */
+int rec_recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t front, uint64_t len,
+		       void **bufs, bool again);
+/* rebuild.c: fdatasync the spares, then record `front` as their durable checkpoint */
+void rec_checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front);
 
 /* scrub.c */
 int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool resync);

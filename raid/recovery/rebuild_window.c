@@ -104,6 +104,7 @@ void rec_io(struct raid_recovery *rec, struct rec_batch *b, enum raid_op op, int
 		m->offset = moff;
 		m->len = l;
 		m->buf = buf;
+		b->nio++;
 		raid_mio_issue(q, &b->r, m);
 		buf = (char *)buf + l;
 		moff += l;

@@ -1,9 +1,9 @@
 # raid/recovery/recovery.mk: recovery (docs/rebuild.md): spares and rebuild, scrub and
 # resync, failures and fault injection, the state file; its tests and benchmark.
 
-LIBRAID_SRCS += raid/recovery/rebuild.c raid/recovery/rebuild_window.c \
+LIBRAID_SRCS += raid/recovery/rebuild.c raid/recovery/rebuild_pipe.c raid/recovery/rebuild_window.c \
 	raid/recovery/rebuild_config.c raid/recovery/scrub.c raid/recovery/state.c \
 	raid/recovery/fault.c raid/recovery/service.c raid/recovery/pace.c
-$(foreach t,state_test sparse_test window_test pace_test,$(eval $(call raid_ctest,recovery,$(t))))
+$(foreach t,state_test sparse_test window_test pace_test pipe_test,$(eval $(call raid_ctest,recovery,$(t))))
 TESTS += tests/e2e/rebuild.sh
 BENCHES += tests/bench/rebuild_bench.sh
