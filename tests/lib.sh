@@ -10,6 +10,8 @@
 #   t_skip REASON          the whole program cannot run here (a missing tool): one line, exit 0
 #   t_need_md              t_skip unless md can be had (host kernel or tools/mdvm)
 #   t_gpu_listed           true when the NVIDIA driver lists a GPU
+# T_ONLY=ERE runs only the cases whose name matches it (the others are not run, nor
+# counted): one case of a long program, e.g. for a mutation check (tools/mutants.sh).
 # Also: ROOT, FIO, ENGINE, T_SCRATCH (a private scratch directory removed at exit), and jget
 # (one value of a JSON file, with jq: the tests read JSON with jq only).
 
@@ -35,9 +37,13 @@ _t_report() { # NAME OK?
 	fi
 }
 
+# _t_selected NAME: false when T_ONLY is set and NAME does not match it
+_t_selected() { [[ -z ${T_ONLY:-} || $1 =~ $T_ONLY ]]; }
+
 t_case() {
 	local name=$1
 	shift
+	_t_selected "$name" || return 0
 	echo "[ RUN      ] $name"
 	"$@" >"$T_OUT" 2>&1
 	_t_report "$name" $?
@@ -46,6 +52,7 @@ t_case() {
 t_case_fail() {
 	local name=$1 msg="" rc why=""
 	shift
+	_t_selected "$name" || return 0
 	if [[ ${1:-} == --msg ]]; then
 		msg=$2
 		shift 2

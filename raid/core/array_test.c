@@ -24,13 +24,14 @@ const char *__asan_default_options(void)
 
 static void test_long_paths(void **state)
 {
-	size_t len = PATH_MAX + 900;
+	/* longer than the PATH_MAX + 1 bytes a member that the old fixed key allowed each */
+	size_t len = 3 * PATH_MAX;
 	char *opt = malloc(2 * len + 64), *p;
 	struct raid_config c;
 	struct raid_array *a, *b;
 	char err[RAID_ERRLEN];
 
-	/* two failed-member paths (never opened) longer than PATH_MAX each */
+	/* two failed-member paths (never opened) three times PATH_MAX each */
 	p = opt + sprintf(opt, "raid_members=");
 	for (int k = 0; k < 2; k++) {
 		*p++ = '/';

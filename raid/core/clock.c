@@ -1,8 +1,10 @@
 /*
- * clock.c - the engine's one clock: CLOCK_MONOTONIC in ns, replaceable by a test's fake
- * clock so that pacing, timed failures and samples can be tested without sleeps.
+ * clock.c - the engine's one clock: CLOCK_MONOTONIC in ns, and the sleep that waits on it,
+ * both replaceable by a test's fake clock so that pacing, timed failures and samples can be
+ * tested without sleeps (a fake sleep moves the fake clock on).
  */
 #include <time.h>
+#include <unistd.h>
 
 #include "core.h"
 
@@ -24,6 +26,24 @@ uint64_t raid_now_ns(void)
 void raid_clock_set(uint64_t (*fn)(void))
 {
 	clock_fn = fn ? fn : mono_ns;
+}
+
+static void real_sleep(double s)
+{
+	usleep((useconds_t)(s * 1e6));
+}
+
+static void (*sleep_fn)(double) = real_sleep;
+
+void raid_clock_sleep(double s)
+{
+	if (s > 0)
+		sleep_fn(s);
+}
+
+void raid_clock_set_sleep(void (*fn)(double s))
+{
+	sleep_fn = fn ? fn : real_sleep;
 }
 
 double raid_array_elapsed(const struct raid_array *a)

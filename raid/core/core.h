@@ -146,6 +146,9 @@ void raid_request_hold(struct raid_queue *q, struct raid_request *r);
 /* clock.c: the engine's clock (a test may replace it: NULL restores CLOCK_MONOTONIC) */
 uint64_t raid_now_ns(void);
 void raid_clock_set(uint64_t (*fn)(void));
+/* a wait of s seconds on that clock (a test's fake sleep moves its fake clock on) */
+void raid_clock_sleep(double s);
+void raid_clock_set_sleep(void (*fn)(double s));
 double raid_array_elapsed(const struct raid_array *a); /* seconds since a->t0 */
 
 /*

@@ -66,11 +66,23 @@ static int script_init(struct raid_queue *q, char *err, size_t errlen)
 	return sync_be_init(q, script_xfer);
 }
 
+static int ring_busy; /* preps refused with -EBUSY while another I/O is in flight */
+
+/* A ring with no room: -EBUSY at prep, as io_uring's full submission queue gives it. */
+static int script_prep(struct raid_queue *q, struct member_io *m)
+{
+	if (ring_busy && q->be_inflight > 1) {
+		ring_busy--;
+		return -EBUSY;
+	}
+	return sync_be_prep(q, m);
+}
+
 static const struct member_backend_ops script_ops = {
     .name = "script",
     .init = script_init,
     .exit = sync_be_exit,
-    .prep = sync_be_prep,
+    .prep = script_prep,
     .submit = sync_be_submit,
     .poll = sync_be_poll,
 };
@@ -93,9 +105,8 @@ static void open_array(const char *level, int n, const char *extra, bool merge)
 	memset(script, 0, sizeof(script));
 	memset(reached, 0, sizeof(reached));
 	nsteps = 0;
-	t_config(&c, level, members, "raid_backend=ram",
-		 "raid_member_size=1m", "raid_chunk=16k", merge ? "raid_merge=1" : "raid_merge=0",
-		 extra, NULL);
+	t_config(&c, level, members, "raid_backend=ram", "raid_member_size=1m", "raid_chunk=16k",
+		 merge ? "raid_merge=1" : "raid_merge=0", extra, NULL);
 	if (raid_array_get(&c, &a, err, sizeof(err)))
 		fail_msg("%s", err);
 	raid_config_free(&c);
@@ -120,6 +131,47 @@ static void test_request_error_is_not_a_failure(void **state)
 	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 0, 4 * KIB), -EINVAL);
 	assert_false(raid_member_failed(a, 0));
 	assert_int_equal(raid_array_events(a), 0);
+	close_array();
+}
+
+/* EBUSY, a resource short for a moment, is no member failure either. */
+static void test_busy_is_not_a_failure(void **state)
+{
+	open_array("raid_level=1", M2, NULL, false);
+	say(1, RAID_OP_WRITE, -EBUSY);
+	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 0, 4 * KIB), -EBUSY);
+	assert_false(raid_member_failed(a, 0) || raid_member_failed(a, 1));
+	assert_int_equal(raid_array_events(a), 0);
+	close_array();
+	/* a full ring at prep: the I/O waits in the backlog and lands, nothing fails */
+	open_array("raid_level=1", M2, NULL, false);
+	ring_busy = 1;
+	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 0, 8 * KIB), 0);
+	assert_int_equal(ring_busy, 0); /* it was refused once */
+	assert_false(raid_member_failed(a, 0) || raid_member_failed(a, 1));
+	assert_memory_equal(a->m[0].ram, wbuf, 8 * KIB);
+	assert_memory_equal(a->m[1].ram, wbuf, 8 * KIB);
+	close_array();
+}
+
+/* What a failure says: RAID0 and an array beyond tolerance never "continue without it". */
+static void test_failure_messages(void **state)
+{
+	open_array("raid_level=0", M2, NULL, false);
+	t_log[0] = 0;
+	assert_int_equal(raid_array_fail_member(a, 1), 0);
+	assert_non_null(strstr(t_log, "raid_level=0 has no redundancy, I/O that touches it fails"));
+	assert_null(strstr(t_log, "continues without it"));
+	close_array();
+	open_array("raid_level=1", M2, NULL, false);
+	t_log[0] = 0;
+	assert_int_equal(raid_array_fail_member(a, 0), 0);
+	assert_non_null(strstr(t_log, "member 0 (/f"));
+	assert_non_null(strstr(t_log, "the array continues without it"));
+	t_log[0] = 0;
+	assert_int_equal(raid_array_fail_member(a, 1), 0);
+	assert_non_null(strstr(t_log, "has lost more than raid_level=1 tolerates"));
+	assert_null(strstr(t_log, "continues without it"));
 	close_array();
 }
 
@@ -243,6 +295,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_request_error_is_not_a_failure),
+	    cmocka_unit_test(test_busy_is_not_a_failure),
+	    cmocka_unit_test(test_failure_messages),
 	    cmocka_unit_test(test_media_error_fails_member_and_retries),
 	    cmocka_unit_test(test_short_and_again),
 	    cmocka_unit_test(test_raid0_keeps_members),

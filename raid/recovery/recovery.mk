@@ -4,6 +4,11 @@
 LIBRAID_SRCS += raid/recovery/rebuild.c raid/recovery/rebuild_pipe.c raid/recovery/rebuild_window.c \
 	raid/recovery/rebuild_config.c raid/recovery/scrub.c raid/recovery/state.c \
 	raid/recovery/fault.c raid/recovery/service.c raid/recovery/pace.c
-$(foreach t,state_test sparse_test window_test pace_test pipe_test,$(eval $(call raid_ctest,recovery,$(t))))
+$(foreach t,state_test sparse_test window_test pace_test pipe_test service_test,\
+	$(eval $(call raid_ctest,recovery,$(t))))
+# the simulated device of simdev.h; service_test also fails chosen system calls
+SIM_WRAP := -Wl,--wrap=member_backend
+LDLIBS_pace_test += $(SIM_WRAP)
+LDLIBS_service_test += $(SIM_WRAP) $(foreach f,posix_memalign fdatasync fsync rename,-Wl,--wrap=$(f))
 TESTS += tests/e2e/rebuild.sh
 BENCHES += tests/bench/rebuild_bench.sh

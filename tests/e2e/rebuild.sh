@@ -305,24 +305,29 @@ later_job() {
 }
 t_case "a later job joins the array after an earlier job's failure was saved" later_job
 
-# SIGINT while fio waits for a rebuild at the job's end: the rebuild stops at a window,
-# its checkpoint is saved, fio exits (non-zero); the next run resumes and completes it.
-sigint() {
-	local p=si- pid off i
-	slow_rebuild $p 2 1 || return 1
+# A signal while a rebuild runs: SIGINT while fio waits for the rebuild at the job's end,
+# SIGTERM while the job's own I/O still runs. The rebuild stops at a window, its checkpoint
+# is saved, fio exits (non-zero); the next run resumes and completes it.
+signal_stops() { # SIG RUNTIME
+	local p=si$1- pid i
+	slow_rebuild $p 2 "$2" || return 1
 	pid=$BG_PID
 	for ((i = 0; i < 100; i++)); do
 		sleep 0.1
-		grep -q "waiting for the rebuild" "$S/slow.log" 2>/dev/null && break
+		if (($2 > 5)); then # still running: past one checkpoint
+			grep -q '"recovery_offset": [1-9]' "$S/$p.state" 2>/dev/null && break
+		else
+			grep -q "waiting for the rebuild" "$S/slow.log" 2>/dev/null && break
+		fi
 	done
-	sleep 1.2 # past one checkpoint
-	kill -INT $pid
+	(($2 > 5)) || sleep 1.2 # past one checkpoint
+	kill -"$1" $pid
 	for ((i = 0; i < 80; i++)); do # a hang guard, far above the window's time
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.1
 	done
 	if kill -0 $pid 2>/dev/null; then
-		echo "fio still runs 8 s after SIGINT"
+		echo "fio still runs 8 s after SIG$1"
 		kill -9 $pid
 		return 1
 	fi
@@ -331,7 +336,9 @@ sigint() {
 	grep -q "interrupted at" "$S/slow.log" || return 1
 	resumes_from_checkpoint "$p" interrupted
 }
-t_case "SIGINT during the wait for a rebuild: checkpoint saved, exit, resumed" sigint
+t_case "SIGINT during the wait for a rebuild: checkpoint saved, exit, resumed" signal_stops INT 1
+t_case "SIGTERM during a rebuild under the job's I/O: checkpoint saved, exit, resumed" \
+	signal_stops TERM 30
 
 # A writer killed mid-run leaves the state file dirty: the next start of RAID5 resyncs
 # (stale parity, here P blocks corrupted on purpose, is rewritten); a degraded start is

@@ -32,4 +32,15 @@ t_case "--msg: another message fails" is FAILED --msg "unknown option 'x'" \
 	bash -c 'echo "cannot open" >&2; exit 2'
 t_case "--msg: a crash with the message fails" is FAILED --msg "bad" \
 	bash -c 'echo bad; kill -SEGV $$'
+# T_ONLY: only the matching cases run, the others are neither run nor counted
+only() {
+	local prog=$T_SCRATCH/only.sh
+	printf 'source %q\nt_case "alpha one" true\nt_case "beta" false\nt_case_fail "gamma" true\nt_done\n' \
+		"$ROOT/tests/lib.sh" >"$prog"
+	T_ONLY='^alpha' bash "$prog" >"$T_SCRATCH/only.log" || return 1
+	grep -q '^\[       OK \] alpha one$' "$T_SCRATCH/only.log" &&
+		grep -q '^\[  PASSED  \] 1 test(s)\.$' "$T_SCRATCH/only.log" &&
+		! grep -q 'beta\|gamma' "$T_SCRATCH/only.log"
+}
+t_case "T_ONLY runs only the matching cases" only
 t_done

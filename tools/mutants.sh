@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# tools/mutants.sh - shows that each test of docs/rebuild.md's defect table can fail: every
+# mutant undoes one fix (one exact replacement in one file), the tree is rebuilt, the
+# defect's test runs and must FAIL; then the file is restored. One line per mutant:
+#   killed    the test failed, as it must
+#   SURVIVED  a test passed with the defect back in: it cannot see the defect (each test
+#             named for a mutant must fail on its own)
+#   stale     the text to replace is no longer there (the code moved on): update the mutant
+# Usage, in a built tree whose mutated files have no local edits (they are restored from a
+# copy, also on ^C): tools/mutants.sh [ERE]   (only the mutants whose name matches ERE).
+# Not part of `make test`: each mutant rebuilds the library and its test (a minute or more).
+# Exit status: 0 when every mutant that applied was killed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+only=${1:-}
+log=build/mutants
+mkdir -p "$log"
+survived=0
+saved=
+
+restore() { [[ -n $saved ]] && cp "$log/orig" "$saved" && saved=; }
+trap 'restore; exit 130' INT TERM
+
+# mutant NAME FILE OLD NEW TEST...: TEST is a build/tests/ program or "e2e:CASE-ERE"
+mutant() {
+	local name=$1 file=$2 old=$3 new=$4 out=$log/$1.log
+	shift 4
+	[[ -z $only || $name =~ $only ]] || return 0
+	cp "$file" "$log/orig"
+	saved=$file
+	if ! OLD=$old NEW=$new python3 - "$file" <<'EOF'; then
+import os, sys
+p = sys.argv[1]
+s = open(p).read()
+if s.count(os.environ["OLD"]) != 1:
+    sys.exit(1)
+open(p, "w").write(s.replace(os.environ["OLD"], os.environ["NEW"]))
+EOF
+		restore
+		printf '%-26s stale (%s changed)\n' "$name" "$file"
+		return 0
+	fi
+	local targets=() t passed=()
+	for t in "$@"; do [[ $t == e2e:* ]] || targets+=("$t"); done
+	if ! make -s all "${targets[@]}" >"$out" 2>&1; then
+		restore
+		printf '%-26s does not build (log %s)\n' "$name" "$out"
+		survived=$((survived + 1))
+		return 0
+	fi
+	for t in "$@"; do # each test named must see the defect on its own
+		case $t in
+		e2e:*) T_ONLY=${t#e2e:} bash tests/e2e/rebuild.sh ;;
+		*) timeout 120 "$t" ;;
+		esac >>"$out" 2>&1 && passed+=("$t")
+	done
+	restore
+	if ((${#passed[@]})); then
+		printf '%-26s SURVIVED in %s (log %s)\n' "$name" "${passed[*]}" "$out"
+		survived=$((survived + 1))
+	else
+		printf '%-26s killed by %s\n' "$name" "$*"
+	fi
+}
+
+T=build/tests
+E='e2e:raid5 dirty start'
+# --- the state file is trusted blindly ---
+mutant done-type raid/recovery/state.c \
+	'json_type_boolean, true, &jd) <= 0' 'json_type_boolean, true, &jd) < -1000' $T/state_test
+mutant offset-range raid/recovery/state.c \
+	'"recovery_offset", 0, (int64_t)limit,' '"recovery_offset", INT64_MIN, INT64_MAX,' \
+	$T/state_test
+mutant failed-entry-type raid/recovery/state.c \
+	'm = json_object_is_type(e, json_type_int) ? json_object_get_int64(e) : -1;' \
+	'm = json_object_get_int64(e);' $T/state_test
+mutant member-identity raid/recovery/state.c \
+	'if (strcmp(r->state_id[i], now)) {' 'if (0) {' $T/state_test
+mutant geometry raid/recovery/state.c \
+	$'\tif (!r->state_geom)\n\t\treturn 0;\n\tif (r->state_level' \
+	$'\treturn 0;\n\tif (r->state_level' $T/state_test
+mutant spare-restart-from-0 raid/recovery/state.c \
+	$'\t\t\tr->resume_off[i] = 0;\n' $'\t\t\t(void)0;\n' $T/state_test
+# --- the dirty mark ---
+mutant dirty-mark raid/recovery/service.c \
+	$'\trec->st.unclean = true;\n\tret = raid_rec_state_save(a);' \
+	$'\tret = raid_rec_state_save(a);' $T/state_test "$E"
+mutant dirty-degraded-refused raid/recovery/service.c \
+	'if (!c->start_dirty_degraded) {' 'if (0) {' $T/state_test "$E"
+mutant dirty-resync raid/recovery/service.c \
+	'a->rec->st.resync_dirty = true;' '(void)0;' $T/state_test "$E"
+# --- request errors are not member failures ---
+mutant dio-refused raid/core/queue.c \
+	$'\tif ((r->offset | r->length | (uintptr_t)r->buf) & (q->dio_align - 1))\n\t\treturn misaligned(q, r);\n' \
+	'' $T/array_test
+mutant dio-block-size raid/core/queue.c \
+	'q->dio_align = raid_dio_align(ret);' '(void)0;' $T/array_test
+mutant einval-is-request raid/core/failure.c \
+	$'\tcase -EINVAL:' $'\tcase -EINVAL - 1000:' $T/failure_test
+mutant ebusy-is-request raid/core/failure.c \
+	$'\tcase -EBUSY:' $'\tcase -EBUSY - 1000:' $T/failure_test
+mutant full-ring-backlog raid/core/queue.c \
+	'if (ret == -EBUSY && q->be_inflight > 1) {' 'if (0) {' $T/failure_test
+# --- signals ---
+mutant sigint-stops raid/recovery/service.c \
+	'atomic_load(&rec->stop) || atomic_load(&interrupted)' 'atomic_load(&rec->stop)' \
+	'e2e:SIGINT during the wait' 'e2e:SIGTERM during'
+mutant scrub-stops-on-signal raid/recovery/scrub.c \
+	'!(ret = lost_member(rec, 0)) && !rec_stopping(rec);' '!(ret = lost_member(rec, 0));' \
+	$T/service_test
+# --- the registry key's length ---
+mutant key-length raid/core/array.c \
+	'len += strlen(paths[i]) + 1;' 'len += PATH_MAX + 1;' $T/array_test
+# --- raid_fail inside the passes ---
+mutant fail-inside-passes raid/recovery/rebuild_window.c \
+	$'\traid_rec_fail_timers(rec->a, now);\n' '' $T/service_test \
+	'e2e:raid6 second member fails' 'e2e:raid10 second member fails'
+# --- a later job ---
+mutant later-job raid/core/array.c \
+	'(a->cfg.failed & ~a->cfg.rec.state_failed) == (c->failed & ~c->rec.state_failed)' \
+	'a->cfg.failed == c->failed' 'e2e:a later job joins'
+# --- the exit status ---
+mutant exit-stats raid/core/array.c 'ret = ret ? ret : r;' '(void)r;' 'e2e:errors outside'
+mutant exit-state raid/recovery/state.c \
+	$'\t\trec->st.err = ret;\n\t\traid_rec_error(rec, ret);' $'\t\trec->st.err = ret;' \
+	'e2e:errors outside'
+mutant exit-scrub-repair raid/recovery/rebuild.c \
+	'raid_rec_error(rec, raid_rec_scrub(rec, a->cfg.rec.scrub, false));' \
+	'raid_rec_scrub(rec, a->cfg.rec.scrub, false);' 'e2e:errors outside'
+mutant scrub-out-of-memory raid/recovery/scrub.c \
+	$'\tif (ret) {\n\t\t/* what was counted so far' $'\tif (ret && 0) {\n\t\t/* what was counted so far' \
+	$T/service_test
+mutant spare-fdatasync raid/recovery/rebuild.c \
+	'if (targets >> t & 1 && rec->q->fds[dev] >= 0 && fdatasync(rec->q->fds[dev])) {' \
+	'if (0) {' $T/service_test
+mutant state-file-fsync raid/recovery/state.c \
+	'write(fd, "\n", 1) != 1 || fsync(fd) ||' 'write(fd, "\n", 1) != 1 ||' $T/service_test
+mutant state-dir-fsync raid/recovery/state.c 'ret = sync_dir(path);' 'ret = 0;' $T/service_test
+# --- the messages ---
+mutant msg-alias raid/core/array.c \
+	'if (!(c->failed >> j & 1) && raid_same_file(c->members[j], c->members[i])) {' 'if (0) {' \
+	$T/array_test
+mutant msg-raid0 raid/core/failure.c \
+	$'\t\tif (!a->ops->max_failed)\n\t\t\traid_log' $'\t\tif (0)\n\t\t\traid_log' $T/failure_test
+mutant msg-state-blamed raid/core/config.c \
+	'return blame_state(c, -EINVAL, err, errlen);' 'return -EINVAL;' $T/state_test
+# --- pacing (the fake-clock rebuild) ---
+mutant pace-min-max raid/recovery/pace.c \
+	'return now - p->last_t < BUSY_S ? p->min : p->max;' 'return p->max;' $T/pace_test
+mutant checkpoint-each-second raid/recovery/rebuild.c \
+	'#define CHECKPOINT_S 1.0' '#define CHECKPOINT_S 0.5' $T/pace_test
+
+make -s all >/dev/null 2>&1 # the tree as it is again
+echo "$survived survived"
+((survived == 0))
