@@ -21,7 +21,8 @@ saved=
 restore() { [[ -n $saved ]] && cp "$log/orig" "$saved" && saved=; }
 trap 'restore; exit 130' INT TERM
 
-# mutant NAME FILE OLD NEW TEST...: TEST is a build/tests/ program or "e2e:CASE-ERE"
+# mutant NAME FILE OLD NEW TEST...: TEST is a build/tests/ program, "e2e:CASE-ERE" (cases
+# of tests/e2e/rebuild.sh) or "hostile:CASE-ERE" (of tests/e2e/hostile.sh)
 mutant() {
 	local name=$1 file=$2 old=$3 new=$4 out=$log/$1.log
 	shift 4
@@ -41,7 +42,7 @@ EOF
 		return 0
 	fi
 	local targets=() t passed=()
-	for t in "$@"; do [[ $t == e2e:* ]] || targets+=("$t"); done
+	for t in "$@"; do [[ $t == *:* ]] || targets+=("$t"); done
 	if ! make -s all "${targets[@]}" >"$out" 2>&1; then
 		restore
 		printf '%-26s does not build (log %s)\n' "$name" "$out"
@@ -51,6 +52,7 @@ EOF
 	for t in "$@"; do # each test named must see the defect on its own
 		case $t in
 		e2e:*) T_ONLY=${t#e2e:} bash tests/e2e/rebuild.sh ;;
+		hostile:*) T_ONLY=${t#hostile:} bash tests/e2e/hostile.sh ;;
 		*) timeout 120 "$t" ;;
 		esac >>"$out" 2>&1 && passed+=("$t")
 	done
@@ -144,6 +146,35 @@ mutant msg-raid0 raid/core/failure.c \
 	$'\t\tif (!a->ops->max_failed)\n\t\t\traid_log' $'\t\tif (0)\n\t\t\traid_log' $T/failure_test
 mutant msg-state-blamed raid/core/config.c \
 	'return blame_state(c, -EINVAL, err, errlen);' 'return -EINVAL;' $T/state_test
+# --- found by the campaign (tests/e2e/hostile.sh) ---
+mutant state-one-value raid/recovery/state.c \
+	'strspn(buf + end, " \t\r\n") != len - end' '0' $T/state_test 'hostile:a second value'
+mutant int64-clamped raid/recovery/state.c \
+	'(*v == INT64_MAX && json_object_get_uint64(x) != (uint64_t)INT64_MAX) || *v < lo' \
+	'*v < lo' $T/state_test 'hostile:offset beyond 64 bits'
+mutant state-null-field raid/recovery/state.c \
+	'return *out && json_object_is_type(*out, t) ? 1 : -EINVAL;' \
+	'return !*out ? 0 : json_object_is_type(*out, t) ? 1 : -EINVAL;' $T/state_test \
+	'hostile:clean null'
+mutant state-not-a-file raid/recovery/state.c 'O_RDONLY | O_NONBLOCK | O_CLOEXEC' \
+	'O_RDONLY | O_CLOEXEC' 'hostile:is a FIFO'
+mutant state-is-member raid/recovery/state.c \
+	'if (!strcmp(path, c->members[i]) || raid_same_file(path, c->members[i])) {' 'if (0) {' \
+	$T/state_test 'hostile:state file is a member$'
+mutant spare-serves-one raid/recovery/state.c \
+	'if (spare_of[i] && !strcmp(spare_of[i], sp)) {' 'if (0) {' $T/state_test \
+	'hostile:onto one spare'
+mutant files-apart raid/core/array.c 'ret = files_apart(a, err, errlen);' 'ret = 0;' \
+	$T/array_test 'hostile:stats file is'
+mutant shared-state raid/core/array.c '} else if ((ret = state_taken(c, err, errlen))) {' \
+	'} else if (0) {' $T/state_test 'hostile:share a state file'
+mutant repair-marks-dirty raid/recovery/service.c \
+	'(a->cfg.writes || c->resync || c->scrub == RAID_SCRUB_REPAIR)' 'a->cfg.writes' \
+	$T/service_test
+mutant repair-stopped-dirty raid/recovery/service.c \
+	'rec->init_ret == 0 && !rec->st.repair_stopped' 'rec->init_ret == 0' $T/service_test
+mutant fail-time-finite raid/recovery/rebuild_config.c '!(s >= 0) || !isfinite(s) ||' \
+	'!(s >= 0) ||' "hostile:raid_fail='1@inf'"
 # --- pacing (the fake-clock rebuild) ---
 mutant pace-min-max raid/recovery/pace.c \
 	'return now - p->last_t < BUSY_S ? p->min : p->max;' 'return p->max;' $T/pace_test

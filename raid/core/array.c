@@ -211,6 +211,26 @@ static bool same_geometry(const struct raid_array *a, const struct raid_config *
 	       a->cfg.backend == c->backend && a->cfg.member_size == c->member_size;
 }
 
+/* The stats and state files are written over by name: neither may be a member or spare. */
+static int files_apart(const struct raid_array *a, char *err, size_t errlen)
+{
+	const char *files[2] = {a->cfg.stats_path, a->cfg.rec.state_path};
+	static const char *const opts[2] = {"raid_stats", "raid_state"};
+	int n = a->geom.n;
+
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; files[k] && i < a->ndev; i++)
+			if (!strcmp(files[k], a->m[i].path) ||
+			    raid_same_file(files[k], a->m[i].path)) {
+				snprintf(err, errlen,
+					 "raid: %s: %s is %s %d (%s): it would be written over",
+					 opts[k], files[k], i < n ? "member" : "spare",
+					 i < n ? i : i - n, a->m[i].path);
+				return -EINVAL;
+			}
+	return 0;
+}
+
 static int lock_members(struct raid_array *a, int mode, char *err, size_t errlen)
 {
 	if (!a->be->uses_files || a->lock_mode == mode || a->lock_mode == LOCK_EX)
@@ -311,6 +331,8 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 	ret = probe(c, false, &a->geom, &a->size, err, errlen);
 	if (!ret)
 		ret = raid_recovery_service.probe(a, err, errlen);
+	if (!ret)
+		ret = files_apart(a, err, errlen);
 	if (ret)
 		goto err;
 	ret = lock_members(a, c->writes ? LOCK_EX : LOCK_SH, err, errlen);
@@ -350,6 +372,28 @@ err:
 	return ret;
 }
 
+/*
+ * One state file describes one array: a second array of this process naming it would
+ * overwrite the first's record (its failures, spares and dirty mark). Registry held.
+ */
+static int state_taken(const struct raid_config *c, char *err, size_t errlen)
+{
+	const char *p = c->rec.state_path;
+
+	for (struct raid_array *b = registry; p && b; b = b->next) {
+		const char *q = b->cfg.rec.state_path;
+
+		if (q && (!strcmp(p, q) || raid_same_file(p, q))) {
+			snprintf(err, errlen,
+				 "raid: raid_state: %s is the state file of another array in this "
+				 "fio (raid_members %s...): every array needs a file of its own",
+				 p, b->cfg.members[0]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int raid_array_get(const struct raid_config *c, struct raid_array **out, char *err, size_t errlen)
 {
 	struct raid_array *a;
@@ -379,6 +423,8 @@ int raid_array_get(const struct raid_config *c, struct raid_array **out, char *e
 			a->refs++;
 			*out = a;
 		}
+	} else if ((ret = state_taken(c, err, errlen))) {
+		free(key);
 	} else {
 		ret = array_create(c, key, &a, err, errlen);
 		if (ret) {

@@ -1,7 +1,8 @@
 /*
  * array_test.c - the array's checks of what it is given (array.c, queue.c): member paths
  * longer than PATH_MAX (the registry key is sized from them; this test is built with
- * AddressSanitizer), one file named twice or under two names, and O_DIRECT requests the
+ * AddressSanitizer), one file named twice or under two names, a stats file that is a
+ * member or a spare (it would be written over), and O_DIRECT requests the
  * members could never take, refused up front with EINVAL and never counted as a member
  * failure.
  */
@@ -54,7 +55,8 @@ static void test_long_paths(void **state)
 static void test_aliases(void **state)
 {
 	struct raid_config c;
-	char m[512], err[RAID_ERRLEN];
+	struct raid_array *a;
+	char m[512], stats[512], err[RAID_ERRLEN];
 	uint64_t v;
 
 	snprintf(m, sizeof(m), "raid_members=%s/a:%s/./a", dir, dir);
@@ -70,6 +72,22 @@ static void test_aliases(void **state)
 	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "is named twice"));
 	raid_config_free(&c);
+	/* the stats file written at the end over a member (created by this open), a spare */
+	snprintf(m, sizeof(m), "raid_members=%s/a:%s/fresh", dir, dir);
+	snprintf(stats, sizeof(stats), "raid_stats=%s/fresh", dir);
+	t_config(&c, "raid_level=1", m, "raid_member_size=64k", stats, NULL);
+	assert_int_equal(raid_array_get(&c, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "raid: raid_stats: "));
+	assert_non_null(strstr(err, "/fresh is member 1 ("));
+	raid_config_free(&c);
+	snprintf(m, sizeof(m), "raid_members=%s/a:%s/fresh", dir, dir);
+	snprintf(stats, sizeof(stats), "raid_spares=%s/sp", dir);
+	t_config(&c, "raid_level=1", m, "raid_member_size=64k", stats, NULL);
+	snprintf(stats, sizeof(stats), "%s/./sp", dir);
+	assert_int_equal(raid_config_set(&c, "raid_stats", stats, err, sizeof(err)), 0);
+	assert_int_equal(raid_array_get(&c, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/./sp is spare 0 ("));
+	raid_config_free(&c);
 }
 
 static void test_misaligned_direct(void **state)
@@ -79,7 +97,7 @@ static void test_misaligned_direct(void **state)
 	struct raid_queue *q;
 	char m[512], err[RAID_ERRLEN], stats[512];
 	json_object *o, *f;
-	void *buf;
+	void *buf = NULL;
 	int fd;
 
 	snprintf(stats, sizeof(stats), "%s/probe", dir);

@@ -21,6 +21,7 @@ struct rec_state {
 	int err;	   /* the last write's error, so that it is said once */
 	bool unclean;	   /* writes may be running: the file says "clean": false */
 	bool resync_dirty; /* the last run did not end cleanly: resync before I/O */
+	bool repair_stopped; /* a repair or resync stopped half-way: the file stays dirty */
 	char (*ids)[160];  /* the identity of each of a->m[] (identity.h), "" if none */
 };
 

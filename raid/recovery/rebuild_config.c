@@ -5,6 +5,7 @@
  * when the option is set. Every message names the option.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,8 @@ int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t 
 			goto bad;
 		p = end + 1;
 		s = strtod(p, &end);
-		if (end == p || (*end && *end != ',') || !(s >= 0) || r->nfail == RAID_MAX_MEMBERS)
+		if (end == p || (*end && *end != ',') || !(s >= 0) || !isfinite(s) ||
+		    r->nfail == RAID_MAX_MEMBERS)
 			goto bad;
 		r->fail[r->nfail++] = (struct raid_fail_at){.member = (int)idx, .at_s = s};
 		p = *end ? end + 1 : end;

@@ -201,6 +201,8 @@ int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool re
 		ret = -EINTR;
 	if (ret) {
 		/* what was counted so far is no answer: no stats, and the run fails */
+		if (mode == RAID_SCRUB_REPAIR)
+			rec->st.repair_stopped = true; /* a row may be half rewritten */
 		raid_log("raid: %s: stopped after %" PRIu64 " stripes: %s", what, units,
 			 ret == -ENOTSUP  ? "this level has no redundancy to check"
 			 : ret == -ENOMEM ? "out of memory"

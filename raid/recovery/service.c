@@ -178,7 +178,8 @@ static int open_array(struct raid_array *a, char *err, size_t errlen)
 	ret = raid_rec_state_check(a, err, errlen);
 	if (!ret)
 		ret = dirty_start(a, err, errlen);
-	if (!ret && a->cfg.writes)
+	/* a resync or a repair rewrites redundancy: killed half-way, it leaves rows torn too */
+	if (!ret && (a->cfg.writes || c->resync || c->scrub == RAID_SCRUB_REPAIR))
 		ret = writer(a, err, errlen);
 	if (ret)
 		return ret;
@@ -248,7 +249,7 @@ static int stop_array(struct raid_array *a)
 		raid_log("raid: cannot flush the members at the end: %s%s", strerror(-ret),
 			 a->cfg.rec.state_path ? "; the state file stays dirty" : "");
 		raid_rec_error(rec, ret);
-	} else if (rec->init_ret == 0) {
+	} else if (rec->init_ret == 0 && !rec->st.repair_stopped) {
 		rec->st.unclean = false;
 	}
 	raid_rec_state_save(a);

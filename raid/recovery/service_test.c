@@ -2,7 +2,8 @@
  * service_test.c - what the recovery service owes the exit status and the disk, through its
  * API (raid_array_get/put, the state file, the stats): raid_fail fires inside a scrub and
  * inside the initial resync, not after them, and raid_interrupt (SIGINT, SIGTERM) stops
- * both (a simulated device and fake clock, simdev.h);
+ * both (a simulated device and fake clock, simdev.h); a resync or repair keeps the state
+ * dirty while it runs, and a repair that stopped leaves it dirty;
  * a scrub out of memory fails the run and writes no count; the state file's rename is
  * followed by an fsync of its directory, whose failure refuses the writer; a spare whose
  * fdatasync fails is not declared in sync. The system calls are the linker's wraps
@@ -239,6 +240,54 @@ static void test_interrupt(void **state)
 	}
 }
 
+/* ---- the dirty mark of the recovery's own writes ---- */
+
+static const char *mark_path;
+static atomic_int mark_seen; /* "clean" of the state file seen inside the pass, -1 none */
+
+static void look_at_mark(void)
+{
+	json_object *x = json_at(mark_path, "clean");
+
+	mark_seen = x ? json_object_get_boolean(x) : -1;
+	json_object_put(x);
+}
+
+/*
+ * A resync or a repair rewrites redundancy: killed half-way it leaves rows torn like a
+ * write run would, so the state file says dirty while it runs (seen 4 ms into the pass), and
+ * a repair that stopped half-way leaves it dirty, so that the next start resyncs.
+ */
+static void test_repair_marks_dirty(void **state)
+{
+	struct raid_config c;
+	struct raid_array *a;
+	char err[RAID_ERRLEN], opt[600];
+
+	mark_path = in_dir(0, "mark.state");
+	snprintf(opt, sizeof(opt), "raid_state=%s", mark_path);
+	for (int k = 0; k < 2; k++) {
+		unlink(mark_path);
+		sim_start(10);
+		sim_at_s = 10.004;
+		sim_at = look_at_mark;
+		mark_seen = -1;
+		t_config(&c, "raid_level=5", "raid_members=/dm-a:/dm-b:/dm-c", "raid_backend=ram",
+			 "raid_member_size=8m", opt, k ? "raid_scrub=repair" : "raid_init=resync",
+			 k ? "raid_fail=1@0.006" : "raid_rebuild=0", NULL);
+		if (get(&c, false, &a, err, sizeof(err))) /* a job that only reads */
+			fail_msg("%s", err);
+		/* the repair runs after the open: a hang guard until it has looked */
+		for (int guard = 0; atomic_load(&mark_seen) < 0 && guard < 10000; guard++)
+			usleep(1000);
+		assert_int_equal(atomic_load(&mark_seen), 0);
+		assert_int_equal(raid_array_put(a), k ? -ENODEV : 0);
+		sim_stop();
+		look_at_mark();
+		assert_int_equal(mark_seen, !k); /* resync done: clean; repair stopped: dirty */
+	}
+}
+
 /* ---- errors outside the job's I/O ---- */
 
 /* A scrub whose parity check cannot get memory: the run fails, no count is written. */
@@ -342,9 +391,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fail_during_scrub), cmocka_unit_test(test_fail_during_resync),
-	    cmocka_unit_test(test_interrupt),	      cmocka_unit_test(test_scrub_out_of_memory),
-	    cmocka_unit_test(test_state_dir_fsync),   cmocka_unit_test(test_spare_fdatasync),
+	    cmocka_unit_test(test_fail_during_scrub),	cmocka_unit_test(test_fail_during_resync),
+	    cmocka_unit_test(test_interrupt),		cmocka_unit_test(test_repair_marks_dirty),
+	    cmocka_unit_test(test_scrub_out_of_memory), cmocka_unit_test(test_state_dir_fsync),
+	    cmocka_unit_test(test_spare_fdatasync),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

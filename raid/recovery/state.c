@@ -26,12 +26,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/identity.h"
 #include "rebuild.h"
 
 #define STATE_VERSION 2
+#define STATE_MAX (1 << 20) /* bytes: a state file is about one line per member */
 
 static int bad(const char *path, const char *why, char *err, size_t errlen)
 {
@@ -62,13 +64,13 @@ static void drop_spare(struct raid_recovery_config *r, const char *path)
 		}
 }
 
-/* A member of `o` of type t; absent is fine unless `need`; a wrong type never is. */
+/* A member of `o` of type t; absent is fine unless `need`; a wrong type (null too) never is. */
 static int field(json_object *o, const char *key, json_type t, bool need, json_object **out)
 {
 	*out = NULL;
-	if (!json_object_object_get_ex(o, key, out) || !*out)
+	if (!json_object_object_get_ex(o, key, out))
 		return need ? -ENOENT : 0;
-	return json_object_is_type(*out, t) ? 1 : -EINVAL;
+	return *out && json_object_is_type(*out, t) ? 1 : -EINVAL;
 }
 
 /* An integer field in [lo, hi]: 1 found, 0 absent (allowed), negative with `why` set. */
@@ -84,9 +86,10 @@ static int int_field(json_object *o, const char *key, int64_t lo, int64_t hi, bo
 		snprintf(why, wlen, "\"%s\" is not an integer", key);
 	if (ret <= 0)
 		return ret;
-	errno = 0;
 	*v = json_object_get_int64(x);
-	if (errno || *v < lo || *v > hi) {
+	/* json-c clamps what does not fit an int64: a clamped value is out of range too */
+	if ((*v == INT64_MAX && json_object_get_uint64(x) != (uint64_t)INT64_MAX) || *v < lo ||
+	    *v > hi) {
 		snprintf(why, wlen, "\"%s\" is %s, outside %" PRId64 "..%" PRId64, key,
 			 json_object_get_string(x), lo, hi);
 		return -ERANGE;
@@ -162,9 +165,12 @@ static int load_devices(struct raid_config *c, json_object *o, char *why, size_t
 	return 0;
 }
 
-/* One "replaced" entry: a spare that took member m's place (done) or is being rebuilt. */
-static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen, char *why,
-			 size_t wlen)
+/*
+ * One "replaced" entry: a spare that took member m's place (done) or is being rebuilt.
+ * spare_of[m]: the spare each member already read has (one spare serves one member).
+ */
+static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
+			 const char **spare_of, char *why, size_t wlen)
 {
 	struct raid_recovery_config *r = &c->rec;
 	uint64_t limit = r->state_geom ? r->state_member_size : INT64_MAX;
@@ -199,12 +205,20 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen, 
 		snprintf(why, wlen, "\"spare_id\" of member %d is not an identity", (int)m);
 		return -EINVAL;
 	}
-	for (int i = 0; i < c->nmembers; i++)
+	for (int i = 0; i < c->nmembers; i++) {
 		if (i != m && !strcmp(c->members[i], sp)) {
 			snprintf(why, wlen, "the spare of member %d, %s, is member %d", (int)m, sp,
 				 i);
 			return -EINVAL;
 		}
+		if (spare_of[i] && !strcmp(spare_of[i], sp)) {
+			snprintf(why, wlen,
+				 "the spare of member %d, %s, is also the spare of member %d",
+				 (int)m, sp, i);
+			return -EINVAL;
+		}
+	}
+	spare_of[m] = sp;
 	if (json_object_get_boolean(jd)) {
 		/* the spare is the member now, wherever raid_members points */
 		if (!r->orig_members[m])
@@ -235,6 +249,7 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen, 
 static int load(struct raid_config *c, json_object *o, char *why, size_t wlen)
 {
 	struct raid_recovery_config *r = &c->rec;
+	const char *spare_of[RAID_MAX_MEMBERS] = {0};
 	json_object *arr, *x;
 	uint64_t seen = 0;
 	int64_t v;
@@ -267,7 +282,8 @@ static int load(struct raid_config *c, json_object *o, char *why, size_t wlen)
 		return ret;
 	}
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
-		if ((ret = load_replaced(c, json_object_array_get_idx(arr, i), &seen, why, wlen)))
+		if ((ret = load_replaced(c, json_object_array_get_idx(arr, i), &seen, spare_of, why,
+					 wlen)))
 			return ret;
 	/* after the replacements: a spare that became the member may have failed since */
 	ret = field(o, "failed", json_type_array, false, &arr);
@@ -292,6 +308,63 @@ static int load(struct raid_config *c, json_object *o, char *why, size_t wlen)
 	return 0;
 }
 
+/*
+ * The file's one JSON value, or NULL with `why` set: it must be a regular file, readable,
+ * of at most STATE_MAX bytes, and hold exactly one JSON value (a truncated file, or one
+ * with more after its value, is no state file).
+ */
+static json_object *parse(const char *path, char *why, size_t wlen)
+{
+	char *buf = NULL;
+	json_tokener *tok = NULL;
+	json_object *o = NULL;
+	struct stat st;
+	size_t len = 0, end;
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block */
+
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(why, wlen, "cannot read it: %s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, wlen, "cannot read it: %s",
+			 S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+		goto out;
+	}
+	if (!(buf = malloc(STATE_MAX + 1)) || !(tok = json_tokener_new())) {
+		snprintf(why, wlen, "out of memory");
+		goto out;
+	}
+	while (len <= STATE_MAX && (n = read(fd, buf + len, STATE_MAX + 1 - len)) > 0)
+		len += (size_t)n;
+	if (n < 0) {
+		snprintf(why, wlen, "cannot read it: %s", strerror(errno));
+		goto out;
+	}
+	if (len > STATE_MAX) {
+		snprintf(why, wlen, "not a JSON state file (larger than %d bytes)", STATE_MAX);
+		goto out;
+	}
+	buf[len] = 0;
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	end = json_tokener_get_parse_end(tok);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+	    strspn(buf + end, " \t\r\n") != len - end) {
+		snprintf(why, wlen, "not a JSON state file (%s)",
+			 o ? "more follows its value" : "truncated or malformed");
+		json_object_put(o);
+		o = NULL;
+	}
+out:
+	if (tok)
+		json_tokener_free(tok);
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return o;
+}
+
 int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size_t errlen)
 {
 	json_object *o;
@@ -302,9 +375,15 @@ int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size
 		return 0; /* the first run: written at the end */
 	if (!c->nmembers)
 		return bad(path, "raid_members must be given before raid_state", err, errlen);
-	o = json_object_from_file(path);
+	for (int i = 0; i < c->nmembers; i++)
+		if (!strcmp(path, c->members[i]) || raid_same_file(path, c->members[i])) {
+			snprintf(why, sizeof(why),
+				 "it is member %d: the state file must be a file of its own", i);
+			return bad(path, why, err, errlen);
+		}
+	o = parse(path, why, sizeof(why));
 	if (!o)
-		return bad(path, "not a JSON state file", err, errlen);
+		return bad(path, why, err, errlen);
 	ret = load(c, o, why, sizeof(why));
 	json_object_put(o);
 	return ret ? bad(path, why, err, errlen) : 0;
@@ -342,7 +421,8 @@ static void read_identities(struct raid_array *a)
 	struct raid_recovery *rec = a->rec;
 
 	for (int i = 0; i < a->ndev; i++)
-		if (!a->be->uses_files || raid_dev_identity(a->m[i].path, rec->st.ids[i], RAID_ID_LEN))
+		if (!a->be->uses_files ||
+		    raid_dev_identity(a->m[i].path, rec->st.ids[i], RAID_ID_LEN))
 			rec->st.ids[i][0] = 0; /* in memory, or absent (a failed member) */
 }
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/raid-state-test.XXXXXX";
@@ -50,7 +51,14 @@ static void test_hostile(void **state)
 		const char *text, *want;
 	} cases[] = {
 	    {"[1, 2]", "not a JSON object"},
-	    {"{\"members\": 3", "not a JSON state file"},
+	    {"{\"members\": 3", "not a JSON state file (truncated or malformed)"},
+	    {"", "not a JSON state file (truncated or malformed)"},
+	    {"{\"members\": 3} {\"members\": 4}", "not a JSON state file (more follows its value)"},
+	    {"{\"members\": null}", "\"members\" is not an integer"},
+	    {"{\"members\": 3, \"clean\": null}", "\"clean\" is not true or false"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": false}, "
+	     "{\"member\": 2, \"spare\": \"/s\", \"done\": false}]}",
+	     "the spare of member 2, /s, is also the spare of member 1"},
 	    {"{\"members\": \"3\"}", "\"members\" is not an integer"},
 	    {"{}", "\"members\" is missing"},
 	    {"{\"members\": 4}", "an array of 4 members, raid_members names 3"},
@@ -66,6 +74,9 @@ static void test_hostile(void **state)
 	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": false, "
 	     "\"recovery_offset\": -4096}]}",
 	     "\"recovery_offset\" is -4096, outside"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": false, "
+	     "\"recovery_offset\": 99999999999999999999}]}",
+	     "\"recovery_offset\" is 18446744073709551615, outside 0..9223372036854775807"},
 	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": false, "
 	     "\"recovery_offset\": \"8\"}]}",
 	     "\"recovery_offset\" is not an integer"},
@@ -106,6 +117,60 @@ static void test_hostile(void **state)
 		 dir);
 	assert_int_equal(load(text, "raid_level=5", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "is member 2"));
+}
+
+/* A state path that is no file to read, or a member: one line with the reason. */
+static void test_unreadable(void **state)
+{
+	struct raid_config c;
+	char m[512], p[512], err[RAID_ERRLEN];
+
+	snprintf(m, sizeof(m), "raid_members=%s/m0:%s/m1:%s/m2", dir, dir, dir);
+	snprintf(p, sizeof(p), "%s/sub", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	t_config(&c, "raid_level=5", m, NULL);
+	assert_int_equal(raid_config_set(&c, "raid_state", p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/sub: cannot read it: Is a directory"));
+	snprintf(p, sizeof(p), "%s/m0/st.json", dir); /* under a regular file */
+	assert_int_equal(raid_config_set(&c, "raid_state", p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/m0/st.json: cannot read it: Not a directory"));
+	/* a FIFO: refused at once, never waited on */
+	snprintf(p, sizeof(p), "%s/fifo", dir);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	assert_int_equal(raid_config_set(&c, "raid_state", p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/fifo: cannot read it: not a regular file"));
+	unlink(p);
+	/* a member: its bytes would be written over */
+	snprintf(p, sizeof(p), "%s/./m1", dir);
+	assert_int_equal(raid_config_set(&c, "raid_state", p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/./m1: it is member 1: the state file must be a file"));
+	raid_config_free(&c);
+	snprintf(p, sizeof(p), "%s/sub", dir);
+	rmdir(p);
+}
+
+/* Two arrays of one process naming one state file: the second is refused. */
+static void test_shared_state(void **state)
+{
+	struct raid_config c, d;
+	struct raid_array *a, *b;
+	char st[512], err[RAID_ERRLEN];
+
+	snprintf(st, sizeof(st), "raid_state=%s/shared.json", dir);
+	t_config(&c, "raid_level=1", "raid_members=/sh-a0:/sh-a1", "raid_backend=ram",
+		 "raid_member_size=1m", st, NULL);
+	t_config(&d, "raid_level=1", "raid_members=/sh-b0:/sh-b1", "raid_backend=ram",
+		 "raid_member_size=1m", st, NULL);
+	assert_int_equal(raid_array_get(&c, &a, err, sizeof(err)), 0);
+	assert_int_equal(raid_array_get(&d, &b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/shared.json is the state file of another array in this "
+				    "fio (raid_members /sh-a0...)"));
+	assert_int_equal(raid_array_get(&c, &b, err, sizeof(err)), 0); /* the same array: fine */
+	assert_ptr_equal(a, b);
+	raid_array_put(b);
+	assert_int_equal(raid_array_put(a), 0);
+	raid_config_free(&c);
+	raid_config_free(&d);
 }
 
 static void test_geometry(void **state)
@@ -298,8 +363,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_hostile),    cmocka_unit_test(test_geometry),
-	    cmocka_unit_test(test_round_trip), cmocka_unit_test(test_spare_identity),
+	    cmocka_unit_test(test_hostile),	 cmocka_unit_test(test_unreadable),
+	    cmocka_unit_test(test_shared_state), cmocka_unit_test(test_geometry),
+	    cmocka_unit_test(test_round_trip),	 cmocka_unit_test(test_spare_identity),
 	    cmocka_unit_test(test_dirty),
 	};
 
