@@ -138,6 +138,8 @@ mutant spare-fdatasync raid/recovery/rebuild.c \
 mutant state-file-fsync raid/recovery/state.c \
 	'write(fd, "\n", 1) != 1 || fsync(fd) ||' 'write(fd, "\n", 1) != 1 ||' $T/service_test
 mutant state-dir-fsync raid/recovery/state.c 'ret = sync_dir(path);' 'ret = 0;' $T/service_test
+mutant state-short-write raid/recovery/state.c $'\terrno = 0; /* a short write' \
+	$'\t(void)0; /* a short write' $T/service_test
 # --- the messages ---
 mutant msg-alias raid/core/array.c \
 	'if (!(c->failed >> j & 1) && raid_same_file(c->members[j], c->members[i])) {' 'if (0) {' \
@@ -178,7 +180,7 @@ mutant fail-time-finite raid/recovery/rebuild_config.c '!(s >= 0) || !isfinite(s
 # --- pacing (the fake-clock rebuild) ---
 mutant pace-min-max raid/recovery/pace.c \
 	'return now - p->last_t < BUSY_S ? p->min : p->max;' 'return p->max;' $T/pace_test
-mutant checkpoint-each-second raid/recovery/rebuild.c \
+mutant checkpoint-each-second raid/recovery/rebuild_pipe.c \
 	'#define CHECKPOINT_S 1.0' '#define CHECKPOINT_S 0.5' $T/pace_test
 
 make -s all >/dev/null 2>&1 # the tree as it is again

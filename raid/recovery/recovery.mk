@@ -9,6 +9,6 @@ $(foreach t,state_test sparse_test window_test pace_test pipe_test service_test,
 # the simulated device of simdev.h; service_test also fails chosen system calls
 SIM_WRAP := -Wl,--wrap=member_backend
 LDLIBS_pace_test += $(SIM_WRAP)
-LDLIBS_service_test += $(SIM_WRAP) $(foreach f,posix_memalign fdatasync fsync rename,-Wl,--wrap=$(f))
+LDLIBS_service_test += $(SIM_WRAP) $(foreach f,posix_memalign fdatasync fsync rename write,-Wl,--wrap=$(f))
 TESTS += tests/e2e/rebuild.sh tests/e2e/hostile.sh
 BENCHES += tests/bench/rebuild_bench.sh

@@ -1,13 +1,13 @@
 /*
  * service_test.c - what the recovery service owes the exit status and the disk, through its
- * API (raid_array_get/put, the state file, the stats): raid_fail fires inside a scrub and
- * inside the initial resync, not after them, and raid_interrupt (SIGINT, SIGTERM) stops
- * both (a simulated device and fake clock, simdev.h); a resync or repair keeps the state
- * dirty while it runs, and a repair that stopped leaves it dirty;
- * a scrub out of memory fails the run and writes no count; the state file's rename is
- * followed by an fsync of its directory, whose failure refuses the writer; a spare whose
+ * API (raid_array_get/put, the state file, the stats), on a simulated device and fake clock
+ * (simdev.h): raid_fail fires inside a scrub and inside the initial resync, not after them;
+ * raid_interrupt (SIGINT, SIGTERM) stops both; a resync or repair keeps the state dirty
+ * while it runs, and one that stopped leaves it dirty; a scrub out of memory fails the run
+ * and writes no count; the state file is fsync'ed before its rename and its directory
+ * after, and a failure there or a short write refuses the writer (EIO); a spare whose
  * fdatasync fails is not declared in sync. The system calls are the linker's wraps
- * (recovery.mk): each test says which call fails, and nothing else changes.
+ * (recovery.mk): each test arms one failure, and nothing else changes.
  */
 #include "core/testutil.h"
 
@@ -80,6 +80,25 @@ int __wrap_fsync(int fd)
 		return -1;
 	}
 	return __real_fsync(fd);
+}
+
+/* a write to a *.tmp file moves one byte less (errno stays as it was: ENOENT here, from
+ * realpath of the ram members' names) */
+static bool short_tmp_write;
+
+ssize_t __real_write(int fd, const void *buf, size_t len);
+ssize_t __wrap_write(int fd, const void *buf, size_t len);
+ssize_t __wrap_write(int fd, const void *buf, size_t len)
+{
+	char link[64], path[512];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (short_tmp_write && len > 1 && (n = readlink(link, path, sizeof(path) - 1)) > 4 &&
+	    !memcmp(path + n - 4, ".tmp", 4)) {
+		return __real_write(fd, buf, len - 1); /* errno as earlier calls left it */
+	}
+	return __real_write(fd, buf, len);
 }
 
 int __real_rename(const char *from, const char *to);
@@ -341,6 +360,22 @@ static void test_state_dir_fsync(void **state)
 	assert_non_null(strstr(err, "dirty before the first write: Input/output error"));
 }
 
+/* A short write of the state file is an I/O error, not whatever errno an earlier call left. */
+static void test_state_short_write(void **state)
+{
+	struct raid_config c;
+	struct raid_array *a;
+	char err[RAID_ERRLEN], opt[600];
+
+	snprintf(opt, sizeof(opt), "raid_state=%s", in_dir(0, "short.state"));
+	t_config(&c, "raid_level=1", "raid_members=/sw-a:/sw-b", "raid_backend=ram",
+		 "raid_member_size=1m", opt, NULL);
+	short_tmp_write = true;
+	assert_int_equal(get(&c, true, &a, err, sizeof(err)), -EIO);
+	short_tmp_write = false;
+	assert_non_null(strstr(err, "dirty before the first write: Input/output error"));
+}
+
 /* A rebuilt spare whose fdatasync fails is not declared in sync: the member stays failed
  * in the state file, the run fails. */
 static void test_spare_fdatasync(void **state)
@@ -394,7 +429,7 @@ int main(void)
 	    cmocka_unit_test(test_fail_during_scrub),	cmocka_unit_test(test_fail_during_resync),
 	    cmocka_unit_test(test_interrupt),		cmocka_unit_test(test_repair_marks_dirty),
 	    cmocka_unit_test(test_scrub_out_of_memory), cmocka_unit_test(test_state_dir_fsync),
-	    cmocka_unit_test(test_spare_fdatasync),
+	    cmocka_unit_test(test_state_short_write),	cmocka_unit_test(test_spare_fdatasync),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

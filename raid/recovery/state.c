@@ -573,6 +573,7 @@ int raid_rec_state_save(struct raid_array *a)
 		ret = -ENOMEM;
 		goto out;
 	}
+	errno = 0; /* a short write sets none: it is then -EIO, not an older call's errno */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, txt, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) ||
 	    rename(tmp, path))
