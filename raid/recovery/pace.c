@@ -3,7 +3,8 @@
  * meter's count and a time given by the caller (so that a test drives them with a fake
  * clock): the rate is `min` for 250 ms after the foreground was seen busy, else `max`; a
  * window holds an eighth of a second's worth at that rate; the next window starts no
- * earlier than its predecessor's length allows at its rate.
+ * earlier than its predecessor's length allows at its rate, counted from when it was due
+ * (a pass woken late catches up, by a few windows at most).
  *
  * Busy is md's is_mddev_idle(): more than 64 sectors (32 KiB) of foreground I/O since the
  * foreground was last seen busy. A stray request (the one read an idle job makes) is not
@@ -38,7 +39,9 @@ uint64_t rec_window_len(uint64_t msize, uint64_t front, uint64_t unit, uint64_t 
 	return msize - front < region ? msize - front : region;
 }
 
-double rec_pace_due(double t0, uint64_t len, uint64_t rate)
+double rec_pace_due(double due, double now, uint64_t len, uint64_t rate)
 {
-	return t0 + (double)len / (double)rate;
+	double w = (double)len / (double)rate, floor = now - REC_PACE_CREDIT * w;
+
+	return (due > floor ? due : floor) + w;
 }

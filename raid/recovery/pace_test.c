@@ -2,7 +2,8 @@
  * pace_test.c - the rebuild's pacing (pace.c) and raid_fail's timers (fault.c) on a fake
  * clock: md's min/max rule (busy past 64 sectors of foreground, as md's is_mddev_idle)
  * flips exactly at 250 ms of foreground silence, windows are an eighth of a second's
- * worth in whole units, and a member set to fail at 5 s fails when
+ * worth in whole units, a window woken late is made up by at most REC_PACE_CREDIT
+ * windows while the average stays at the rate, and a member set to fail at 5 s fails when
  * the fake clock says 5 s, never before, whatever the real time. Then a whole rebuild on
  * the simulated device (simdev.h), seen only through the service's API: it runs at max
  * while the foreground is idle and at min while a foreground read completes at every
@@ -63,7 +64,21 @@ static void test_window_len(void **state)
 	/* a chunk that does not divide the maximum: whole chunks below it */
 	assert_int_equal(rec_window_len(msize, 0, 3 * unit, 200000000),
 			 REC_REGION_MAX / (3 * unit) * 3 * unit);
-	assert_true(rec_pace_due(2.0, 1000000, 1000000) == 3.0);
+	/* 1 MB at 1 MB/s: the next one second after this one was due */
+	assert_true(rec_pace_due(2.0, 2.0, 1000000, 1000000) == 3.0);
+	assert_true(rec_pace_due(2.0, 2.5, 1000000, 1000000) == 3.0); /* woken late: made up */
+	/* far behind: at most REC_PACE_CREDIT windows are made up, never a burst beyond */
+	assert_true(rec_pace_due(2.0, 100.0, 1000000, 1000000) == 101.0 - REC_PACE_CREDIT);
+	/* one per window's time on average: a hundred windows take a hundred seconds */
+	{
+		double due = 0, now = 0;
+
+		for (int i = 0; i < 100; i++) {
+			now = due > now ? due : now; /* starts as soon as it is due */
+			due = rec_pace_due(due, now, 1000000, 1000000);
+		}
+		assert_true(due == 100.0);
+	}
 }
 
 static _Atomic uint64_t fake_ns;

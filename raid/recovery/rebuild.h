@@ -83,8 +83,14 @@ void rec_pace_init(struct rec_pace *p, const struct raid_recovery_config *c);
 uint64_t rec_pace_rate(struct rec_pace *p, uint64_t fg_bytes, double now);
 /* an eighth of a second's worth at `rate`, in whole units, at most REC_REGION_MAX; 0: done */
 uint64_t rec_window_len(uint64_t msize, uint64_t front, uint64_t unit, uint64_t rate);
-/* when a window of `len` started at t0 at `rate` lets the next one start */
-double rec_pace_due(double t0, uint64_t len, uint64_t rate);
+/*
+ * When the next window may start, after one of `len` at `rate` started at `now` (its own
+ * due time was `due`): len / rate after the later of `due` and `now` less REC_PACE_CREDIT
+ * windows' time, so a pass that fell behind (a busy CPU woke it late) makes that up, as
+ * md's limits hold the average rate, by at most that many windows at once.
+ */
+#define REC_PACE_CREDIT 4
+double rec_pace_due(double due, double now, uint64_t len, uint64_t rate);
 
 /* rebuild.c: the recovery thread (service.c starts it) */
 void *rec_thread(void *rec);

@@ -271,7 +271,7 @@ int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p)
 {
 	struct raid_array *a = rec->a;
 	struct rec_pace pace;
-	double issue_at = 0;
+	double issue_at = rec_elapsed(rec);
 	int ret = 0;
 
 	rec_pace_init(&pace, &a->cfg.rec);
@@ -319,8 +319,7 @@ int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p)
 			uint64_t rate = rec_pace_rate(&pace, raid_meter_bytes(a), now);
 
 			ret = issue(rec, p, rate);
-			issue_at = (issue_at > now ? issue_at : now) +
-				   (double)nth(p, p->n - 1)->len / (double)rate;
+			issue_at = rec_pace_due(issue_at, now, nth(p, p->n - 1)->len, rate);
 		}
 		if (ret)
 			break;
