@@ -106,7 +106,9 @@ static void usage(FILE *f)
 	    "  --impl LIST     variants (base, avx2, avx512, avx512gfni), isal (ISA-L's pq_gen,\n"
 	    "                  its own dispatch), isal-avx2 (ISA-L's pq_gen_avx2), cachebw\n"
 	    "                  (read-XOR of the hot stripe's data: gen hot's ceiling), membw\n"
-	    "                  (read-XOR of each pool stripe's data: gen stream's ceiling)\n"
+	    "                  (read-XOR of each pool stripe's data: gen stream's ceiling),\n"
+	    "                  selected (gen through the selection's choice: each band's\n"
+	    "                  winner, what a caller of the library runs)\n"
 	    "                  (default: every one this CPU can run)\n"
 	    "  --runs N        timed runs per row, the median is printed (default 5)\n"
 	    "  --pool SIZE     stream pool size (default 4x the last-level cache, 256m..2g)\n"
@@ -223,7 +225,8 @@ static bool has_avx2(void)
 
 static void add_impl(const char *o, char *s)
 {
-	bool bw = strcmp(s, "membw") == 0 || strcmp(s, "cachebw") == 0;
+	bool bw =
+	    strcmp(s, "membw") == 0 || strcmp(s, "cachebw") == 0 || strcmp(s, "selected") == 0;
 	bool known = bw || strcmp(s, "isal-avx2") == 0;
 
 	for (int i = 0; !known && pq_all_calls[i]; i++)
@@ -402,6 +405,17 @@ static void isal_avx2_call(const struct source *s, enum op op, enum mode mode, i
 	pq_gen_avx2(k + 2, (int)chunk, ptrs);
 }
 
+/*
+ * "selected": what a caller of the library runs, pq_best() hot and pq_streaming(pq_best())
+ * streaming, that is each band's winner of the selection (pq_selected()), ISA-L's included:
+ * the row that says whether the library is ever slower than ISA-L at a given k and chunk.
+ */
+static void selected_call(const struct source *s, enum op op, enum mode mode, int k, size_t chunk,
+			  void **ptrs)
+{
+	(mode == MODE_STREAM ? pq_streaming(pq_best()) : pq_best())->gen_pq(k, chunk, ptrs);
+}
+
 static bool membw_has(const struct source *s, enum op op, enum mode mode)
 {
 	return op == OP_GEN && mode == MODE_STREAM;
@@ -512,6 +526,8 @@ static void build_sources(void)
 		else
 			add_source((struct source){c->name, c, pq_has, pq_call});
 	}
+	if (impl_wanted("selected"))
+		add_source((struct source){"selected", NULL, isal_has, selected_call});
 	if (has_avx2() && impl_wanted("isal-avx2"))
 		add_source((struct source){"isal-avx2", NULL, isal_has, isal_avx2_call});
 	if (impl_wanted("cachebw"))
@@ -631,11 +647,14 @@ static void measure_group(const struct source *const *ss, int n, enum op op, int
 			if (mode == MODE_STREAM)
 				flush_caches();
 			else
-				s->call(s, op, mode, k, chunk, ptrs); /* the stripe into its cache state */
+				s->call(s, op, mode, k, chunk,
+					ptrs); /* the stripe into its cache state */
 			t0 = now_s();
 			do {
-				if (mode == MODE_STREAM) { /* walk on; the pool is far larger than the LLC */
-					uint8_t *base = pool_mem + (pool_cursor++ % nstripes) * stripe;
+				if (mode == MODE_STREAM) { /* walk on; the pool is far larger than
+							      the LLC */
+					uint8_t *base =
+					    pool_mem + (pool_cursor++ % nstripes) * stripe;
 
 					for (int j = 0; j < k + 2; j++)
 						ptrs[j] = base + (size_t)j * chunk;
@@ -693,7 +712,8 @@ static void run_all(void)
 					measure_group(ss, n, op, k, chunk, mode, hot, g);
 					for (int i = 0; i < n; i++)
 						if (g[i] >= 0)
-							add_row(ss[i]->name, op, k, chunk, mode, g[i]);
+							add_row(ss[i]->name, op, k, chunk, mode,
+								g[i]);
 				}
 			}
 			munmap(hot, hot_len);
@@ -762,7 +782,7 @@ static void target(const char *what, const struct row *a, const struct row *b, d
 	       a->gbps, b->impl, b->gbps, x, want, x >= want ? "met" : "no");
 }
 
-/* a selection's choice in one line: what won and by how much against the reference */
+/* a selection's choice in one line: what won each band and by how much against the reference */
 static void print_choice(const struct pq_selection *sel)
 {
 	if (sel->forced || sel->best < 0) {
@@ -774,10 +794,37 @@ static void print_choice(const struct pq_selection *sel)
 	for (int b = 0; b < sel->nbands; b++) {
 		const struct pq_candidate *c = &sel->cand[sel->band[b].best];
 
-		printf("%s k = %d %s %.2fx %s", b ? ";" : "", c->k, c->name, c->rel,
-		       sel->cand[sel->band[b].ref].name);
+		printf("%s k = %d %zuK %s %.2fx %s", b ? ";" : "", c->k, c->len >> 10, c->name,
+		       c->rel, sel->cand[sel->band[b].ref].name);
 	}
-	printf(" (the selection's median ratios; k = %d decides)\n", sel->k);
+	printf(" (the selection's median ratios; %.0f ms of CPU)\n", sel->cpu_s * 1e3);
+}
+
+/*
+ * "Never slower than ISA-L": the selected row against ISA-L's pq_gen at every k and chunk of the
+ * run, with the band's winner, which is what a call of that k and chunk runs.
+ */
+static void print_selected(void)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i], *isal;
+
+		if (strcmp(r->impl, "selected") || r->op != OP_GEN ||
+		    !(isal = find_row("isal", OP_GEN, r->k, r->chunk, r->mode)) || isal->gbps <= 0)
+			continue;
+		if (!any)
+			printf("selected (each band's winner) against ISA-L's pq_gen, gen:\n"
+			       "| %3s | %8s | %-6s | %-24s | %8s | %8s | %6s |\n",
+			       "k", "chunk", "mode", "runs", "GB/s", "isal", "ratio");
+		any = true;
+		printf("| %3d | %7zuK | %-6s | %-24s | %8.2f | %8.2f | %5.2fx |\n", r->k,
+		       r->chunk >> 10, mode_names[r->mode],
+		       pq_selected(r->mode == MODE_HOT ? PQ_USE_HOT : PQ_USE_STREAM, r->k, r->chunk)
+			   ->name,
+		       r->gbps, isal->gbps, r->gbps / isal->gbps);
+	}
 }
 
 /* the variants a CPU may lack, and what they need: their rows say so instead of a figure */
@@ -818,9 +865,10 @@ static void print_targets(const struct pq_selection *stream_sel)
 		char what[48];
 
 		if (!pq_find(wide[w].name)) {
-			printf("| %-44s | unavailable: this CPU does not report %s (a hypervisor can "
-			       "hide them); no figure |\n",
-			       wide[w].name, wide[w].needs);
+			printf(
+			    "| %-44s | unavailable: this CPU does not report %s (a hypervisor can "
+			    "hide them); no figure |\n",
+			    wide[w].name, wide[w].needs);
 			continue;
 		}
 		snprintf(what, sizeof(what), "gen, data in cache, %s", wide[w].name);
@@ -833,10 +881,23 @@ static void print_targets(const struct pq_selection *stream_sel)
 	print_choice(pq_selection(PQ_USE_HOT));
 	if (stream_sel)
 		print_choice(stream_sel);
+	print_selected();
 }
 
-static void print_table(const char *sel_hot, const char *sel_stream,
-			const struct pq_selection *stream_sel)
+/* the row of the variant a call of the row's k and chunk runs (its band's winner) */
+static bool is_selected(const struct row *r)
+{
+	enum pq_use u = r->mode == MODE_HOT ? PQ_USE_HOT : PQ_USE_STREAM;
+
+	if (!pq_selection_ran(u) || r->op != OP_GEN)
+		return false;
+	const char *w = pq_selected(u, r->k, r->chunk)->name;
+	size_t n = u == PQ_USE_HOT ? strlen(w) : strcspn(w, "-"); /* avx2-stream: the avx2 row */
+
+	return strlen(r->impl) == n && strncmp(r->impl, w, n) == 0;
+}
+
+static void print_table(const struct pq_selection *stream_sel)
 {
 	printf("%-11s %-7s %3s %8s %-6s %9s\n", "impl", "op", "k", "chunk", "mode", "GB/s");
 	for (size_t i = 0; i < nrows; i++) {
@@ -850,11 +911,10 @@ static void print_table(const char *sel_hot, const char *sel_stream,
 		else
 			snprintf(cs, sizeof(cs), "%zu", r->chunk);
 		printf("%-11s %-7s %3d %8s %-6s %9.2f%s\n", r->impl, op_names[r->op], r->k, cs,
-		       mode_names[r->mode], r->gbps,
-		       strcmp(r->impl, r->mode == MODE_HOT ? sel_hot : sel_stream) ? "" : "  *");
+		       mode_names[r->mode], r->gbps, is_selected(r) ? "  *" : "");
 	}
-	printf("(* the selected variant of each mode; gbps = data bytes per second, median of %d "
-	       "runs)\n",
+	printf("(* gen: the band's winner, what a call of that k and chunk runs, isal for "
+	       "isal-stream; gbps = data bytes per second, median of %d runs)\n",
 	       opt.runs);
 	print_targets(stream_sel);
 	if (impl_wanted("cuda"))
@@ -876,18 +936,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	bool variants = false; /* the streaming selection runs only when a variant streams */
-	char fam[32] = "";
 	const struct pq_selection *st = NULL;
 
 	for (int i = 0; i < nsources; i++)
-		variants |= sources[i].pq != NULL && opt.mode_on[MODE_STREAM];
+		variants |=
+		    (sources[i].pq || sources[i].call == selected_call) && opt.mode_on[MODE_STREAM];
 	fprintf(info, "parity variant selected: %s (%s)", sel,
 		force && *force ? "RAID_PARITY_IMPL" : "fastest by timing");
 	if (variants) {
 		st = pq_selection(PQ_USE_STREAM);
-		/* stream rows carry variant names: mark the one whose twin won */
-		snprintf(fam, sizeof(fam), "%.*s", (int)strcspn(st->chosen->name, "-"),
-			 st->chosen->name);
 		fprintf(info, ", streaming: %s", st->chosen->name);
 	}
 	fprintf(info, "\n");
@@ -900,6 +957,6 @@ int main(int argc, char **argv)
 	if (opt.json)
 		print_json();
 	else
-		print_table(sel, fam, st);
+		print_table(st);
 	return 0;
 }

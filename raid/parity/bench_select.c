@@ -5,7 +5,7 @@
  * chose the same candidate, or when every run's choice is within 3% of the fastest candidate,
  * both judged on each candidate's median over the N runs of its ratio to the reference (rel,
  * what the selection itself judges by): a choice between two kernels that are
- * equally fast is not a flaw. The streaming selection is judged band by band of k.
+ * equally fast is not a flaw. Each selection is judged band by band (of k and block length).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +33,11 @@ static double median_of(const struct pq_selection *runs, int n, int c, bool rel)
 	return v[n / 2];
 }
 
+static bool in_band(const struct pq_selection *runs, int c, int b)
+{
+	return runs[0].cand[c].k == runs[0].band[b].k && runs[0].cand[c].len == runs[0].band[b].len;
+}
+
 /* band b of the N runs: stable when the same candidate was chosen every run or each choice's
  * median is within PQ_SEL_TIE of the fastest median */
 static bool check_band(const struct pq_selection *runs, int n, int b, const char *what, FILE *out)
@@ -41,9 +46,8 @@ static bool check_band(const struct pq_selection *runs, int n, int b, const char
 	bool same = true, near = true;
 
 	for (int c = 0; c < runs[0].n; c++)
-		if (runs[0].cand[c].k == runs[0].band[b].k &&
-		    (fastest < 0 ||
-		     median_of(runs, n, c, true) > median_of(runs, n, fastest, true)))
+		if (in_band(runs, c, b) && (fastest < 0 || median_of(runs, n, c, true) >
+							       median_of(runs, n, fastest, true)))
 			fastest = c;
 	if (fastest < 0)
 		return true;
@@ -53,15 +57,17 @@ static bool check_band(const struct pq_selection *runs, int n, int b, const char
 		same &= runs[r].band[b].best == runs[0].band[b].best;
 		near &= median_of(runs, n, runs[r].band[b].best, true) >= (1 - PQ_SEL_TIE) * top;
 	}
-	fprintf(out,
-		"%s selection over %d runs, k = %d: fastest by median %s (%.2fx %s, %.2f GB/s); %s\n",
-		what, n, runs[0].band[b].k, runs[0].cand[fastest].name, top,
-		runs[0].cand[runs[0].band[b].ref].name, median_of(runs, n, fastest, false),
-		same   ? "stable: the same choice every run"
-		: near ? "stable: every choice within 3% of the fastest"
-		       : "NOT stable: a choice more than 3% slower than the fastest");
+	fprintf(
+	    out,
+	    "%s selection over %d runs, k = %d, %zuK: fastest by median %s (%.2fx %s, %.2f GB/s); "
+	    "%s\n",
+	    what, n, runs[0].band[b].k, runs[0].band[b].len >> 10, runs[0].cand[fastest].name, top,
+	    runs[0].cand[runs[0].band[b].ref].name, median_of(runs, n, fastest, false),
+	    same   ? "stable: the same choice every run"
+	    : near ? "stable: every choice within 3% of the fastest"
+		   : "NOT stable: a choice more than 3% slower than the fastest");
 	for (int c = 0; c < runs[0].n; c++)
-		if (runs[0].cand[c].k == runs[0].band[b].k)
+		if (in_band(runs, c, b))
 			fprintf(out, "  %-28s median %5.2fx %7.2f GB/s\n", runs[0].cand[c].name,
 				median_of(runs, n, c, true), median_of(runs, n, c, false));
 	return same || near;
@@ -82,10 +88,10 @@ static bool check(enum pq_use use, int n, FILE *out)
 		for (int b = 0; b < runs[r].nbands; b++) {
 			const struct pq_candidate *c = &runs[r].cand[runs[r].band[b].best];
 
-			fprintf(out, "%s k = %d %s (%.2f GB/s)", b ? ";" : "", c->k, c->name,
-				c->gbps);
+			fprintf(out, "%s k = %d %zuK %s (%.2f GB/s)", b ? ";" : "", c->k,
+				c->len >> 10, c->name, c->gbps);
 		}
-		fprintf(out, "\n");
+		fprintf(out, " (%.0f ms of CPU)\n", runs[r].cpu_s * 1e3);
 	}
 	for (int b = 0; b < runs[0].nbands; b++)
 		ok &= check_band(runs, n, b, what, out);

@@ -2,7 +2,8 @@
 # bench_test.sh - raid-parity-bench's command line: --help (naming the streaming twins), the
 # JSON contract (one array of {impl, op, k, chunk, mode, gbps} rows, checked with jq as every
 # test reads JSON; the cachebw and membw references present), the forced selection through
-# RAID_PARITY_IMPL (hot and streaming), the selections' figures, the targets table, the form of
+# RAID_PARITY_IMPL (hot and streaming), the selections' figures, the targets table (and the
+# selected rows against ISA-L's), the form of
 # the --selection stability check, and one-line errors on bad input. Figures are not checked
 # (timing is never asserted); a short --runs/--pool keeps this to a few seconds.
 source "$(dirname "$0")/../../tests/lib.sh"
@@ -28,19 +29,24 @@ check_json() { # FILE: a non-empty array of well-formed rows, with isal and memb
 		and uses("cachebw") == [["gen", "hot"]] and uses("membw") == [["gen", "stream"]]
 		# an AVX2 CPU: ISA-L'"'"'s AVX2 code is measured beside ours
 		and (([.[].impl] | index("avx2")) == null or ops("isal-avx2") == ["gen"])
-		and ops("base") == ["gen", "recov1", "recov2", "rmw"]' "$1" >/dev/null
+		and ops("base") == ["gen", "recov1", "recov2", "rmw"]
+		# what a caller runs (each band'"'"'s winner), gen in both modes
+		and uses("selected") == [["gen", "hot"], ["gen", "stream"]]' "$1" >/dev/null
 }
 t_case "json contract" bash -c "'$BENCH' --json ${Q[*]} >'$T_SCRATCH/b.json' && $(declare -f check_json); check_json '$T_SCRATCH/b.json'"
 t_case "forced selection" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --mode hot --impl base | grep -q 'selected: base (RAID_PARITY_IMPL)'"
 t_case "unknown forced name is reported" bash -c "RAID_PARITY_IMPL=nope '$BENCH' ${Q[*]} --op gen --mode hot --impl base 2>&1 | grep -q 'RAID_PARITY_IMPL=nope is unknown'"
 t_case "forced selection streams through the forced variant" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --impl base | grep -q 'streaming: base'"
-t_case "both selections print their candidates, isal among them" bash -c "'$BENCH' ${Q[*]} --op gen --impl base | grep -A60 'streaming selection' | grep -q '^raid parity:   k = 10  isal '"
+t_case "both selections print their candidates, isal among them" bash -c "'$BENCH' ${Q[*]} --op gen --impl base | grep -A80 'streaming selection' | grep -qE '^raid parity:   k = 10 +64K  isal '"
 t_case "targets table" bash -c "'$BENCH' ${Q[*]} --op gen,recov2 >'$T_SCRATCH/t.txt' && grep -q '^| gen, from memory (streaming) ' '$T_SCRATCH/t.txt'"
 # the wide variants: their rows where the CPU runs them, else a row that says they are unavailable
+# "never slower than ISA-L": the selected rows against isal, with the variant each one ran
+t_case "targets table: selected against isal" bash -c "grep -qE '^\| +10 \| +64K \| hot +\| [a-z0-9-]+ +\|.*x \|$' '$T_SCRATCH/t.txt' && grep -qE '^\| +10 \| +64K \| stream +\| [a-z0-9-]+-stream +\|' '$T_SCRATCH/t.txt'"
+t_case "selected by name" bash -c "'$BENCH' ${Q[*]} --op gen --mode hot --impl selected | grep -q '^selected '"
 t_case "targets table: avx512gfni measured or said unavailable" bash -c "grep -qE '^\| (gen, data in cache, avx512gfni +\| avx512gfni|avx512gfni +\| unavailable: this CPU does not report)' '$T_SCRATCH/t.txt'"
-t_case "targets table: which candidate won, band by band" bash -c "grep -qE '^hot selection won by: k = 10 ' '$T_SCRATCH/t.txt' && grep -qE '^streaming selection won by: k = 4 .*; k = 10 .*; k = 22 ' '$T_SCRATCH/t.txt'"
+t_case "targets table: which candidate won, band by band" bash -c "grep -qE '^hot selection won by: k = 4 4K .*; k = 10 64K .*; k = 22 1024K ' '$T_SCRATCH/t.txt' && grep -qE '^streaming selection won by: k = 4 4K .*; k = 10 64K .*; k = 22 1024K ' '$T_SCRATCH/t.txt'"
 # the stability check: its verdict depends on timing, so only its form is checked (exit 0 or 1)
-t_case "selection stability check" bash -c "'$BENCH' --selection 2 >'$T_SCRATCH/s.txt'; [ \$? -le 1 ] && grep -q '^hot selection over 2 runs, k = 10:' '$T_SCRATCH/s.txt' && [ \$(grep -c '^streaming selection over 2 runs, k = ' '$T_SCRATCH/s.txt') -eq 3 ]"
+t_case "selection stability check" bash -c "'$BENCH' --selection 2 >'$T_SCRATCH/s.txt'; [ \$? -le 1 ] && [ \$(grep -c '^hot selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/s.txt') -eq 9 ] && [ \$(grep -c '^streaming selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/s.txt') -eq 9 ]"
 t_case_fail "selection count below 2" "$BENCH" --selection 1
 t_case_fail "bad k" "$BENCH" --k 0
 t_case_fail "k above the maximum" "$BENCH" --k 63

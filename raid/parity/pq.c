@@ -46,6 +46,8 @@ const struct pq_calls *pq_twin(const struct pq_calls *c)
 {
 	if (c == &pq_calls_isal)
 		return &pq_calls_isal_stream;
+	if (c == &pq_calls_route_hot) /* the bands' winners: their streaming counterpart */
+		return pq_selection(PQ_USE_STREAM)->chosen;
 	for (int i = 0; pq_families[i]; i++)
 		if (c == pq_families[i]->variant)
 			return pq_families[i]->twin;

@@ -80,48 +80,72 @@ const struct pq_calls *pq_streaming(const struct pq_calls *c);
 /*
  * c's own twin, whatever was selected: "<name>-stream" for the SIMD variants, "isal-stream"
  * (ISA-L's generation, our best variant's streaming recovery) for isal, c itself for base and a
- * twin. Twins are never in pq_all_calls[] nor known to pq_find().
+ * twin; for the hot selection's routing variant (pq_best() when its bands chose differently),
+ * the streaming selection's choice. Twins are never in pq_all_calls[] nor known to pq_find().
  */
 const struct pq_calls *pq_twin(const struct pq_calls *c);
 
 /*
  * The selections, hot (pq_best()) and streaming (pq_streaming(pq_best())), like Linux lib/raid6:
- * every candidate is timed on gen_pq with 64 KiB blocks in rounds (one of every candidate a
- * round), each round's figures taken relative to the round's reference (ISA-L), and the first
- * candidate (in a fixed order) whose median ratio is within PQ_SEL_TIE of the best wins: a burst
- * of load changes a round's figures, hardly their ratios, and kernels the timing cannot tell
- * apart do not trade places from run to run. Hot: every
- * valid variant, ISA-L's pq_gen ("isal") included, at k = 10 on one stripe that stays in cache.
- * Stream: every valid SIMD variant's twin in every streaming shape, and ISA-L's pq_gen ("isal",
- * which stores non-temporally itself), on stripes walked through a pool larger than the
- * last-level cache, in bands of k (timed at k = 4, 10 and 22): each variant keeps its shape per
- * band, and the band of k = 10 decides the winner. RAID_PARITY_LOG=1 prints each selection's
- * figures on stderr when it runs; the bench prints them always.
+ * every candidate is timed on gen_pq in rounds (one of every candidate a round), each round's
+ * figures taken relative to the round's reference (ISA-L), and the first candidate (in a fixed
+ * order) whose median ratio is within PQ_SEL_TIE of the best wins: a burst of load changes a
+ * round's figures, hardly their ratios, and kernels the timing cannot tell apart do not trade
+ * places from run to run. Candidates are timed in bands: three of k (timed at k = 4, 10, 22)
+ * times three of block length (4 KiB, 64 KiB, 1 MiB), and a call of that k and length uses its
+ * band's winner (pq_selected()): which kernel is fastest, ours or ISA-L's, depends on both. After
+ * the first PQ_SEL_ROUNDS_FIRST rounds a band keeps timing only the candidates within
+ * PQ_SEL_CLOSE of its best (and its reference), up to PQ_SEL_ROUNDS: more rounds only where the
+ * choice is close. Hot: every valid variant, ISA-L's pq_gen ("isal") included, on one stripe that
+ * stays in cache. Stream: every valid SIMD variant's twin in every streaming shape, and ISA-L's
+ * pq_gen ("isal", which stores non-temporally itself), on stripes walked through a pool larger
+ * than the last-level cache: each variant also keeps its fastest shape per band. RAID_PARITY_LOG=1
+ * prints each selection's figures on stderr when it runs; the bench prints them always.
  */
 enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
-#define PQ_SEL_MAX 64
-#define PQ_SEL_BANDS 3
+#define PQ_SEL_KBANDS 3
+#define PQ_SEL_LBANDS 3
+#define PQ_SEL_BANDS (PQ_SEL_KBANDS * PQ_SEL_LBANDS)
+#define PQ_SEL_MAX 160
 #define PQ_SEL_TIE 0.03
+#define PQ_SEL_ROUNDS_FIRST 5
+#define PQ_SEL_ROUNDS 15
+#define PQ_SEL_CLOSE 0.10
 
 struct pq_selection {
 	enum pq_use use;
+	/* what pq_best() (hot) or pq_streaming(pq_best()) returns: the one winner of every band,
+	 * or, when the bands chose differently, a variant that routes each call to its band's
+	 * (named after the winners, "avx2+isal") */
 	const struct pq_calls *chosen;
 	const char *forced; /* RAID_PARITY_IMPL when it decided the variant, else NULL */
-	int k, rounds;      /* k: the band that decides `chosen` */
-	size_t len;
-	int n, best; /* candidates timed; the chosen one (-1 if none was timed) */
-	int nbands;  /* hot: 1 */
+	int n, best;	    /* candidates timed; the choice at k = 10, 64 KiB (-1 if none timed) */
+	int nbands;
+	double cpu_s; /* the CPU time the selection took, pool and stripe set-up included */
 	struct pq_band_pick {
-		int k, best; /* the k the band was timed at; its choice (an index of cand) */
-		int ref;     /* the reference of its ratios: isal when present, else its first */
+		int k;	    /* the k the band was timed at */
+		size_t len; /* and the block length */
+		int best;   /* its choice (an index of cand) */
+		int ref;    /* the reference of its ratios: isal when present, else its first */
+		const struct pq_calls *calls; /* what a call in this band runs */
 	} band[PQ_SEL_BANDS];
 	struct pq_candidate {
 		char name[40]; /* "avx2", "isal", "avx2-stream l12-half" */
-		int k;         /* the band's k it was timed at */
-		double gbps;   /* median of the rounds, data bytes per second / 1e9 */
-		double rel;    /* median over the rounds of gbps / the band's ref's in that round */
+		int k;	       /* the band it was timed in */
+		size_t len;
+		int rounds;  /* rounds it was timed in: PQ_SEL_ROUNDS_FIRST, or PQ_SEL_ROUNDS if
+				close */
+		double gbps; /* median of the rounds, data bytes per second / 1e9 */
+		double rel;  /* median over the rounds of gbps / the band's ref's in that round */
 	} cand[PQ_SEL_MAX];
 };
+
+/*
+ * The variant a call of k data blocks of len bytes runs when it goes through the selection's
+ * choice (pq_best() hot, pq_streaming(pq_best()) streaming): its band's winner (the selection is
+ * run first if it has not been).
+ */
+const struct pq_calls *pq_selected(enum pq_use use, int k, size_t len);
 
 /* the selection in use (run first if it has not been) */
 const struct pq_selection *pq_selection(enum pq_use use);

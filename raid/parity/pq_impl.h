@@ -47,14 +47,43 @@ struct pq_shape {
 extern const struct pq_shape pq_shapes[PQ_NSHAPES];
 
 /*
- * The bands of k the streaming selection times separately (at PQ_BAND_KS), each variant keeping
- * a shape per band: on a Zen 4 the shape fastest at k = 10 ran at 0.87x of ISA-L at k = 4.
+ * The bands both selections time separately: three of k (timed at PQ_BAND_KS) times three of
+ * block length (timed at PQ_BAND_LENS), band index pq_sel_band(k, len) = kband * PQ_SEL_LBANDS +
+ * lband. On a Zen 4 the streaming shape fastest at k = 10 ran at 0.87x of ISA-L at k = 4, and at
+ * 4 KiB blocks our streaming gen ran at 0.81-0.90x ISA-L while at 64 KiB it was 1.01-1.22x
+ * (docs/parity.md). A length band's bounds are the geometric middles between the timed lengths.
  */
-#define PQ_BAND_KS {4, 10, 22}
+#define PQ_BAND_KS                                                                                 \
+	{                                                                                          \
+		4, 10, 22                                                                          \
+	}
+#define PQ_BAND_LENS                                                                               \
+	{                                                                                          \
+		4096, 65536, 1048576                                                               \
+	}
 static inline int pq_band(int k)
 {
 	return k <= 6 ? 0 : k <= 15 ? 1 : 2;
 }
+
+static inline int pq_len_band(size_t len)
+{
+	return len <= 16384 ? 0 : len <= 262144 ? 1 : 2;
+}
+
+static inline int pq_sel_band(int k, size_t len)
+{
+	return pq_band(k) * PQ_SEL_LBANDS + pq_len_band(len);
+}
+
+/*
+ * Where a call through a selection's choice goes, by band (pq_sel_band()): the band winners'
+ * calls, set (atomically) once the selection has run; before that the routing variants below
+ * are not handed out. pq_route[use][band].
+ */
+extern const struct pq_calls *pq_route[2][PQ_SEL_BANDS];
+/* the routing variants: every call to its band's pq_route entry */
+extern const struct pq_calls pq_calls_route_hot, pq_calls_route_stream;
 
 /* A SIMD variant as the streaming selection sees it (defined by pq_simd_body.h). */
 struct pq_family {
@@ -62,7 +91,7 @@ struct pq_family {
 	int lanes; /* U: shapes with half set are the same loop when it is 1 */
 	/* the twin's gen_pq in shape s (an index of PQ_SHAPES), for timing */
 	void (*gen_pq_shaped)(int s, int k, size_t len, void **ptrs);
-	/* per band of k (pq_band()): the shape the twin and the variant's size rule use; atomic */
+	/* per band (pq_sel_band()): the shape the twin and the variant's size rule use; atomic */
 	int *shape;
 };
 extern const struct pq_family pq_family_avx2, pq_family_avx512, pq_family_avx512gfni;

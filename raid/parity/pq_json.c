@@ -2,7 +2,7 @@
  * pq_json.c - the parity selections as JSON (json-c), for the engine's raid_stats file: what was
  * chosen and the figures it was chosen from, so that a run's result says which kernel computed
  * its parity and by how much it beat ISA-L on that machine. Only selections that have run are
- * written: asking for one here would start it (the streaming one costs about 0.4 s of CPU).
+ * written: asking for one here would start it (the streaming one costs most of a second of CPU).
  */
 #include <json-c/json.h>
 
@@ -14,6 +14,7 @@ static json_object *cand_obj(const struct pq_selection *s, int c)
 
 	json_object_object_add(o, "name", json_object_new_string(s->cand[c].name));
 	json_object_object_add(o, "k", json_object_new_int(s->cand[c].k));
+	json_object_object_add(o, "len", json_object_new_int64((int64_t)s->cand[c].len));
 	json_object_object_add(o, "gbps", json_object_new_double(s->cand[c].gbps));
 	json_object_object_add(o, "vs_isal", json_object_new_double(s->cand[c].rel));
 	return o;
@@ -31,6 +32,7 @@ static json_object *sel_obj(const struct pq_selection *s)
 	for (int b = 0; b < s->nbands; b++)
 		json_object_array_add(bands, cand_obj(s, s->band[b].best));
 	json_object_object_add(o, "bands", bands); /* each band's choice */
+	json_object_object_add(o, "cpu_s", json_object_new_double(s->cpu_s));
 	cands = json_object_new_array();
 	for (int c = 0; c < s->n; c++)
 		json_object_array_add(cands, cand_obj(s, c));

@@ -1,21 +1,25 @@
 /*
  * pq_select.c - which variant is used, chosen by timing at first use like Linux lib/raid6, once
  * for hot stripes (pq_best()) and once for cold ones (pq_streaming(pq_best())), or forced by
- * RAID_PARITY_IMPL. Every candidate runs gen_pq on 64 KiB blocks for a millisecond or two per
- * round, one round of every candidate after the other, and is judged by the median over the
- * rounds of its rate relative to ISA-L's in the same round: a burst of load from another process
- * moves a round's rates but hardly their ratio. (The first version timed each variant in one
- * block of three rounds, kept the best round, and in three runs on a Zen 4 picked avx512gfni at
- * 53.7 GB/s once while avx512 ran at 62.3; the second took medians of 5 rounds of absolute rates,
- * and two shapes about 2% apart traded places between runs.)
+ * RAID_PARITY_IMPL. Candidates are timed on gen_pq in nine bands, three of k times three of block
+ * length, because the fastest kernel depends on both (on a Zen 4, hot, our avx2 beat ISA-L at 4
+ * and 64 KiB and lost to it by a fifth at 1 MiB, k = 4), and a call runs its band's winner
+ * through a routing variant (pq_route[]) when the bands chose differently. Each candidate runs
+ * for a fraction of a millisecond per round, one round of every candidate after the other, and
+ * is judged by the median over the rounds of its rate relative to ISA-L's in the same round and
+ * band: a burst of load from another process moves a round's rates but hardly their ratio.
+ * After PQ_SEL_ROUNDS_FIRST rounds only candidates within PQ_SEL_CLOSE of their band's best go
+ * on (more rounds only where the choice is close), which keeps nine bands affordable. (The first
+ * version timed each variant in one block of three rounds, kept the best round, and in three
+ * runs on a Zen 4 picked avx512gfni at 53.7 GB/s once while avx512 ran at 62.3; the second took
+ * medians of 5 rounds of absolute rates, and two shapes about 2% apart traded places.)
  *
  * The choice is the first candidate in a fixed order whose median ratio is within PQ_SEL_TIE
  * (3%) of the best (pq_sel_pick()), so that kernels the timing cannot tell apart do not trade
- * places. ISA-L's pq_gen is a candidate in both selections, so the variant in use is never
+ * places. ISA-L's pq_gen is a candidate in every band of both, so the variant in use is never
  * slower than ISA-L by more than that. The streaming selection also chooses each SIMD variant's
- * shape (prefetch level and distance, vectors a step: PQ_SHAPES in pq_impl.h), the parameters
- * that differ between microarchitectures, per band of k: on a Zen 4 the shape fastest at k = 10
- * lost to ISA-L at k = 4, and the one fastest at k = 4 lost a third at k = 22.
+ * shape (prefetch level and distance, vectors a step: PQ_SHAPES in pq_impl.h) per band, the
+ * parameters that differ between microarchitectures.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -29,22 +33,23 @@
 #include "pq.h"
 #include "pq_impl.h"
 
-#define SEL_K 10 /* the hot selection's k, and the streaming band that decides the winner */
-#define SEL_KMAX 22
+#define SEL_K 10 /* the band of the bench's targets: s->best */
 #define SEL_LEN 65536
-/* 15 short rounds rather than 5 long ones: same time, a steadier median (docs/parity.md) */
-#define SEL_ROUNDS 15
-#define HOT_ROUND_S 0.001
-#define STREAM_ROUND_S 0.0015
+#define SEL_KMAX 22
+#define SEL_LENMAX 1048576
+#define HOT_ROUND_S 0.0005
+#define STREAM_ROUND_S 0.001
 
-static const int band_ks[PQ_SEL_BANDS] = PQ_BAND_KS;
-_Static_assert(sizeof(band_ks) / sizeof(band_ks[0]) == PQ_SEL_BANDS, "PQ_BAND_KS");
+static const int band_ks[PQ_SEL_KBANDS] = PQ_BAND_KS;
+static const size_t band_lens[PQ_SEL_LBANDS] = PQ_BAND_LENS;
+_Static_assert(sizeof(band_ks) / sizeof(band_ks[0]) == PQ_SEL_KBANDS, "PQ_BAND_KS");
+_Static_assert(sizeof(band_lens) / sizeof(band_lens[0]) == PQ_SEL_LBANDS, "PQ_BAND_LENS");
 
-/* one candidate: a variant's gen_pq, or a family's twin in one shape, at one k */
+/* one candidate: a variant's gen_pq, or a family's twin in one shape, in one band */
 struct cand {
 	const struct pq_calls *calls; /* what wins when this does */
 	const struct pq_family *fam;  /* stream: the twin's family (NULL for ISA-L) */
-	int shape, k;
+	int shape, band;
 };
 
 int pq_sel_pick(const double *gbps, const int *idx, int n)
@@ -73,12 +78,15 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void cand_gen(const struct cand *c, void **ptrs)
+static void cand_gen(const struct pq_selection *s, const struct cand *c, void **ptrs)
 {
+	int k = s->band[c->band].k;
+	size_t len = s->band[c->band].len;
+
 	if (c->fam)
-		c->fam->gen_pq_shaped(c->shape, c->k, SEL_LEN, ptrs);
+		c->fam->gen_pq_shaped(c->shape, k, len, ptrs);
 	else
-		c->calls->gen_pq(c->k, SEL_LEN, ptrs);
+		c->calls->gen_pq(k, len, ptrs);
 }
 
 static int add(struct pq_selection *s, struct cand *cs, struct cand c, const char *name,
@@ -88,36 +96,39 @@ static int add(struct pq_selection *s, struct cand *cs, struct cand c, const cha
 		return -1;
 	snprintf(s->cand[s->n].name, sizeof(s->cand[0].name), "%s%s%s", name, shape ? " " : "",
 		 shape ? shape : "");
-	s->cand[s->n].k = c.k;
+	s->cand[s->n].k = s->band[c.band].k;
+	s->cand[s->n].len = s->band[c.band].len;
 	cs[s->n++] = c;
 	return 0;
 }
 
 /*
- * The candidates of one use, in their order of preference on a tie (pq_all_calls[]'s for hot;
- * widest variant first, then PQ_SHAPES' order, ISA-L last, band by band for streaming); ISA-L's
- * own pq_gen is one of them, named "isal".
+ * The candidates of one use, band by band (band b = pq_sel_band() of its k and length), in their
+ * order of preference on a tie (pq_all_calls[]'s for hot; widest variant first, then PQ_SHAPES'
+ * order, ISA-L last, for streaming); ISA-L's own pq_gen is one of them, named "isal".
  */
 static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
-	if (use == PQ_USE_HOT) {
-		s->nbands = 1;
-		s->band[0].k = SEL_K;
-		for (int i = 0; pq_all_calls[i]; i++) {
-			if (pq_all_calls[i] == &pq_calls_isal)
-				s->band[0].ref = s->n;
-			if (pq_all_calls[i]->valid())
-				add(s, cs, (struct cand){pq_all_calls[i], NULL, 0, SEL_K},
-				    pq_all_calls[i]->name, NULL);
-		}
-		return;
-	}
+	bool simd = pq_best_native() != &pq_calls_base;
+
 	s->nbands = PQ_SEL_BANDS;
 	for (int b = 0; b < PQ_SEL_BANDS; b++) {
-		int k = band_ks[b];
+		s->band[b].k = band_ks[b / PQ_SEL_LBANDS];
+		s->band[b].len = band_lens[b % PQ_SEL_LBANDS];
+		s->band[b].ref = s->n; /* isal, when it is there; else the band's first */
+		if (use == PQ_USE_HOT) {
+			for (int i = 0; pq_all_calls[i]; i++) {
+				const struct pq_calls *c = pq_all_calls[i];
 
-		s->band[b].k = k;
-		s->band[b].ref = s->n; /* isal, which comes last, when it is there */
+				if (c == &pq_calls_isal)
+					s->band[b].ref = s->n;
+				/* base only where no SIMD variant runs: it ran at 0.07-0.35x ISA-L
+				 * in every band, and its 1 MiB rounds cost more than the rest */
+				if (c->valid() && (c != &pq_calls_base || !simd))
+					add(s, cs, (struct cand){c, NULL, 0, b}, c->name, NULL);
+			}
+			continue;
+		}
 		for (int f = 0; pq_families[f]; f++) {
 			const struct pq_family *fam = pq_families[f];
 
@@ -125,35 +136,32 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 				continue;
 			for (int sh = 0; sh < PQ_NSHAPES; sh++)
 				if (!pq_shapes[sh].half || fam->lanes > 1) /* else as full */
-					add(s, cs, (struct cand){fam->twin, fam, sh, k},
+					add(s, cs, (struct cand){fam->twin, fam, sh, b},
 					    fam->twin->name, pq_shapes[sh].name);
 		}
 		if (pq_calls_isal.valid()) {
 			s->band[b].ref = s->n;
-			add(s, cs, (struct cand){&pq_calls_isal_stream, NULL, 0, k}, "isal", NULL);
+			add(s, cs, (struct cand){&pq_calls_isal_stream, NULL, 0, b}, "isal", NULL);
 		}
 	}
 }
 
-static int band_of(const struct pq_selection *s, int c)
-{
-	int b = 0;
-
-	while (b + 1 < s->nbands && s->band[b].k != s->cand[c].k)
-		b++;
-	return b;
-}
-
-/* the choice among band b's candidates, of family fam only when it is not NULL */
+/*
+ * The choice among band b's candidates (of family fam only when it is not NULL): the rule's over
+ * those timed in the band's last round, the ones still close to its best.
+ */
 static int pick(const struct pq_selection *s, const struct cand *cs, int b,
 		const struct pq_family *fam)
 {
 	double rel[PQ_SEL_MAX];
-	int idx[PQ_SEL_MAX], n = 0;
+	int idx[PQ_SEL_MAX], n = 0, last = 0;
 
+	for (int c = 0; c < s->n; c++)
+		if (cs[c].band == b && (!fam || cs[c].fam == fam) && s->cand[c].rounds > last)
+			last = s->cand[c].rounds;
 	for (int c = 0; c < s->n; c++) {
 		rel[c] = s->cand[c].rel;
-		if (cs[c].k == s->band[b].k && (!fam || cs[c].fam == fam))
+		if (cs[c].band == b && (!fam || cs[c].fam == fam) && s->cand[c].rounds == last)
 			idx[n++] = c;
 	}
 	return pq_sel_pick(rel, idx, n);
@@ -178,19 +186,80 @@ static size_t pool_size(void)
 	return n < (128u << 20) ? 128u << 20 : n > (256u << 20) ? 256u << 20 : n;
 }
 
-/* times every candidate and fills s (chosen: the choice of the band of k = SEL_K); 0 or -ENOMEM */
-static int measure(enum pq_use use, struct pq_selection *s, struct cand *cs)
+static double rates[PQ_SEL_MAX][PQ_SEL_ROUNDS]; /* measure()'s, under sel_lock */
+static pthread_mutex_t sel_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* each candidate's medians over the rounds it was timed in: its rate and its ratio to the ref */
+static void medians(struct pq_selection *s, const struct cand *cs)
 {
-	size_t len = use == PQ_USE_HOT ? (size_t)(SEL_KMAX + 2) * SEL_LEN : pool_size();
+	for (int c = 0; c < s->n; c++) {
+		int ref = s->band[cs[c].band].ref, nr = s->cand[c].rounds;
+		double v[PQ_SEL_ROUNDS];
+
+		for (int r = 0; r < nr; r++)
+			v[r] = rates[c][r] / rates[ref][r]; /* ref is timed whenever c is */
+		qsort(v, nr, sizeof(double), cmp_double);
+		s->cand[c].rel = v[nr / 2];
+		memcpy(v, rates[c], nr * sizeof(double));
+		qsort(v, nr, sizeof(double), cmp_double);
+		s->cand[c].gbps = v[nr / 2];
+	}
+}
+
+/*
+ * After the first rounds: a band goes on timing only the candidates within PQ_SEL_CLOSE of its
+ * best median ratio, and its reference while any of them is timed; a band with one such
+ * candidate is decided. What is far behind after five rounds does not come back in ten more
+ * (docs/parity.md), and the rounds saved go to the close calls.
+ */
+static void prune(struct pq_selection *s, const struct cand *cs, bool *live)
+{
+	medians(s, cs);
+	for (int b = 0; b < s->nbands; b++) {
+		double top = 0;
+		int close = 0;
+
+		for (int c = 0; c < s->n; c++)
+			if (cs[c].band == b && s->cand[c].rel > top)
+				top = s->cand[c].rel;
+		for (int c = 0; c < s->n; c++)
+			if (cs[c].band == b)
+				close += live[c] = s->cand[c].rel >= (1 - PQ_SEL_CLOSE) * top;
+		for (int c = 0; c < s->n; c++)
+			if (cs[c].band == b)
+				live[c] = close > 1 && (live[c] || c == s->band[b].ref);
+	}
+}
+
+/* the band's winner, and the variant a call in that band runs */
+static void decide(struct pq_selection *s, const struct cand *cs)
+{
+	for (int b = 0; b < s->nbands; b++) {
+		s->band[b].best = pick(s, cs, b, NULL);
+		s->band[b].calls =
+		    s->band[b].best >= 0 ? cs[s->band[b].best].calls : &pq_calls_base;
+		if (s->band[b].k == SEL_K && s->band[b].len == SEL_LEN)
+			s->best = s->band[b].best;
+	}
+	/* the one winner, or (install()) the routing variant */
+	s->chosen = s->band[0].calls;
+	for (int b = 1; b < s->nbands; b++)
+		if (s->band[b].calls != s->band[0].calls)
+			s->chosen =
+			    s->use == PQ_USE_HOT ? &pq_calls_route_hot : &pq_calls_route_stream;
+}
+
+/* times every candidate and fills s; 0 or -ENOMEM */
+static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *cs)
+{
+	double t_start = now_s();
+	size_t len = use == PQ_USE_HOT ? (size_t)(SEL_KMAX + 2) * SEL_LENMAX : pool_size();
 	size_t off = 0; /* the walk through the pool: stripe after stripe, as the bench's */
 	double round_s = use == PQ_USE_HOT ? HOT_ROUND_S : STREAM_ROUND_S;
-	double rates[PQ_SEL_MAX][SEL_ROUNDS];
+	bool live[PQ_SEL_MAX];
 
 	memset(s, 0, sizeof(*s));
 	s->use = use;
-	s->k = SEL_K;
-	s->len = SEL_LEN;
-	s->rounds = SEL_ROUNDS;
 	s->best = -1;
 	s->chosen = &pq_calls_base;
 	list_cands(use, s, cs);
@@ -204,52 +273,51 @@ static int measure(enum pq_use use, struct pq_selection *s, struct cand *cs)
 
 		memcpy(mem + i, &x, 8);
 	}
-	for (int r = 0; r < SEL_ROUNDS; r++) {
+	for (int c = 0; c < s->n; c++)
+		live[c] = true;
+	for (int r = 0; r < PQ_SEL_ROUNDS; r++) {
+		if (r == PQ_SEL_ROUNDS_FIRST)
+			prune(s, cs, live);
 		for (int c = 0; c < s->n; c++) {
 			void *ptrs[SEL_KMAX + 2];
-			int calls = 0, k = cs[c].k;
-			size_t stripe = (size_t)(k + 2) * SEL_LEN;
-			double t0 = now_s(), t;
+			int calls = 0, k = s->cand[c].k;
+			size_t blk = s->cand[c].len, stripe = (size_t)(k + 2) * blk;
+			double t0, t;
 
+			if (!live[c])
+				continue;
+			t0 = now_s();
 			do {
 				if (use == PQ_USE_HOT || off + stripe > len)
 					off = 0;
 				uint8_t *base = mem + off;
 
 				off += stripe;
-
 				for (int i = 0; i < k + 2; i++)
-					ptrs[i] = base + (size_t)i * SEL_LEN;
+					ptrs[i] = base + (size_t)i * blk;
 				if (use == PQ_USE_HOT && calls == 0)
-					cand_gen(&cs[c], ptrs); /* into this one's cache state */
-				cand_gen(&cs[c], ptrs);
+					cand_gen(s, &cs[c], ptrs); /* into this one's cache state */
+				cand_gen(s, &cs[c], ptrs);
 				calls++;
 			} while ((t = now_s() - t0) < round_s);
-			rates[c][r] = calls * (double)k * SEL_LEN / t / 1e9;
+			rates[c][r] = calls * (double)k * blk / t / 1e9;
+			s->cand[c].rounds = r + 1;
 		}
 	}
 	munmap(mem, len);
-	for (int c = 0; c < s->n; c++) {
-		int ref = s->band[band_of(s, c)].ref;
-		double rel[SEL_ROUNDS];
-
-		for (int r = 0; r < SEL_ROUNDS; r++)
-			rel[r] = rates[c][r] / rates[ref][r];
-		qsort(rel, SEL_ROUNDS, sizeof(double), cmp_double);
-		s->cand[c].rel = rel[SEL_ROUNDS / 2];
-	}
-	for (int c = 0; c < s->n; c++) {
-		qsort(rates[c], SEL_ROUNDS, sizeof(double), cmp_double);
-		s->cand[c].gbps = rates[c][SEL_ROUNDS / 2];
-	}
-	for (int b = 0; b < s->nbands; b++) {
-		s->band[b].best = pick(s, cs, b, NULL);
-		if (s->band[b].k == SEL_K)
-			s->best = s->band[b].best;
-	}
-	if (s->best >= 0)
-		s->chosen = cs[s->best].calls;
+	medians(s, cs);
+	decide(s, cs);
+	s->cpu_s = now_s() - t_start;
 	return 0;
+}
+
+static int measure(enum pq_use use, struct pq_selection *s, struct cand *cs)
+{
+	pthread_mutex_lock(&sel_lock);
+	int rc = measure_locked(use, s, cs);
+
+	pthread_mutex_unlock(&sel_lock);
+	return rc;
 }
 
 int pq_select_measure(enum pq_use use, struct pq_selection *out)
@@ -259,22 +327,35 @@ int pq_select_measure(enum pq_use use, struct pq_selection *out)
 	return measure(use, out, cs);
 }
 
+/* the band candidate c was timed in */
+static int band_of(const struct pq_selection *s, int c)
+{
+	int b = 0;
+
+	while (b + 1 < s->nbands &&
+	       (s->band[b].k != s->cand[c].k || s->band[b].len != s->cand[c].len))
+		b++;
+	return b;
+}
+
 void pq_selection_print(FILE *f, const struct pq_selection *s)
 {
-	fprintf(f,
-		"raid parity: %s selection (gen_pq, %zu KiB, %d rounds, by the median ratio to the "
-		"round's reference, ties within %.0f%% to the first listed; k = %d decides): %s%s%s\n",
-		s->use == PQ_USE_HOT ? "hot" : "streaming", s->len >> 10, s->rounds,
-		PQ_SEL_TIE * 100, s->k, s->chosen->name,
-		s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");
+	fprintf(
+	    f,
+	    "raid parity: %s selection (gen_pq, bands of k and block length, %d rounds, %d where "
+	    "within %.0f%% of the best, by the median ratio to the round's reference, ties within "
+	    "%.0f%% to the first listed; %.0f ms of CPU): %s%s%s\n",
+	    s->use == PQ_USE_HOT ? "hot" : "streaming", PQ_SEL_ROUNDS_FIRST, PQ_SEL_ROUNDS,
+	    PQ_SEL_CLOSE * 100, PQ_SEL_TIE * 100, s->cpu_s * 1e3, s->chosen->name,
+	    s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");
 	for (int c = 0; c < s->n; c++) {
-		bool chosen = false;
+		int b = band_of(s, c);
 
-		for (int b = 0; b < s->nbands; b++)
-			chosen |= s->band[b].best == c;
-		fprintf(f, "raid parity:   k = %2d  %-28s %7.2f GB/s %5.2fx %s%s\n", s->cand[c].k,
-			s->cand[c].name, s->cand[c].gbps, s->cand[c].rel,
-			s->cand[s->band[band_of(s, c)].ref].name, chosen ? "  chosen" : "");
+		fprintf(f, "raid parity:   k = %2d %5zuK  %-28s %7.2f GB/s %5.2fx %s%s%s\n",
+			s->cand[c].k, s->cand[c].len >> 10, s->cand[c].name, s->cand[c].gbps,
+			s->cand[c].rel, s->cand[s->band[b].ref].name,
+			s->cand[c].rounds < PQ_SEL_ROUNDS ? " (5 rounds)" : "",
+			s->band[b].best == c ? "  chosen" : "");
 	}
 }
 
@@ -297,6 +378,102 @@ const struct pq_selection *pq_selection_ran(enum pq_use use)
 	return __atomic_load_n(&ran_stream, __ATOMIC_ACQUIRE) ? &sel_stream : NULL;
 }
 
+/* ---- the routing variants: a call goes to its band's winner ---- */
+
+const struct pq_calls *pq_route[2][PQ_SEL_BANDS];
+
+static const struct pq_calls *route(enum pq_use use, int k, size_t len)
+{
+	return __atomic_load_n(&pq_route[use][pq_sel_band(k, len)], __ATOMIC_RELAXED);
+}
+
+#define ROUTED(u, tag)                                                                             \
+	static void tag##_gen_p(int k, size_t len, void **ptrs)                                    \
+	{                                                                                          \
+		route(u, k, len)->gen_p(k, len, ptrs);                                             \
+	}                                                                                          \
+	static void tag##_gen_pq(int k, size_t len, void **ptrs)                                   \
+	{                                                                                          \
+		route(u, k, len)->gen_pq(k, len, ptrs);                                            \
+	}                                                                                          \
+	static void tag##_xor_p(int k, int a, int b, size_t len, void **ptrs)                      \
+	{                                                                                          \
+		route(u, k, len)->xor_p(k, a, b, len, ptrs);                                       \
+	}                                                                                          \
+	static void tag##_xor_pq(int k, int a, int b, size_t len, void **ptrs)                     \
+	{                                                                                          \
+		route(u, k, len)->xor_pq(k, a, b, len, ptrs);                                      \
+	}                                                                                          \
+	static void tag##_recov_2d(int k, int fa, int fb, size_t len, void **ptrs)                 \
+	{                                                                                          \
+		route(u, k, len)->recov_2d(k, fa, fb, len, ptrs);                                  \
+	}                                                                                          \
+	static void tag##_recov_dp(int k, int fa, size_t len, void **ptrs)                         \
+	{                                                                                          \
+		route(u, k, len)->recov_dp(k, fa, len, ptrs);                                      \
+	}                                                                                          \
+	static char tag##_name[PQ_SEL_BANDS * 24];                                                 \
+	const struct pq_calls pq_calls_##tag = {                                                   \
+	    .name = tag##_name,                                                                    \
+	    .valid = route_valid,                                                                  \
+	    .gen_p = tag##_gen_p,                                                                  \
+	    .gen_pq = tag##_gen_pq,                                                                \
+	    .xor_p = tag##_xor_p,                                                                  \
+	    .xor_pq = tag##_xor_pq,                                                                \
+	    .recov_2d = tag##_recov_2d,                                                            \
+	    .recov_dp = tag##_recov_dp,                                                            \
+	};
+
+static int route_valid(void)
+{
+	return 1; /* its routes are valid variants */
+}
+
+ROUTED(PQ_USE_HOT, route_hot)
+ROUTED(PQ_USE_STREAM, route_stream)
+
+/*
+ * Puts s in use: each band's winner into pq_route, and s->chosen the one winner of all bands, or
+ * the routing variant named after the distinct winners ("avx2+isal", widest band first).
+ */
+static void install(struct pq_selection *s)
+{
+	const struct pq_calls *rv =
+	    s->use == PQ_USE_HOT ? &pq_calls_route_hot : &pq_calls_route_stream;
+	char *name = s->use == PQ_USE_HOT ? route_hot_name : route_stream_name;
+	size_t size = sizeof(route_hot_name), used = 0;
+	bool one = true;
+
+	for (int b = 0; b < PQ_SEL_BANDS; b++) {
+		const struct pq_calls *c = s->band[b].calls;
+		bool seen = false;
+
+		__atomic_store_n(&pq_route[s->use][b], c, __ATOMIC_RELAXED);
+		one &= c == s->band[0].calls;
+		for (int d = 0; d < b; d++)
+			seen |= s->band[d].calls == c;
+		if (!seen)
+			used += snprintf(name + used, size - used, "%s%s", b ? "+" : "", c->name);
+		if (used >= size)
+			used = size - 1;
+	}
+	s->chosen = one ? s->band[0].calls : rv;
+}
+
+/* forced or out of memory: one variant for every band */
+static void install_one(struct pq_selection *s, const struct pq_calls *c)
+{
+	for (int b = 0; b < PQ_SEL_BANDS; b++)
+		s->band[b].calls = c;
+	install(s);
+}
+
+const struct pq_calls *pq_selected(enum pq_use use, int k, size_t len)
+{
+	pq_selection(use);
+	return route(use, k, len);
+}
+
 static void choose_hot(void)
 {
 	const char *force = getenv("RAID_PARITY_IMPL");
@@ -308,9 +485,9 @@ static void choose_hot(void)
 		if (c) { /* forced: nothing timed */
 			memset(&sel_hot, 0, sizeof(sel_hot));
 			sel_hot.use = PQ_USE_HOT;
-			sel_hot.chosen = c;
 			sel_hot.forced = c->name;
 			sel_hot.best = -1;
+			install_one(&sel_hot, c);
 			__atomic_store_n(&ran_hot, true, __ATOMIC_RELEASE);
 			return;
 		}
@@ -319,7 +496,10 @@ static void choose_hot(void)
 			"choosing by timing\n",
 			force);
 	}
-	measure(PQ_USE_HOT, &sel_hot, cs); /* out of memory: base, which needs no probe */
+	if (measure(PQ_USE_HOT, &sel_hot, cs))
+		install_one(&sel_hot, &pq_calls_base); /* out of memory: base needs no probe */
+	else
+		install(&sel_hot);
 	__atomic_store_n(&ran_hot, true, __ATOMIC_RELEASE);
 	if (log_on())
 		pq_selection_print(stderr, &sel_hot);
@@ -331,7 +511,7 @@ static void choose_stream(void)
 	struct cand cs[PQ_SEL_MAX];
 
 	if (measure(PQ_USE_STREAM, &sel_stream, cs)) {
-		sel_stream.chosen = pq_twin(hot); /* out of memory: the default shapes */
+		install_one(&sel_stream, pq_twin(hot)); /* out of memory: the default shapes */
 		__atomic_store_n(&ran_stream, true, __ATOMIC_RELEASE);
 		return;
 	}
@@ -341,12 +521,14 @@ static void choose_stream(void)
 			int c = pick(&sel_stream, cs, b, pq_families[f]);
 
 			if (c >= 0)
-				__atomic_store_n(&pq_families[f]->shape[pq_band(sel_stream.band[b].k)],
-						 cs[c].shape, __ATOMIC_RELAXED);
+				__atomic_store_n(&pq_families[f]->shape[b], cs[c].shape,
+						 __ATOMIC_RELAXED);
 		}
 	if (sel_hot.forced) {
-		sel_stream.chosen = pq_twin(hot);
 		sel_stream.forced = hot->name;
+		install_one(&sel_stream, pq_twin(hot));
+	} else {
+		install(&sel_stream);
 	}
 	__atomic_store_n(&ran_stream, true, __ATOMIC_RELEASE);
 	if (log_on())

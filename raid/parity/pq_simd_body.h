@@ -47,16 +47,16 @@
 
 /*
  * How the streaming path reads (gen and recovery with non-temporal stores): one of the shapes
- * of PQ_SHAPES (pq_impl.h), chosen per variant and band of k (pq_band()) by timing on cold
- * stripes at the first streaming use (pq_select.c); PQ_SHAPE_DEFAULT until then. Each shape is a
- * loop of its own, specialised at compile time (lanes, prefetch level and distance are constants
- * in it).
+ * of PQ_SHAPES (pq_impl.h), chosen per variant and band of k and length (pq_sel_band()) by timing
+ * on cold stripes at the first streaming use (pq_select.c); PQ_SHAPE_DEFAULT until then. Each shape
+ * is a loop of its own, specialised at compile time (lanes, prefetch level and distance are
+ * constants in it).
  */
-static int FN(shape_cur)[PQ_SEL_BANDS] = {PQ_SHAPE_DEFAULT, PQ_SHAPE_DEFAULT, PQ_SHAPE_DEFAULT};
+static int FN(shape_cur)[PQ_SEL_BANDS] = {[0 ... PQ_SEL_BANDS - 1] = PQ_SHAPE_DEFAULT};
 
-AI int cur_shape(int k)
+AI int cur_shape(int k, size_t len)
 {
-	return __atomic_load_n(&FN(shape_cur)[pq_band(k)], __ATOMIC_RELAXED);
+	return __atomic_load_n(&FN(shape_cur)[pq_sel_band(k, len)], __ATOMIC_RELAXED);
 }
 
 #define LANES_OF(half) ((half) && U > 1 ? U / 2 : U)
@@ -154,7 +154,7 @@ AI void gen_p_any(int k, size_t len, void **ptrs, bool always)
 
 	if (stream_ok(always, k + 1, len, d[k], d[k])) {
 #define RUN(l, pf, dist) gen_p_run(k, len, d, true, l, pf, dist)
-		SHAPED(cur_shape(k));
+		SHAPED(cur_shape(k, len));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -219,14 +219,14 @@ AI void gen_pq_run(int k, size_t len, uint8_t **d, bool nt, int lanes, int pf, i
 		gen_pq_step(k, o, d, 1, nt);
 }
 
-/* shape < 0: the current one (cur_shape(k)) */
+/* shape < 0: the current one (cur_shape()) */
 AI void gen_pq_any(int k, size_t len, void **ptrs, bool always, int shape)
 {
 	uint8_t **d = (uint8_t **)ptrs;
 
 	if (stream_ok(always, k + 2, len, d[k], d[k + 1])) {
 #define RUN(l, pf, dist) gen_pq_run(k, len, d, true, l, pf, dist)
-		SHAPED(shape < 0 ? cur_shape(k) : shape);
+		SHAPED(shape < 0 ? cur_shape(k, len) : shape);
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -377,7 +377,7 @@ AI void recov_2d_any(int k, int fa, int fb, size_t len, void **ptrs, bool always
 	MULC_INIT(qm, qc);
 	if (stream_ok(always, k + 2, len, d[fa], d[fb])) {
 #define RUN(l, pf, dist) recov_2d_run(k, fa, fb, len, d, &pbm, &qm, true, l, pf, dist)
-		SHAPED(cur_shape(k));
+		SHAPED(cur_shape(k, len));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -430,7 +430,7 @@ AI void recov_dp_any(int k, int fa, size_t len, void **ptrs, bool always)
 	MULC_INIT(inv, pq_gf_inv(pq_gf_exp[fa]));
 	if (stream_ok(always, k + 2, len, d[fa], d[k])) {
 #define RUN(l, pf, dist) recov_dp_run(k, fa, len, d, &inv, true, l, pf, dist)
-		SHAPED(cur_shape(k));
+		SHAPED(cur_shape(k, len));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {

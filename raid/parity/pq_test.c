@@ -11,6 +11,7 @@
  */
 #include <isa-l/raid.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 
 #include "pq_test_util.h"
 #include "pq_impl.h"
@@ -194,18 +195,32 @@ static void test_recovery_sampled(void **state)
 	}
 }
 
-/* the chosen variants are valid ones, timed against ISA-L's own pq_gen, and the figures add up */
+/* the variant a band's winner (candidate c) names: the twin's for a shape, isal-stream for isal */
+static bool names_winner(const struct pq_calls *calls, const char *cand, enum pq_use u)
+{
+	size_t n = strcspn(cand, " ");
+
+	if (u == PQ_USE_STREAM && strcmp(cand, "isal") == 0)
+		return strcmp(calls->name, "isal-stream") == 0;
+	return strlen(calls->name) == n && strncmp(calls->name, cand, n) == 0;
+}
+
+/*
+ * The chosen variants are valid ones, timed against ISA-L's own pq_gen in every band of k and
+ * length, each band's choice the rule's among its finalists, and what a call of a band's k and
+ * length runs (pq_selected()) that band's winner.
+ */
 static void test_selection(void **state)
 {
 	const struct pq_calls *best = pq_best();
 
 	assert_non_null(best);
 	assert_true(best->valid());
-	assert_ptr_equal(pq_find(best->name), best);
 	assert_string_equal(pq_best_name(), best->name);
 	assert_null(pq_find("no-such-variant"));
 	for (int u = PQ_USE_HOT; u <= PQ_USE_STREAM; u++) {
 		const struct pq_selection *s = pq_selection(u);
+		bool one = true;
 		int isal = 0;
 
 		assert_true(s->chosen->valid());
@@ -213,28 +228,56 @@ static void test_selection(void **state)
 			continue;
 		assert_true(s->n > 1 && s->n <= PQ_SEL_MAX);
 		assert_in_range(s->best, 0, s->n - 1);
-		assert_int_equal(s->nbands, u == PQ_USE_HOT ? 1 : PQ_SEL_BANDS);
-		assert_int_equal(s->cand[s->best].k, s->k);
+		assert_int_equal(s->nbands, PQ_SEL_BANDS);
+		assert_int_equal(s->cand[s->best].k, 10);
+		assert_int_equal(s->cand[s->best].len, 65536);
+		assert_true(s->cpu_s > 0);
 		for (int b = 0; b < s->nbands; b++) {
-			int idx[PQ_SEL_MAX], n = 0;
+			int idx[PQ_SEL_MAX], n = 0, last = 0, k = s->band[b].k;
+			size_t len = s->band[b].len;
 			double rel[PQ_SEL_MAX];
 
-			/* the band's choice is the rule's over its candidates, ISA-L its reference */
+			/* the band's index is where a call of its k and length is routed */
+			assert_int_equal(pq_sel_band(k, len), b);
+			for (int c = 0; c < s->n; c++)
+				if (s->cand[c].k == k && s->cand[c].len == len) {
+					assert_true(s->cand[c].rounds == PQ_SEL_ROUNDS_FIRST ||
+						    s->cand[c].rounds == PQ_SEL_ROUNDS);
+					if (s->cand[c].rounds > last)
+						last = s->cand[c].rounds;
+				}
+			/* the band's choice is the rule's over its finalists, ISA-L its reference
+			 */
 			for (int c = 0; c < s->n; c++) {
 				rel[c] = s->cand[c].rel;
-				if (s->cand[c].k == s->band[b].k)
+				if (s->cand[c].k == k && s->cand[c].len == len &&
+				    s->cand[c].rounds == last)
 					idx[n++] = c;
 			}
 			assert_int_equal(s->band[b].best, pq_sel_pick(rel, idx, n));
 			assert_string_equal(s->cand[s->band[b].ref].name, "isal");
-			assert_int_equal(s->cand[s->band[b].ref].k, s->band[b].k);
+			assert_int_equal(s->cand[s->band[b].ref].k, k);
+			assert_int_equal(s->cand[s->band[b].ref].len, len);
+			assert_int_equal(s->cand[s->band[b].ref].rounds, last);
 			assert_true(s->cand[s->band[b].ref].rel == 1.0);
+			assert_true(
+			    names_winner(s->band[b].calls, s->cand[s->band[b].best].name, u));
+			assert_ptr_equal(pq_selected(u, k, len), s->band[b].calls);
+			one &= s->band[b].calls == s->band[0].calls;
+			assert_non_null(strstr(s->chosen->name, s->band[b].calls->name));
 		}
+		/* one winner everywhere: that variant itself; else the routing variant */
+		if (one)
+			assert_ptr_equal(s->chosen, s->band[0].calls);
+		else
+			assert_ptr_equal(s->chosen, u == PQ_USE_HOT ? &pq_calls_route_hot
+								    : &pq_calls_route_stream);
 		for (int c = 0; c < s->n; c++) {
 			assert_true(s->cand[c].gbps > 0 && s->cand[c].rel > 0);
 			isal += strcmp(s->cand[c].name, "isal") == 0;
 			for (int d = 0; d < c; d++)
 				assert_false(s->cand[c].k == s->cand[d].k &&
+					     s->cand[c].len == s->cand[d].len &&
 					     strcmp(s->cand[c].name, s->cand[d].name) == 0);
 		}
 		/* ISA-L is a candidate of both (of every band), named as such */
@@ -248,6 +291,100 @@ static void test_selection(void **state)
 	assert_true(strlen(sn) > 7 && strcmp(sn + strlen(sn) - 7, "-stream") == 0);
 }
 
+/* ---- the routing variants: a spy in one band, a trap in all others ---- */
+
+static int spy_calls, trap_calls;
+static long spy_args; /* the arguments the spy saw, folded */
+
+static void spy_gen(int k, size_t len, void **ptrs)
+{
+	spy_calls++, spy_args += k + (long)len;
+}
+
+static void spy_xor(int k, int a, int b, size_t len, void **ptrs)
+{
+	spy_calls++, spy_args += k + a + b + (long)len;
+}
+
+static void spy_recov_dp(int k, int fa, size_t len, void **ptrs)
+{
+	spy_calls++, spy_args += k + fa + (long)len;
+}
+
+static void trap_gen(int k, size_t len, void **ptrs)
+{
+	trap_calls++;
+}
+
+static void trap_xor(int k, int a, int b, size_t len, void **ptrs)
+{
+	trap_calls++;
+}
+
+static void trap_recov_dp(int k, int fa, size_t len, void **ptrs)
+{
+	trap_calls++;
+}
+
+static int one(void)
+{
+	return 1;
+}
+
+static const struct pq_calls spy = {"spy",   one,     spy_gen, spy_gen,
+				    spy_xor, spy_xor, spy_xor, spy_recov_dp};
+static const struct pq_calls trap = {"trap",   one,	 trap_gen, trap_gen,
+				     trap_xor, trap_xor, trap_xor, trap_recov_dp};
+
+/*
+ * Every call of the routing variants goes to its band's entry, with its arguments, at the edges
+ * of every band of k and of length: a routing that picked the wrong band (or a band function
+ * that disagreed with the bands the selection timed) would hit the trap.
+ */
+static void test_route(void **state)
+{
+	static const int kb[PQ_SEL_KBANDS][2] = {{1, 6}, {7, 15}, {16, PQ_MAX_DATA}};
+	static const size_t lb[PQ_SEL_LBANDS][2] = {
+	    {64, 16384}, {16448, 262144}, {262208, 64 << 20}};
+	const int ks[] = PQ_BAND_KS;
+	const size_t lens[] = PQ_BAND_LENS;
+	const struct pq_calls *keep[2][PQ_SEL_BANDS];
+
+	pq_selection(PQ_USE_STREAM); /* both in use: nothing overwrites the routes below */
+	memcpy(keep, pq_route, sizeof(keep));
+	for (int u = 0; u < 2; u++) {
+		const struct pq_calls *r =
+		    u == PQ_USE_HOT ? &pq_calls_route_hot : &pq_calls_route_stream;
+
+		for (int b = 0; b < PQ_SEL_BANDS; b++) {
+			int kbi = b / PQ_SEL_LBANDS, lbi = b % PQ_SEL_LBANDS;
+
+			/* the band the selection times it at is the one its calls are routed to */
+			assert_int_equal(pq_sel_band(ks[kbi], lens[lbi]), b);
+			for (int d = 0; d < PQ_SEL_BANDS; d++)
+				pq_route[u][d] = d == b ? &spy : &trap;
+			for (int e = 0; e < 4; e++) {
+				int k = kb[kbi][e / 2];
+				size_t len = lb[lbi][e % 2];
+				long want =
+				    spy_args + 6L * (k + (long)len) + 3 * (k - 1) + (k - 1) / 2;
+
+				spy_calls = trap_calls = 0;
+				r->gen_p(k, len, NULL);
+				r->gen_pq(k, len, NULL);
+				r->xor_p(k, 0, k - 1, len, NULL);
+				r->xor_pq(k, 0, k - 1, len, NULL);
+				r->recov_2d(k, 0, k - 1, len, NULL);
+				r->recov_dp(k, (k - 1) / 2, len, NULL);
+				assert_int_equal(trap_calls, 0);
+				assert_int_equal(spy_calls, 6);
+				assert_int_equal(spy_args, want);
+			}
+		}
+	}
+	memcpy(pq_route, keep, sizeof(keep));
+}
+
 /* run first: no selection has run yet, so the stats get none and nothing is started */
 static void test_json_before(void **state)
 {
@@ -259,7 +396,8 @@ static void test_json_before(void **state)
 /* the stats' view of both selections: the chosen names and every candidate's figures */
 static void test_json(void **state)
 {
-	const struct pq_selection *hot = pq_selection(PQ_USE_HOT), *st = pq_selection(PQ_USE_STREAM);
+	const struct pq_selection *hot = pq_selection(PQ_USE_HOT),
+				  *st = pq_selection(PQ_USE_STREAM);
 	json_object *o = pq_selection_json(), *h, *x, *v;
 
 	assert_non_null(o);
@@ -423,6 +561,21 @@ int main(void)
 	tests[n++] = (struct CMUnitTest){.name = "sel_pick", .test_func = test_sel_pick};
 	tests[n++] = (struct CMUnitTest){.name = "json", .test_func = test_json};
 	tests[n++] = (struct CMUnitTest){.name = "selection", .test_func = test_selection};
+	tests[n++] = (struct CMUnitTest){.name = "route", .test_func = test_route};
+	/* the routing variants, whatever the bands chose, give base's bytes at every k and length
+	 */
+	static const struct pq_calls *const routed[] = {&pq_calls_route_hot,
+							&pq_calls_route_stream};
+
+	for (int j = 0; j < 2; j++)
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			snprintf(names[n], sizeof(names[n]), "route_%s_%s", j ? "stream" : "hot",
+				 cases[i].name);
+			tests[n] = (struct CMUnitTest){.name = names[n],
+						       .test_func = cases[i].fn,
+						       .initial_state = (void *)routed[j]};
+			n++;
+		}
 	tests[n++] = (struct CMUnitTest){.name = "streaming", .test_func = test_streaming};
 	tests[n++] = (struct CMUnitTest){.name = "shapes", .test_func = test_shapes};
 	return _cmocka_run_group_tests("parity variants", tests, n, NULL, NULL);
