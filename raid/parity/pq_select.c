@@ -257,6 +257,7 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 	size_t off = 0; /* the walk through the pool: stripe after stripe, as the bench's */
 	double round_s = use == PQ_USE_HOT ? HOT_ROUND_S : STREAM_ROUND_S;
 	bool live[PQ_SEL_MAX];
+	int first[PQ_SEL_BANDS], count[PQ_SEL_BANDS] = {0};
 
 	memset(s, 0, sizeof(*s));
 	s->use = use;
@@ -273,12 +274,18 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 
 		memcpy(mem + i, &x, 8);
 	}
-	for (int c = 0; c < s->n; c++)
+	for (int c = s->n - 1; c >= 0; c--) { /* a band's candidates are adjacent in cs */
 		live[c] = true;
+		first[cs[c].band] = c;
+		count[cs[c].band]++;
+	}
 	for (int r = 0; r < PQ_SEL_ROUNDS; r++) {
 		if (r == PQ_SEL_ROUNDS_FIRST)
 			prune(s, cs, live);
-		for (int c = 0; c < s->n; c++) {
+		for (int j = 0; j < s->n; j++) {
+			/* band by band, each band's candidates from a different one each round: no
+			 * candidate always follows the same one (or another band's stripe) */
+			int b = cs[j].band, c = first[b] + (j - first[b] + r) % count[b];
 			void *ptrs[SEL_KMAX + 2];
 			int calls = 0, k = s->cand[c].k;
 			size_t blk = s->cand[c].len, stripe = (size_t)(k + 2) * blk;
@@ -434,7 +441,8 @@ ROUTED(PQ_USE_STREAM, route_stream)
 
 /*
  * Puts s in use: each band's winner into pq_route, and s->chosen the one winner of all bands, or
- * the routing variant named after the distinct winners ("avx2+isal", widest band first).
+ * the routing variant named after the distinct winners in pq_all_calls[]'s order ("avx2+isal",
+ * "avx2-stream+isal-stream"), the same name whichever band each won.
  */
 static void install(struct pq_selection *s)
 {
@@ -445,17 +453,19 @@ static void install(struct pq_selection *s)
 	bool one = true;
 
 	for (int b = 0; b < PQ_SEL_BANDS; b++) {
-		const struct pq_calls *c = s->band[b].calls;
-		bool seen = false;
+		__atomic_store_n(&pq_route[s->use][b], s->band[b].calls, __ATOMIC_RELAXED);
+		one &= s->band[b].calls == s->band[0].calls;
+	}
+	for (int i = 0; pq_all_calls[i] && used < size; i++) {
+		const struct pq_calls *v =
+		    s->use == PQ_USE_HOT ? pq_all_calls[i] : pq_twin(pq_all_calls[i]);
+		bool won = false;
 
-		__atomic_store_n(&pq_route[s->use][b], c, __ATOMIC_RELAXED);
-		one &= c == s->band[0].calls;
-		for (int d = 0; d < b; d++)
-			seen |= s->band[d].calls == c;
-		if (!seen)
-			used += snprintf(name + used, size - used, "%s%s", b ? "+" : "", c->name);
-		if (used >= size)
-			used = size - 1;
+		for (int b = 0; b < PQ_SEL_BANDS; b++)
+			won |= s->band[b].calls == v;
+		if (won)
+			used +=
+			    snprintf(name + used, size - used, "%s%s", used ? "+" : "", v->name);
 	}
 	s->chosen = one ? s->band[0].calls : rv;
 }
