@@ -453,8 +453,10 @@ static void cpu_inputs(struct rr_proj *p, const struct rr_test *s)
 		p->parity_us_src = 0;
 }
 
-/* Per-core parity rate: the run's parity-bench.json row of the engine's variant (else of
- * another SIMD one: ISA-L has no rmw) nearest the stripe's k and chunk, else the test's own
+/* Per-core parity rate: the run's parity-bench.json row of the engine's variant nearest the
+ * stripe's k and chunk; when the bench has no row of that name (a routing variant such as
+ * "avx2+isal", whose bands' winners differ) its "selected" row, which runs each band's
+ * winner as the engine does; else another SIMD one (ISA-L has no rmw); else the test's own
  * parity bytes over parity CPU time. p->parity_rmw says which bytes the rate counts: the
  * bench's rmw rows count the written block, its gen rows and the stats the blocks read. */
 static void parity_inputs(struct rr_proj *p, const struct rr_test *s, json_object *bench)
@@ -471,7 +473,8 @@ static void parity_inputs(struct rr_proj *p, const struct rr_test *s, json_objec
 		    !strcmp(ri, "membw") || !strcmp(ri, "cachebw") ||
 		    (!strcmp(ri, "base") && strcmp(impl, "base")))
 			continue;
-		double d = (strcmp(ri, impl) ? 1e6 : 0) + fabs(num(get(r, "k")) - k) * 100 +
+		double d = (!strcmp(ri, impl) ? 0 : !strcmp(ri, "selected") ? 1e5 : 1e6) +
+			   fabs(num(get(r, "k")) - k) * 100 +
 			   fabs(log2(num(get(r, "chunk")) / (double)(chunk > 0 ? chunk : 65536)));
 		if (d < dist) {
 			dist = d;

@@ -78,6 +78,32 @@ onto_a() {
 		and (.binding | length) > 0)] | length >= 3' "$T_SCRATCH/a.json"
 }
 t_case "the fixture projected onto review A's host, binding limit named" onto_a
+# The per-core parity rate is the bench row of the variant the engine ran; a variant the bench
+# has no row of (avx512gfni in the fixture; a routing one such as avx2+isal) takes the bench's
+# "selected" row, which runs each band's winner as the engine does, not whichever row is
+# nearest. The rows are written here so that the choice, not the machine, is tested.
+parity_source_of() { # IMPL: the parity source of the fixture's parity-using projection
+	local d=$T_SCRATCH/fixp row=
+	rm -rf "$d" && cp -r "$FIX" "$d" || return 1
+	for i in avx2:11 isal:12 selected:13; do
+		row+=${row:+,}"{\"impl\":\"${i%:*}\",\"op\":\"gen\",\"k\":10,\"chunk\":65536,\"mode\":\"stream\",\"gbps\":${i#*:}}"
+	done
+	echo "[$row]" >"$d/parity-bench.json"
+	[[ $1 == fixture ]] || sed -i "s/\"parity_impl\": *\"[^\"]*\"/\"parity_impl\": \"$1\"/" "$d"/tests/*.stats.json
+	"$RR" project "$d" --profile gigabyte-r284-s93-aal1 --json |
+		jq -r '[.projections[].inputs.parity_source | strings] | unique | join(";")'
+}
+own_row() { [[ $(parity_source_of avx2) == 'parity-bench.json avx2 gen k=10 chunk 64k' ]]; }
+selected_row() {
+	local f r
+	for f in fixture avx2+isal; do
+		r=$(parity_source_of "$f")
+		echo "$f: $r"
+		[[ $r == 'parity-bench.json selected gen k=10 chunk 64k' ]] || return 1
+	done
+}
+t_case "parity rate: the engine's own variant's bench row" own_row
+t_case "parity rate: a variant without a bench row takes the selected row" selected_row
 t_case "the table prints" bash -c "'$RR' project '$FIX' --profile gigabyte-r284-s93-aal1 | grep -q 'binding'"
 
 # Review A's final layout: a RAID6 write of 26.6 GB/s with GPU parity through the A1000's
