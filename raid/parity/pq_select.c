@@ -357,11 +357,14 @@ void pq_selection_print(FILE *f, const struct pq_selection *s)
 	    s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");
 	for (int c = 0; c < s->n; c++) {
 		int b = band_of(s, c);
+		char few[24] = ""; /* dropped after the first rounds: how many it was timed in */
 
+		if (s->cand[c].rounds < PQ_SEL_ROUNDS)
+			snprintf(few, sizeof(few), " (%d rounds)", s->cand[c].rounds);
 		fprintf(f, "raid parity:   k = %2d %5zuK  %-28s %7.2f GB/s %5.2fx %s%s%s\n",
 			s->cand[c].k, s->cand[c].len >> 10, s->cand[c].name, s->cand[c].gbps,
 			s->cand[c].rel, s->cand[s->band[b].ref].name,
-			s->cand[c].rounds < PQ_SEL_ROUNDS ? " (5 rounds)" : "",
+			few,
 			s->band[b].best == c ? "  chosen" : "");
 	}
 }
