@@ -220,8 +220,7 @@ static int files_apart(const struct raid_array *a, char *err, size_t errlen)
 
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; files[k] && i < a->ndev; i++)
-			if (!strcmp(files[k], a->m[i].path) ||
-			    raid_same_file(files[k], a->m[i].path)) {
+			if (raid_same_file(files[k], a->m[i].path)) {
 				snprintf(err, errlen,
 					 "raid: %s: %s is %s %d (%s): it would be written over",
 					 opts[k], files[k], i < n ? "member" : "spare",
@@ -383,7 +382,7 @@ static int state_taken(const struct raid_config *c, char *err, size_t errlen)
 	for (struct raid_array *b = registry; p && b; b = b->next) {
 		const char *q = b->cfg.rec.state_path;
 
-		if (q && (!strcmp(p, q) || raid_same_file(p, q))) {
+		if (q && raid_same_file(p, q)) {
 			snprintf(err, errlen,
 				 "raid: raid_state: %s is the state file of another array in this "
 				 "fio (raid_members %s...): every array needs a file of its own",

@@ -376,7 +376,7 @@ int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size
 	if (!c->nmembers)
 		return bad(path, "raid_members must be given before raid_state", err, errlen);
 	for (int i = 0; i < c->nmembers; i++)
-		if (!strcmp(path, c->members[i]) || raid_same_file(path, c->members[i])) {
+		if (raid_same_file(path, c->members[i])) {
 			snprintf(why, sizeof(why),
 				 "it is member %d: the state file must be a file of its own", i);
 			return bad(path, why, err, errlen);
