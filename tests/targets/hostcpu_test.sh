@@ -58,4 +58,22 @@ real_fio() {
 	awk -v j="$job" -v s="$sampled" 'BEGIN { exit !(j > 0.05 && s >= 0.7 * j - 0.02) }'
 }
 t_case "a real fio: its forked job's CPU is in fio_user_s + fio_system_s" real_fio
+
+# A scan of /proc is not one instant: a parent read before it reaps a child, the child looked
+# for after it is gone, lost the child's whole time, and a sum that drops made a real fio's
+# fio_user_s negative. Provoke it: 600 idle children put many reads between a parent and the
+# burner it reaps, 20 burners of ~0.15 s reaped one by one; the tree's sum must never drop.
+never_drops() {
+	local out=$T_SCRATCH/reap.cpu p
+	bash -c 'for i in $(seq 600); do sleep 60 & done
+		for i in $(seq 20); do ( x=0; while ((x < 150000)); do ((x++)); done ) & wait $!; done
+		kill $(jobs -p) 2>/dev/null' &
+	p=$!
+	"$H" sample --pid "$p" "$out" &
+	wait "$p"
+	wait
+	awk 'NR > 1 { v = $10 + $11; if (NR > 2 && v < last) { print "drop " last " -> " v; d++ }
+		last = v } END { print NR - 1 " samples, " d + 0 " drops, " last " ticks"; exit d || last < 100 }' "$out"
+}
+t_case "children reaped while /proc is scanned: the tree's CPU never drops" never_drops
 t_done

@@ -69,11 +69,17 @@ static int read_stat(double *v)
 	return 0;
 }
 
-/* One /proc/PID/stat: parent, utime + cutime, stime + cstime (the command name in field 2
- * may hold spaces, so parse after its ')'). */
-static int read_proc(const char *pid, int *ppid, double *ut, double *st)
+/* One process of /proc: its pid, parent, own user and system ticks, and the ticks of the
+ * children it has reaped (cutime + cstime). */
+struct proc {
+	int pid, ppid;
+	double u, s, reaped;
+};
+
+/* One /proc/PID/stat (the command name in field 2 may hold spaces, so parse after its ')'). */
+static int read_proc(const char *pid, struct proc *p)
 {
-	char path[320], buf[1024], *p;
+	char path[320], buf[1024], *q;
 	unsigned long long u = 0, s = 0, cu = 0, cs = 0;
 	FILE *f;
 	size_t n;
@@ -83,63 +89,98 @@ static int read_proc(const char *pid, int *ppid, double *ut, double *st)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	if (!(p = strrchr(buf, ')')) ||
-	    sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", ppid,
-		   &u, &s, &cu, &cs) != 5)
+	if (!(q = strrchr(buf, ')')) ||
+	    sscanf(q + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+		   &p->ppid, &u, &s, &cu, &cs) != 5)
 		return -EINVAL;
-	*ut = (double)(u + cu);
-	*st = (double)(s + cs);
+	p->pid = atoi(pid);
+	p->u = (double)(u + cu);
+	p->s = (double)(s + cs);
+	p->reaped = (double)(cu + cs);
 	return 0;
 }
 
-/* CPU ticks of fio and every process under it (fio forks its jobs unless thread=1; a job
- * that ended and was reaped is in its parent's cutime, so the sum never drops). */
-static int read_tree(int root, double *ut, double *st)
+/* The processes of ROOT's tree, in /proc's (pid) order: *n of them, malloc'd. */
+static int scan_tree(int root, struct proc **out, size_t *n)
 {
-	struct {
-		int pid, ppid;
-		double u, s;
-	} *ps = NULL;
-	size_t n = 0, cap = 0;
+	struct proc *ps = NULL, p;
+	size_t cap = 0, m = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	int found = 0;
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
-		int ppid = 0;
-		double u = 0, s = 0;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || read_proc(e->d_name, &ppid, &u, &s))
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || read_proc(e->d_name, &p))
 			continue;
-		if (n == cap && !(ps = realloc(ps, (cap = 2 * cap + 256) * sizeof(*ps))))
+		if (m == cap && !(ps = realloc(ps, (cap = 2 * cap + 256) * sizeof(*ps))))
 			abort();
-		ps[n].pid = atoi(e->d_name), ps[n].ppid = ppid, ps[n].u = u, ps[n].s = s;
-		n++;
+		ps[m++] = p;
 	}
 	closedir(d);
-	*ut = *st = 0;
 	/* mark the tree: a pid is in it when its parent is (repeat until nothing changes) */
-	char *in = calloc(n ? n : 1, 1);
+	char *in = calloc(m ? m : 1, 1);
 	if (!in)
 		abort();
 	for (int changed = 1; changed;) {
 		changed = 0;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < m; i++) {
 			if (in[i])
 				continue;
 			int hit = ps[i].pid == root;
-			for (size_t k = 0; !hit && k < n; k++)
+			for (size_t k = 0; !hit && k < m; k++)
 				hit = in[k] && ps[k].pid == ps[i].ppid;
 			if (hit)
 				in[i] = 1, changed = 1, found |= ps[i].pid == root;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
+	*n = 0;
+	for (size_t i = 0; i < m; i++)
 		if (in[i])
-			*ut += ps[i].u, *st += ps[i].s;
+			ps[(*n)++] = ps[i];
 	free(in);
-	free(ps);
+	*out = ps;
 	return found ? 0 : -ESRCH;
+}
+
+/* Two scans hold the same tree when they list the same pids and no process reaped a child
+ * between them. */
+static int same_tree(const struct proc *a, size_t na, const struct proc *b, size_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (a[i].pid != b[i].pid || a[i].reaped != b[i].reaped)
+			return 0;
+	return 1;
+}
+
+/* CPU ticks of fio and every process under it (fio forks its jobs unless thread=1). A job
+ * that ended and was reaped is in its parent's cutime, but a scan of /proc is not one
+ * instant: a parent read before it reaps a child, the child looked for after, loses the
+ * child's whole time (a forked fio job's 2 s once made fio_user_s negative). So scan until
+ * two scans in a row agree (same pids, no reap between them) and sum the second;
+ * -EAGAIN when the tree never held still. */
+static int read_tree(int root, double *ut, double *st)
+{
+	struct proc *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	int rc = scan_tree(root, &a, &na);
+	for (int tries = 0; !rc && tries < 8; tries++) {
+		rc = scan_tree(root, &b, &nb);
+		if (!rc && same_tree(a, na, b, nb)) {
+			*ut = *st = 0;
+			for (size_t i = 0; i < nb; i++)
+				*ut += b[i].u, *st += b[i].s;
+			free(a);
+			free(b);
+			return 0;
+		}
+		free(a);
+		a = b, na = nb, b = NULL;
+	}
+	free(a);
+	return rc ? rc : -EAGAIN;
 }
 
 static int cmd_sample(int pid, const char *out)
@@ -162,8 +203,14 @@ static int cmd_sample(int pid, const char *out)
 			fclose(f);
 			return 1;
 		}
-		/* the process gone (reaped) ends the sampling; a zombie still has its times */
-		if (pid > 0 && read_tree(pid, &v[F_PU], &v[F_PS]))
+		/* the process gone (reaped) ends the sampling; a zombie still has its times. A
+		 * tree that never held still over a scan gives no sample this time. */
+		int rc = pid > 0 ? read_tree(pid, &v[F_PU], &v[F_PS]) : 0;
+		if (rc == -EAGAIN) {
+			usleep(100000);
+			continue;
+		}
+		if (rc)
 			break;
 		fprintf(f, "%.6f", t);
 		for (int i = 0; i < NF; i++)
