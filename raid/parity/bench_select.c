@@ -66,10 +66,18 @@ static bool check_band(const struct pq_selection *runs, int n, int b, const char
 	    same   ? "stable: the same choice every run"
 	    : near ? "stable: every choice within 3% of the fastest"
 		   : "NOT stable: a choice more than 3% slower than the fastest");
-	for (int c = 0; c < runs[0].n; c++)
-		if (in_band(runs, c, b))
-			fprintf(out, "  %-28s median %5.2fx %7.2f GB/s\n", runs[0].cand[c].name,
-				median_of(runs, n, c, true), median_of(runs, n, c, false));
+	for (int c = 0; c < runs[0].n; c++) {
+		if (!in_band(runs, c, b))
+			continue;
+		fprintf(out, "  %-28s median %5.2fx %7.2f GB/s  runs:", runs[0].cand[c].name,
+			median_of(runs, n, c, true), median_of(runs, n, c, false));
+		/* each run's figure: '*' chosen in that run, '-' dropped after its first rounds */
+		for (int r = 0; r < n; r++)
+			fprintf(out, " %.2f%s%s", runs[r].cand[c].rel,
+				runs[r].band[b].best == c ? "*" : "",
+				runs[r].cand[c].rounds < PQ_SEL_ROUNDS ? "-" : "");
+		fputc('\n', out);
+	}
 	return same || near;
 }
 

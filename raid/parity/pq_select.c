@@ -5,9 +5,10 @@
  * length, because the fastest kernel depends on both (on a Zen 4, hot, our avx2 beat ISA-L at 4
  * and 64 KiB and lost to it by a fifth at 1 MiB, k = 4), and a call runs its band's winner
  * through a routing variant (pq_route[]) when the bands chose differently. Each candidate runs
- * for a fraction of a millisecond per round, one round of every candidate after the other, and
- * is judged by the median over the rounds of its rate relative to ISA-L's in the same round and
- * band: a burst of load from another process moves a round's rates but hardly their ratio.
+ * for a fraction of a millisecond per round, in turns of 1 MiB of data with the band's other
+ * candidates (run_round()), and is judged by the median over the rounds of its rate relative to
+ * ISA-L's in the same round and band: a burst of load from another process moves a round's
+ * rates but hardly their ratio.
  * After PQ_SEL_ROUNDS_FIRST rounds only candidates within PQ_SEL_CLOSE of their band's best go
  * on (more rounds only where the choice is close), which keeps nine bands affordable. (The first
  * version timed each variant in one block of three rounds, kept the best round, and in three
@@ -39,6 +40,7 @@
 #define SEL_LENMAX 1048576
 #define HOT_ROUND_S 0.0005
 #define STREAM_ROUND_S 0.001
+#define SLICE_BYTES (1u << 20) /* a streaming candidate's turn within a round (round_stream()) */
 
 static const int band_ks[PQ_SEL_KBANDS] = PQ_BAND_KS;
 static const size_t band_lens[PQ_SEL_LBANDS] = PQ_BAND_LENS;
@@ -249,12 +251,70 @@ static void decide(struct pq_selection *s, const struct cand *cs)
 			    s->use == PQ_USE_HOT ? &pq_calls_route_hot : &pq_calls_route_stream;
 }
 
+/* where a walk through the pool (or the hot stripe) is: the next stripe's pointers */
+struct walk {
+	uint8_t *mem;
+	size_t len, off;
+	bool hot; /* every call on the stripe at mem */
+};
+
+static void next_stripe(struct walk *w, int k, size_t blk, void **ptrs)
+{
+	size_t stripe = (size_t)(k + 2) * blk;
+
+	if (w->hot || w->off + stripe > w->len)
+		w->off = 0;
+	for (int i = 0; i < k + 2; i++)
+		ptrs[i] = w->mem + w->off + (size_t)i * blk;
+	w->off += stripe;
+}
+
+/*
+ * One round of a band: its live candidates list[0..n) take turns slice by slice (SLICE_BYTES of
+ * data, one stripe at least: from the walk through the pool when streaming, the one stripe when
+ * hot) until they have had round_s each on average, so that every candidate's round is spread
+ * over the same stretch of time. What one core gets from the memory here moves from one
+ * millisecond to the next (reads of 8 MiB ran at 16 to 34 GB/s), ISA-L's rate, the reference,
+ * more than ours: timed for a whole round one after the other, the ratio of a streaming band's
+ * two fastest candidates moved by 16-49% (standard deviation) from round to round; taking turns
+ * of 1 MiB, by 6-9%, and in five selections in a row 5-6 of 9 streaming bands were unstable
+ * before, 2-3 after (hot: 4-7, 1-5). Hot candidates share the stripe, so the cache state one
+ * leaves is the one the next runs in.
+ */
+static void run_round(struct pq_selection *s, const struct cand *cs, struct walk *w,
+		      const int *list, int n, int r, double round_s)
+{
+	int k = s->cand[list[0]].k;
+	size_t blk = s->cand[list[0]].len, data = (size_t)k * blk;
+	int per = data >= SLICE_BYTES ? 1 : (int)(SLICE_BYTES / data);
+	double t[PQ_SEL_MAX] = {0}, sum = 0;
+	long calls[PQ_SEL_MAX] = {0};
+	void *ptrs[SEL_KMAX + 2];
+
+	while (sum < n * round_s) {
+		for (int j = 0; j < n; j++) {
+			int c = list[j];
+			double t0 = now_s(), dt;
+
+			for (int q = 0; q < per; q++) {
+				next_stripe(w, k, blk, ptrs);
+				cand_gen(s, &cs[c], ptrs);
+			}
+			dt = now_s() - t0;
+			t[c] += dt;
+			sum += dt;
+			calls[c] += per;
+		}
+	}
+	for (int j = 0; j < n; j++)
+		rates[list[j]][r] = calls[list[j]] * (double)data / t[list[j]] / 1e9;
+}
+
 /* times every candidate and fills s; 0 or -ENOMEM */
 static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
 	double t_start = now_s();
 	size_t len = use == PQ_USE_HOT ? (size_t)(SEL_KMAX + 2) * SEL_LENMAX : pool_size();
-	size_t off = 0; /* the walk through the pool: stripe after stripe, as the bench's */
 	double round_s = use == PQ_USE_HOT ? HOT_ROUND_S : STREAM_ROUND_S;
 	bool live[PQ_SEL_MAX];
 	int first[PQ_SEL_BANDS], count[PQ_SEL_BANDS] = {0};
@@ -265,6 +325,8 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 	s->chosen = &pq_calls_base;
 	list_cands(use, s, cs);
 	uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* the walk through the pool: stripe after stripe, as the bench's */
+	struct walk w = {mem, len, 0, use == PQ_USE_HOT};
 
 	if (mem == MAP_FAILED)
 		return -ENOMEM;
@@ -282,33 +344,22 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 	for (int r = 0; r < PQ_SEL_ROUNDS; r++) {
 		if (r == PQ_SEL_ROUNDS_FIRST)
 			prune(s, cs, live);
-		for (int j = 0; j < s->n; j++) {
-			/* band by band, each band's candidates from a different one each round: no
-			 * candidate always follows the same one (or another band's stripe) */
-			int b = cs[j].band, c = first[b] + (j - first[b] + r) % count[b];
-			void *ptrs[SEL_KMAX + 2];
-			int calls = 0, k = s->cand[c].k;
-			size_t blk = s->cand[c].len, stripe = (size_t)(k + 2) * blk;
-			double t0, t;
+		for (int b = 0; b < s->nbands; b++) {
+			/* each round from a different candidate of the band: none always follows
+			 * the same one (or another band's stripe) */
+			int list[PQ_SEL_MAX], n = 0;
 
-			if (!live[c])
+			for (int j = 0; j < count[b]; j++) {
+				int c = first[b] + (j + r) % count[b];
+
+				if (live[c])
+					list[n++] = c;
+			}
+			if (!n)
 				continue;
-			t0 = now_s();
-			do {
-				if (use == PQ_USE_HOT || off + stripe > len)
-					off = 0;
-				uint8_t *base = mem + off;
-
-				off += stripe;
-				for (int i = 0; i < k + 2; i++)
-					ptrs[i] = base + (size_t)i * blk;
-				if (use == PQ_USE_HOT && calls == 0)
-					cand_gen(s, &cs[c], ptrs); /* into this one's cache state */
-				cand_gen(s, &cs[c], ptrs);
-				calls++;
-			} while ((t = now_s() - t0) < round_s);
-			rates[c][r] = calls * (double)k * blk / t / 1e9;
-			s->cand[c].rounds = r + 1;
+			run_round(s, cs, &w, list, n, r, round_s);
+			for (int j = 0; j < n; j++)
+				s->cand[list[j]].rounds = r + 1;
 		}
 	}
 	munmap(mem, len);
@@ -363,8 +414,7 @@ void pq_selection_print(FILE *f, const struct pq_selection *s)
 			snprintf(few, sizeof(few), " (%d rounds)", s->cand[c].rounds);
 		fprintf(f, "raid parity:   k = %2d %5zuK  %-28s %7.2f GB/s %5.2fx %s%s%s\n",
 			s->cand[c].k, s->cand[c].len >> 10, s->cand[c].name, s->cand[c].gbps,
-			s->cand[c].rel, s->cand[s->band[b].ref].name,
-			few,
+			s->cand[c].rel, s->cand[s->band[b].ref].name, few,
 			s->band[b].best == c ? "  chosen" : "");
 	}
 }
