@@ -316,6 +316,10 @@ rdir=$out/$run_id
 if ((!dry_run)); then
 	make_dir --out "$rdir/tests"
 	make_dir --out "$rdir/logs"
+	# one parity selection for every process of the run, measured by the first that needs it
+	# and read by the rest (docs/parity.md, "Kept selection"); a file of the caller's own
+	# (RAID_PARITY_SELECTION set) is used as it is, across runs
+	export RAID_PARITY_SELECTION=${RAID_PARITY_SELECTION:-$rdir/parity-selection.json}
 	if [[ -z $drives ]]; then
 		if [[ -n ${FIO_RAID_SCRATCH_MADE:-} ]]; then # made for this run (by the appliance's caller)
 			scratch=$FIO_RAID_SCRATCH_MADE scratch_made=$scratch
@@ -568,6 +572,7 @@ write_run_json() { # extra raid-json args
 		host:J="$work/host.json" kernel:s="$(uname -r)" fio_version:s="$fio_version" \
 		engine.path:s="$ENGINE" engine.built:b="$engine_built" engine.sha256:s="$engine_sha" \
 		engine.git:s="$git_rev" engine.parity:s="${parity:-per preset}" \
+		engine.parity_selection:s="${RAID_PARITY_SELECTION:-}" \
 		engine.init:s="${resync_note:-new member files start as zeros (clean)}" \
 		profile.name:s="$profile_name" profile.file:s="$profile_file" profile.content:J="$profile_file" \
 		"${targets_json[@]}" "$@" >"$rdir/run.json.tmp" && mv "$rdir/run.json.tmp" "$rdir/run.json"

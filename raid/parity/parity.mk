@@ -2,7 +2,7 @@
 # The parity library (raid/parity/*.c without _test/bench) goes into libraid.a.
 
 PARITY_SRCS := raid/parity/gf.c raid/parity/pq.c raid/parity/pq_select.c raid/parity/pq_base.c raid/parity/pq_avx2.c \
-	raid/parity/pq_avx512.c raid/parity/pq_avx512gfni.c raid/parity/pq_isal.c raid/parity/pq_json.c
+	raid/parity/pq_avx512.c raid/parity/pq_avx512gfni.c raid/parity/pq_isal.c raid/parity/pq_json.c raid/parity/pq_keep.c
 LIBRAID_SRCS += $(PARITY_SRCS)
 
 TESTS += $(BUILD)/tests/pq_base_test
@@ -13,7 +13,11 @@ TESTS += $(BUILD)/tests/pq_test
 $(BUILD)/tests/pq_test: $(OBJ)/raid/parity/pq_test.o $(LIBRAID)
 LDLIBS_pq_test := -lcmocka
 
+TESTS += $(BUILD)/tests/pq_keep_test
+$(BUILD)/tests/pq_keep_test: $(OBJ)/raid/parity/pq_keep_test.o $(LIBRAID)
+LDLIBS_pq_keep_test := -lcmocka -ljson-c
+
 BINS += $(BUILD)/bin/raid-parity-bench
 BENCHES += $(BUILD)/bin/raid-parity-bench
 $(BUILD)/bin/raid-parity-bench: $(OBJ)/raid/parity/bench.o $(OBJ)/raid/parity/bench_select.o $(LIBRAID)
-TESTS += raid/parity/bench_test.sh
+TESTS += raid/parity/bench_test.sh raid/parity/keep_test.sh

@@ -14,6 +14,7 @@
 #ifndef RAID_PARITY_PQ_H
 #define RAID_PARITY_PQ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -121,7 +122,11 @@ struct pq_selection {
 	const char *forced; /* RAID_PARITY_IMPL when it decided the variant, else NULL */
 	int n, best;	    /* candidates timed; the choice at k = 10, 64 KiB (-1 if none timed) */
 	int nbands;
-	double cpu_s; /* the CPU time the selection took, pool and stripe set-up included */
+	double cpu_s;	   /* the CPU time the selection took, pool and stripe set-up included */
+	int runs;	   /* selections its figures are medians of: 1, or PQ_KEEP_RUNS when kept */
+	const char *kept;  /* RAID_PARITY_SELECTION's file when kept there, else NULL */
+	bool loaded;	   /* read from that file (measured by an earlier process) */
+	char measured[24]; /* when kept: the UTC time it was measured, "2026-12-01T19:55:00Z" */
 	struct pq_band_pick {
 		int k;	    /* the k the band was timed at */
 		size_t len; /* and the block length */
@@ -134,8 +139,9 @@ struct pq_selection {
 		int k;	       /* the band it was timed in */
 		size_t len;
 		int rounds;  /* rounds it was timed in: PQ_SEL_ROUNDS_FIRST, or PQ_SEL_ROUNDS if
-				close */
-		double gbps; /* median of the rounds, data bytes per second / 1e9 */
+				close (summed over the runs of a kept selection) */
+		double gbps; /* median of the rounds, data bytes per second / 1e9 (of the runs'
+				medians when kept) */
 		double rel;  /* median over the rounds of gbps / the band's ref's in that round */
 	} cand[PQ_SEL_MAX];
 };

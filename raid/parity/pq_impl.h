@@ -144,4 +144,20 @@ static inline void pq_nibble_tables(uint8_t c, uint8_t lo[16], uint8_t hi[16])
 	}
 }
 
+/*
+ * A selection kept in a file (pq_keep.c, RAID_PARITY_SELECTION=FILE): measured PQ_KEEP_RUNS times
+ * by the first process that needs it, each candidate's median of them kept; read by the others.
+ * pq_keep_lock() takes FILE.lock (an fd, or -errno) for the read-or-measure-and-write;
+ * pq_keep_read() fills s's figures (s holds this build's candidates) from the record of s->use:
+ * 0, -ENOENT (none yet), -ESTALE (another machine) or -EINVAL, *why saying what was wrong;
+ * pq_keep_write() replaces that record (the other use's stays), atomically (rename); -errno.
+ */
+#define PQ_KEEP_RUNS 3
+#define PQ_KEEP_RUNS_MAX 20
+int pq_keep_lock(const char *path);
+void pq_keep_unlock(int fd);
+int pq_keep_read(const char *path, struct pq_selection *s, const char **why);
+int pq_keep_write(const char *path, const struct pq_selection *s);
+void pq_keep_stamp(struct pq_selection *s); /* s->measured: now */
+
 #endif

@@ -33,6 +33,11 @@ static json_object *sel_obj(const struct pq_selection *s)
 		json_object_array_add(bands, cand_obj(s, s->band[b].best));
 	json_object_object_add(o, "bands", bands); /* each band's choice */
 	json_object_object_add(o, "cpu_s", json_object_new_double(s->cpu_s));
+	/* kept in RAID_PARITY_SELECTION's file: which, whether read from it, when measured */
+	json_object_object_add(o, "kept", s->kept ? json_object_new_string(s->kept) : NULL);
+	json_object_object_add(o, "read_from_kept", json_object_new_boolean(s->loaded));
+	json_object_object_add(o, "measured", s->kept ? json_object_new_string(s->measured) : NULL);
+	json_object_object_add(o, "runs", json_object_new_int(s->runs));
 	cands = json_object_new_array();
 	for (int c = 0; c < s->n; c++)
 		json_object_array_add(cands, cand_obj(s, c));

@@ -23,6 +23,7 @@
  * parameters that differ between microarchitectures.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -78,6 +79,11 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static const char *use_name(enum pq_use use)
+{
+	return use == PQ_USE_HOT ? "hot" : "streaming";
 }
 
 static void cand_gen(const struct pq_selection *s, const struct cand *c, void **ptrs)
@@ -310,6 +316,17 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 		rates[list[j]][r] = calls[list[j]] * (double)data / t[list[j]] / 1e9;
 }
 
+/* s empty but for the candidates of use (cs: how to run each) */
+static void prepare(enum pq_use use, struct pq_selection *s, struct cand *cs)
+{
+	memset(s, 0, sizeof(*s));
+	s->use = use;
+	s->best = -1;
+	s->runs = 1;
+	s->chosen = &pq_calls_base;
+	list_cands(use, s, cs);
+}
+
 /* times every candidate and fills s; 0 or -ENOMEM */
 static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
@@ -319,11 +336,7 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 	bool live[PQ_SEL_MAX];
 	int first[PQ_SEL_BANDS], count[PQ_SEL_BANDS] = {0};
 
-	memset(s, 0, sizeof(*s));
-	s->use = use;
-	s->best = -1;
-	s->chosen = &pq_calls_base;
-	list_cands(use, s, cs);
+	prepare(use, s, cs);
 	uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	/* the walk through the pool: stripe after stripe, as the bench's */
 	struct walk w = {mem, len, 0, use == PQ_USE_HOT};
@@ -378,6 +391,97 @@ static int measure(enum pq_use use, struct pq_selection *s, struct cand *cs)
 	return rc;
 }
 
+/*
+ * A selection to keep (pq_keep.c): PQ_KEEP_RUNS selections, each candidate's median of their
+ * figures and the sum of its rounds (so a band's finalists are those timed to the end in every
+ * run), and the choice made from those by the one rule. Under sel_lock.
+ */
+static int measure_kept(enum pq_use use, struct pq_selection *s, struct cand *cs)
+{
+	static struct pq_selection run[PQ_KEEP_RUNS];
+	double cpu = 0;
+
+	for (int r = 0; r < PQ_KEEP_RUNS; r++) {
+		int rc = measure_locked(use, &run[r], cs);
+
+		if (rc)
+			return rc;
+		cpu += run[r].cpu_s;
+	}
+	*s = run[0];
+	for (int c = 0; c < s->n; c++) {
+		double rel[PQ_KEEP_RUNS], gbps[PQ_KEEP_RUNS];
+
+		s->cand[c].rounds = 0;
+		for (int r = 0; r < PQ_KEEP_RUNS; r++) {
+			rel[r] = run[r].cand[c].rel;
+			gbps[r] = run[r].cand[c].gbps;
+			s->cand[c].rounds += run[r].cand[c].rounds;
+		}
+		qsort(rel, PQ_KEEP_RUNS, sizeof(double), cmp_double);
+		qsort(gbps, PQ_KEEP_RUNS, sizeof(double), cmp_double);
+		s->cand[c].rel = rel[PQ_KEEP_RUNS / 2];
+		s->cand[c].gbps = gbps[PQ_KEEP_RUNS / 2];
+	}
+	s->runs = PQ_KEEP_RUNS;
+	s->cpu_s = cpu;
+	decide(s, cs);
+	return 0;
+}
+
+/*
+ * With RAID_PARITY_SELECTION=FILE: the selection of this use kept there, or (none, or measured on
+ * another machine or build, or not a record) measured for keeping and written there; FILE.lock is
+ * held throughout, so processes that start together wait for the first one's and use it. Without
+ * it, or when FILE.lock cannot be taken: measured in this process alone.
+ */
+static int select_use(enum pq_use use, struct pq_selection *s, struct cand *cs)
+{
+	const char *path = getenv("RAID_PARITY_SELECTION"), *why = NULL, *what = use_name(use);
+	int lock, rc;
+
+	if (!path || !*path)
+		return measure(use, s, cs);
+	if ((lock = pq_keep_lock(path)) < 0) {
+		fprintf(
+		    stderr,
+		    "raid parity: RAID_PARITY_SELECTION=%s: cannot lock %s.lock: %s; this process "
+		    "measures its own %s selection\n",
+		    path, path, strerror(-lock), what);
+		return measure(use, s, cs);
+	}
+	pthread_mutex_lock(&sel_lock);
+	prepare(use, s, cs);
+	if ((rc = pq_keep_read(path, s, &why)) == 0) {
+		s->kept = path;
+		s->loaded = true;
+		decide(s, cs);
+	} else {
+		if (why)
+			fprintf(
+			    stderr,
+			    "raid parity: RAID_PARITY_SELECTION=%s: %s; measuring the %s selection "
+			    "again\n",
+			    path, why, what);
+		if ((rc = measure_kept(use, s, cs)) == 0) {
+			int w;
+
+			pq_keep_stamp(s);
+			if ((w = pq_keep_write(path, s)) == 0)
+				s->kept = path;
+			else
+				fprintf(
+				    stderr,
+				    "raid parity: RAID_PARITY_SELECTION=%s: cannot write it: %s; "
+				    "the %s selection is this process's alone\n",
+				    path, strerror(-w), what);
+		}
+	}
+	pthread_mutex_unlock(&sel_lock);
+	pq_keep_unlock(lock);
+	return rc;
+}
+
 int pq_select_measure(enum pq_use use, struct pq_selection *out)
 {
 	struct cand cs[PQ_SEL_MAX];
@@ -398,19 +502,25 @@ static int band_of(const struct pq_selection *s, int c)
 
 void pq_selection_print(FILE *f, const struct pq_selection *s)
 {
+	char from[160] = "";
+
+	if (s->kept) /* how it came to be, when kept in a file */
+		snprintf(from, sizeof(from), "; %s %s, measured %s, medians of %d selections",
+			 s->loaded ? "read from" : "kept in", s->kept, s->measured, s->runs);
 	fprintf(
 	    f,
 	    "raid parity: %s selection (gen_pq, bands of k and block length, %d rounds, %d where "
 	    "within %.0f%% of the best, by the median ratio to the round's reference, ties within "
-	    "%.0f%% to the first listed; %.0f ms of CPU): %s%s%s\n",
+	    "%.0f%% to the first listed; %.0f ms of CPU%s%s): %s%s%s\n",
 	    s->use == PQ_USE_HOT ? "hot" : "streaming", PQ_SEL_ROUNDS_FIRST, PQ_SEL_ROUNDS,
-	    PQ_SEL_CLOSE * 100, PQ_SEL_TIE * 100, s->cpu_s * 1e3, s->chosen->name,
-	    s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");
+	    PQ_SEL_CLOSE * 100, PQ_SEL_TIE * 100, s->cpu_s * 1e3, s->loaded ? " then" : "", from,
+	    s->chosen->name, s->forced ? " (forced by RAID_PARITY_IMPL=" : "",
+	    s->forced ? ")" : "");
 	for (int c = 0; c < s->n; c++) {
 		int b = band_of(s, c);
 		char few[24] = ""; /* dropped after the first rounds: how many it was timed in */
 
-		if (s->cand[c].rounds < PQ_SEL_ROUNDS)
+		if (s->cand[c].rounds < s->runs * PQ_SEL_ROUNDS)
 			snprintf(few, sizeof(few), " (%d rounds)", s->cand[c].rounds);
 		fprintf(f, "raid parity:   k = %2d %5zuK  %-28s %7.2f GB/s %5.2fx %s%s%s\n",
 			s->cand[c].k, s->cand[c].len >> 10, s->cand[c].name, s->cand[c].gbps,
@@ -559,7 +669,7 @@ static void choose_hot(void)
 			"choosing by timing\n",
 			force);
 	}
-	if (measure(PQ_USE_HOT, &sel_hot, cs))
+	if (select_use(PQ_USE_HOT, &sel_hot, cs))
 		install_one(&sel_hot, &pq_calls_base); /* out of memory: base needs no probe */
 	else
 		install(&sel_hot);
@@ -573,7 +683,7 @@ static void choose_stream(void)
 	const struct pq_calls *hot = pq_best();
 	struct cand cs[PQ_SEL_MAX];
 
-	if (measure(PQ_USE_STREAM, &sel_stream, cs)) {
+	if (select_use(PQ_USE_STREAM, &sel_stream, cs)) {
 		install_one(&sel_stream, pq_twin(hot)); /* out of memory: the default shapes */
 		__atomic_store_n(&ran_stream, true, __ATOMIC_RELEASE);
 		return;
