@@ -81,6 +81,7 @@ static struct {
 	const char *impls[MAX_LIST];
 	int nimpl; /* 0: every valid variant, isal and membw */
 	int runs, selection;
+	bool kept; /* --kept: --selection's runs measured as kept selections are */
 	double run_s;
 	size_t pool;
 } opt;
@@ -116,6 +117,8 @@ static void usage(FILE *f)
 	    "                  they are stable: the same choice each time, or every choice\n"
 	    "                  within 3%% of the fastest candidate (medians over the N runs);\n"
 	    "                  exit status 1 when not\n"
+	    "  --kept          with --selection: each run measured as a kept selection is\n"
+	    "                  (RAID_PARITY_SELECTION): the medians of 3 selections\n"
 	    "  --help          this text\n"
 	    "LIST is comma-separated. RAID_PARITY_IMPL=<name> forces the selection.\n",
 	    PQ_MAX_DATA);
@@ -255,7 +258,19 @@ static int parse_count(const char *o, const char *s, int lo, int hi)
 
 static void parse_args(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_QUICK, O_K, O_CHUNK, O_OP, O_MODE, O_IMPL, O_RUNS, O_POOL, O_SEL };
+	enum {
+		O_JSON = 256,
+		O_QUICK,
+		O_K,
+		O_CHUNK,
+		O_OP,
+		O_MODE,
+		O_IMPL,
+		O_RUNS,
+		O_POOL,
+		O_SEL,
+		O_KEPT
+	};
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, O_JSON},
 	    {"quick", no_argument, NULL, O_QUICK},
@@ -267,6 +282,7 @@ static void parse_args(int argc, char **argv)
 	    {"runs", required_argument, NULL, O_RUNS},
 	    {"pool", required_argument, NULL, O_POOL},
 	    {"selection", required_argument, NULL, O_SEL},
+	    {"kept", no_argument, NULL, O_KEPT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -307,6 +323,9 @@ static void parse_args(int argc, char **argv)
 		case O_SEL:
 			opt.selection = parse_count("--selection", optarg, 2, 20);
 			break;
+		case O_KEPT:
+			opt.kept = true;
+			break;
 		case O_POOL:
 			opt.pool = parse_size(optarg);
 			if (opt.pool < (16u << 20))
@@ -321,6 +340,8 @@ static void parse_args(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'%s", argv[optind], "");
+	if (opt.kept && !opt.selection)
+		die("--kept: only with --selection N%s%s", "", "");
 	if (opt.quick) {
 		if (!opt.nk)
 			opt.ks[opt.nk++] = 10;
@@ -936,7 +957,7 @@ int main(int argc, char **argv)
 	FILE *info = opt.json ? stderr : stdout;
 
 	if (opt.selection)
-		return bench_selection_check(opt.selection, stdout) ? 0 : 1;
+		return bench_selection_check(opt.selection, opt.kept, stdout) ? 0 : 1;
 	build_sources();
 	if (!nsources) {
 		fprintf(stderr, PROG ": nothing to measure\n");

@@ -81,14 +81,14 @@ static bool check_band(const struct pq_selection *runs, int n, int b, const char
 	return same || near;
 }
 
-static bool check(enum pq_use use, int n, FILE *out)
+static bool check(enum pq_use use, int n, bool kept, FILE *out)
 {
 	static struct pq_selection runs[MAX_RUNS];
 	const char *what = use == PQ_USE_HOT ? "hot" : "streaming";
 	bool ok = true;
 
 	for (int r = 0; r < n; r++) {
-		if (pq_select_measure(use, &runs[r])) {
+		if ((kept ? pq_select_measure_kept : pq_select_measure)(use, &runs[r])) {
 			fprintf(out, "%s selection: out of memory\n", what);
 			return false;
 		}
@@ -106,10 +106,10 @@ static bool check(enum pq_use use, int n, FILE *out)
 	return ok;
 }
 
-bool bench_selection_check(int n, FILE *out)
+bool bench_selection_check(int n, bool kept, FILE *out)
 {
-	bool hot = check(PQ_USE_HOT, n, out);
-	bool stream = check(PQ_USE_STREAM, n, out);
+	bool hot = check(PQ_USE_HOT, n, kept, out);
+	bool stream = check(PQ_USE_STREAM, n, kept, out);
 
 	return hot && stream;
 }

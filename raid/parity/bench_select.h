@@ -7,7 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* runs both selections n times, prints every run and the verdict; true when both are stable */
-bool bench_selection_check(int n, FILE *out);
+/* runs both selections n times (as kept selections are measured, when kept), prints every run
+ * and the verdict; true when both are stable */
+bool bench_selection_check(int n, bool kept, FILE *out);
 
 #endif

@@ -160,6 +160,9 @@ const struct pq_selection *pq_selection(enum pq_use use);
  * Returns 0 or -ENOMEM.
  */
 int pq_select_measure(enum pq_use use, struct pq_selection *out);
+/* as a kept selection is measured (RAID_PARITY_SELECTION: each candidate's median of
+ * PQ_KEEP_RUNS selections), afresh, nothing read, written or changed in use */
+int pq_select_measure_kept(enum pq_use use, struct pq_selection *out);
 /* the selection if it has run (or been forced), else NULL: starts nothing */
 const struct pq_selection *pq_selection_ran(enum pq_use use);
 /*

@@ -156,20 +156,23 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 
 /*
  * The choice among band b's candidates (of family fam only when it is not NULL): the rule's over
- * those timed in the band's last round, the ones still close to its best.
+ * the band's finalists, those still close to its best after the first rounds (in at least one of
+ * a kept selection's runs: the reference, timed whenever another is, is one in every run); all
+ * of them when the band was decided after its first rounds.
  */
 static int pick(const struct pq_selection *s, const struct cand *cs, int b,
 		const struct pq_family *fam)
 {
 	double rel[PQ_SEL_MAX];
-	int idx[PQ_SEL_MAX], n = 0, last = 0;
+	int idx[PQ_SEL_MAX], n = 0, first = s->runs * PQ_SEL_ROUNDS_FIRST;
+	bool any = false;
 
 	for (int c = 0; c < s->n; c++)
-		if (cs[c].band == b && (!fam || cs[c].fam == fam) && s->cand[c].rounds > last)
-			last = s->cand[c].rounds;
+		any |= cs[c].band == b && (!fam || cs[c].fam == fam) && s->cand[c].rounds > first;
 	for (int c = 0; c < s->n; c++) {
 		rel[c] = s->cand[c].rel;
-		if (cs[c].band == b && (!fam || cs[c].fam == fam) && s->cand[c].rounds == last)
+		if (cs[c].band == b && (!fam || cs[c].fam == fam) &&
+		    (!any || s->cand[c].rounds > first))
 			idx[n++] = c;
 	}
 	return pq_sel_pick(rel, idx, n);
@@ -479,6 +482,17 @@ static int select_use(enum pq_use use, struct pq_selection *s, struct cand *cs)
 	}
 	pthread_mutex_unlock(&sel_lock);
 	pq_keep_unlock(lock);
+	return rc;
+}
+
+int pq_select_measure_kept(enum pq_use use, struct pq_selection *out)
+{
+	struct cand cs[PQ_SEL_MAX];
+
+	pthread_mutex_lock(&sel_lock);
+	int rc = measure_kept(use, out, cs);
+
+	pthread_mutex_unlock(&sel_lock);
 	return rc;
 }
 
