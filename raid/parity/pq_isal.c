@@ -11,6 +11,7 @@
  */
 #include <isa-l/raid.h>
 #include <limits.h>
+#include <stdbool.h>
 
 #include "pq.h"
 #include "pq_impl.h"
@@ -31,29 +32,35 @@ static int isal_valid(void)
 	return 1; /* ISA-L picks its own code path, down to portable C */
 }
 
-/* ISA-L when its rules are met, else `ours` */
-static void isal_gen_p_or(const struct pq_calls *ours, int k, size_t len, void **ptrs)
+/* our variant for what ISA-L refuses: the best native one, or its twin when streaming */
+static const struct pq_calls *ours(bool stream)
+{
+	return stream ? pq_twin(pq_best_native()) : pq_best_native();
+}
+
+/* ISA-L when its rules are met, else ours (looked up only then) */
+static void isal_gen_p_or(bool stream, int k, size_t len, void **ptrs)
 {
 	if (k >= 2 && isal_fits(k + 1, len, ptrs) && xor_gen(k + 1, (int)len, ptrs) == 0)
 		return;
-	ours->gen_p(k, len, ptrs);
+	ours(stream)->gen_p(k, len, ptrs);
 }
 
-static void isal_gen_pq_or(const struct pq_calls *ours, int k, size_t len, void **ptrs)
+static void isal_gen_pq_or(bool stream, int k, size_t len, void **ptrs)
 {
 	if (k >= 2 && isal_fits(k + 2, len, ptrs) && pq_gen(k + 2, (int)len, ptrs) == 0)
 		return;
-	ours->gen_pq(k, len, ptrs);
+	ours(stream)->gen_pq(k, len, ptrs);
 }
 
 static void isal_gen_p(int k, size_t len, void **ptrs)
 {
-	isal_gen_p_or(pq_best_native(), k, len, ptrs);
+	isal_gen_p_or(false, k, len, ptrs);
 }
 
 static void isal_gen_pq(int k, size_t len, void **ptrs)
 {
-	isal_gen_pq_or(pq_best_native(), k, len, ptrs);
+	isal_gen_pq_or(false, k, len, ptrs);
 }
 
 static void isal_xor_p(int k, int a, int b, size_t len, void **ptrs)
@@ -93,12 +100,12 @@ const struct pq_calls pq_calls_isal = {
  */
 static void isal_stream_gen_p(int k, size_t len, void **ptrs)
 {
-	isal_gen_p_or(pq_twin(pq_best_native()), k, len, ptrs);
+	isal_gen_p_or(true, k, len, ptrs);
 }
 
 static void isal_stream_gen_pq(int k, size_t len, void **ptrs)
 {
-	isal_gen_pq_or(pq_twin(pq_best_native()), k, len, ptrs);
+	isal_gen_pq_or(true, k, len, ptrs);
 }
 
 static void isal_stream_recov_2d(int k, int fa, int fb, size_t len, void **ptrs)
