@@ -97,6 +97,10 @@ drives get raid_init=resync when the engine supports it (the run says which). A 
 engine refuses as beyond what it can do here (a level it lacks, or a cuda run without a
 usable GPU: the "refused" answer it writes to the test's raid_stats file) is skipped with
 the engine's reason, and the rest runs.
+
+Every engine process of a run uses one parity selection, measured by the first that needs it
+and kept in <out>/<run-id>/parity-selection.json; set RAID_PARITY_SELECTION=FILE to keep one
+across runs instead (docs/parity.md, "Kept selection").
 EOF
 }
 
