@@ -30,9 +30,12 @@ t_case "the first process measures and keeps, the next reads the same choice" me
 kept_figures_decide() {
 	rm -f "$F"
 	hot_run "$T_SCRATCH/1" || return 1
-	# (timed to the end in every run: a band chooses among those timed in the most rounds)
-	jq '(.hot.candidates[] | select(.name == "avx2" and .k == 10 and .len == 65536)) |=
-		(.rel = 9.5 | .rounds = 45)' "$F" >"$F.new" && mv "$F.new" "$F"
+	# timed to the end in one of the three runs only (15 + 5 + 5 rounds): a finalist still,
+	# though ISA-L, the reference, was timed in all 45 (a band that chose among the most
+	# rounds only chose ISA-L at 1.00x beside kernels at 1.2x)
+	jq '(.hot.candidates[] | select(.k == 10 and .len == 65536)) |= (.rounds = 45) |
+		(.hot.candidates[] | select(.name == "avx2" and .k == 10 and .len == 65536)) |=
+		(.rel = 9.5 | .rounds = 25)' "$F" >"$F.new" && mv "$F.new" "$F"
 	hot_run "$T_SCRATCH/2" || return 1
 	grep -q 'k = 10 64K avx2 9.50x isal' "$T_SCRATCH/2"
 }

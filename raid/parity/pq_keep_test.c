@@ -254,13 +254,26 @@ static void test_no_directory(void **state)
 	assert_int_equal(pq_keep_lock(bad), -ENOENT);
 }
 
+/* the one rule, over a selection measured once and over one measured as a kept one is */
+static void test_rule(void **state)
+{
+	struct pq_selection s;
+
+	hot.runs = 1; /* measured once (setup() says 3 for the file's sake) */
+	t_check_bands(&hot);
+	hot.runs = 3;
+	assert_int_equal(pq_select_measure_kept(PQ_USE_HOT, &s), 0);
+	assert_int_equal(s.runs, PQ_KEEP_RUNS);
+	t_check_bands(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),	   cmocka_unit_test(test_missing),
 	    cmocka_unit_test(test_other_use_kept), cmocka_unit_test(test_other_machine),
 	    cmocka_unit_test(test_damaged),	   cmocka_unit_test(test_not_a_record),
-	    cmocka_unit_test(test_no_directory),
+	    cmocka_unit_test(test_no_directory),   cmocka_unit_test(test_rule),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

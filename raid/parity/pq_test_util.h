@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "pq.h"
+#include "pq_impl.h"
 
 /* xorshift64*: fixed seed unless PQ_TEST_SEED is set, printed so a failure can be replayed */
 static uint64_t t_rng_state;
@@ -177,6 +178,49 @@ static inline void m_syndrome(int a, int b, size_t len, void **ptrs, uint8_t *p,
 			p[j] ^= d[j];
 			q[j] ^= m_mul(c, d[j]);
 		}
+	}
+}
+
+/*
+ * A selection's bands follow its rule: each band's candidates timed in the first rounds or to
+ * the end of each of its runs (s->runs: 1 measured here, PQ_KEEP_RUNS kept), the choice
+ * pq_sel_pick()'s over the band's finalists (timed past the first rounds in at least one run;
+ * all when none was), ISA-L the reference at 1.00x, timed whenever another was.
+ */
+static inline void t_check_bands(const struct pq_selection *s)
+{
+	assert_true(s->runs == 1 || s->runs == PQ_KEEP_RUNS);
+	for (int b = 0; b < s->nbands; b++) {
+		int idx[PQ_SEL_MAX], n = 0, last = 0, k = s->band[b].k;
+		int first = s->runs * PQ_SEL_ROUNDS_FIRST;
+		size_t len = s->band[b].len;
+		double rel[PQ_SEL_MAX];
+		bool any = false;
+
+		/* the band's index is where a call of its k and length is routed */
+		assert_int_equal(pq_sel_band(k, len), b);
+		for (int c = 0; c < s->n; c++)
+			if (s->cand[c].k == k && s->cand[c].len == len) {
+				assert_in_range(s->cand[c].rounds, first, s->runs * PQ_SEL_ROUNDS);
+				assert_int_equal((s->cand[c].rounds - first) %
+						     (PQ_SEL_ROUNDS - PQ_SEL_ROUNDS_FIRST),
+						 0);
+				if (s->cand[c].rounds > last)
+					last = s->cand[c].rounds;
+				any |= s->cand[c].rounds > first;
+			}
+		for (int c = 0; c < s->n; c++) {
+			rel[c] = s->cand[c].rel;
+			if (s->cand[c].k == k && s->cand[c].len == len &&
+			    (!any || s->cand[c].rounds > first))
+				idx[n++] = c;
+		}
+		assert_int_equal(s->band[b].best, pq_sel_pick(rel, idx, n));
+		assert_string_equal(s->cand[s->band[b].ref].name, "isal");
+		assert_int_equal(s->cand[s->band[b].ref].k, k);
+		assert_int_equal(s->cand[s->band[b].ref].len, len);
+		assert_int_equal(s->cand[s->band[b].ref].rounds, last);
+		assert_true(s->cand[s->band[b].ref].rel == 1.0);
 	}
 }
 
