@@ -91,9 +91,24 @@ struct pq_family {
 	int lanes; /* U: shapes with half set are the same loop when it is 1 */
 	/* the twin's gen_pq in shape s (an index of PQ_SHAPES), for timing */
 	void (*gen_pq_shaped)(int s, int k, size_t len, void **ptrs);
-	/* per band (pq_sel_band()): the shape the twin and the variant's size rule use; atomic */
+	/* per band (pq_sel_band()): the shape the twin uses (the streaming selection's); atomic */
 	int *shape;
+	/* per band: the shape the variant's size rule uses on a stripe past L2, which the caller
+	 * has just written (the hot selection's; PQ_SHAPE_DEFAULT until it runs); atomic */
+	int *hot_shape;
 };
+/*
+ * The shapes the hot selection times a variant in, in the bands whose stripe is past L2 (where
+ * its size rule streams): the default, and none. On a Zen 4 with AVX-512, k = 22 and 64 KiB
+ * blocks hot (a 1.5 MiB stripe, in L3), avx512gfni ran at 0.75-0.78x ISA-L with l2-2k and
+ * 1.27-1.29x with none; at k = 22 and 1 MiB blocks (24 MiB) l2-2k was the faster (1.80-1.95x
+ * against 1.36-1.44x).
+ */
+#define PQ_HOT_SHAPES                                                                              \
+	{                                                                                          \
+		PQ_SHAPE_DEFAULT, 3                                                                \
+	}
+#define PQ_HOT_NSHAPES 2
 extern const struct pq_family pq_family_avx2, pq_family_avx512, pq_family_avx512gfni;
 /* every SIMD variant's family, widest first (the preference on a tie), NULL-terminated (pq.c) */
 extern const struct pq_family *const pq_families[];

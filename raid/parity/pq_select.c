@@ -110,6 +110,17 @@ static int add(struct pq_selection *s, struct cand *cs, struct cand c, const cha
 	return 0;
 }
 
+static const int hot_shapes[PQ_HOT_NSHAPES] = PQ_HOT_SHAPES;
+
+/* the family of SIMD variant c, NULL for base and isal */
+static const struct pq_family *family_of(const struct pq_calls *c)
+{
+	for (int f = 0; pq_families[f]; f++)
+		if (pq_families[f]->variant == c)
+			return pq_families[f];
+	return NULL;
+}
+
 /*
  * The candidates of one use, band by band (band b = pq_sel_band() of its k and length), in their
  * order of preference on a tie (pq_all_calls[]'s for hot; widest variant first, then PQ_SHAPES'
@@ -125,15 +136,27 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 		s->band[b].len = band_lens[b % PQ_SEL_LBANDS];
 		s->band[b].ref = s->n; /* isal, when it is there; else the band's first */
 		if (use == PQ_USE_HOT) {
+			/* past L2 a variant's size rule streams: time it in each hot shape */
+			bool past_l2 =
+			    (size_t)(s->band[b].k + 2) * s->band[b].len > pq_stream_min();
+
 			for (int i = 0; pq_all_calls[i]; i++) {
 				const struct pq_calls *c = pq_all_calls[i];
+				const struct pq_family *fam = past_l2 ? family_of(c) : NULL;
 
 				if (c == &pq_calls_isal)
 					s->band[b].ref = s->n;
 				/* base only where no SIMD variant runs: it ran at 0.07-0.35x ISA-L
 				 * in every band, and its 1 MiB rounds cost more than the rest */
-				if (c->valid() && (c != &pq_calls_base || !simd))
+				if (!c->valid() || (c == &pq_calls_base && simd))
+					continue;
+				if (!fam) {
 					add(s, cs, (struct cand){c, NULL, 0, b}, c->name, NULL);
+					continue;
+				}
+				for (int h = 0; h < PQ_HOT_NSHAPES; h++)
+					add(s, cs, (struct cand){c, fam, hot_shapes[h], b}, c->name,
+					    pq_shapes[hot_shapes[h]].name);
 			}
 			continue;
 		}
@@ -661,6 +684,23 @@ const struct pq_calls *pq_selected(enum pq_use use, int k, size_t len)
 	return route(use, k, len);
 }
 
+/*
+ * Each family takes its shape per band from s, whichever family won the band: the streaming
+ * selection's for its twin, the hot one's (bands past L2) for its size rule.
+ */
+static void keep_shapes(const struct pq_selection *s, const struct cand *cs)
+{
+	for (int f = 0; pq_families[f]; f++)
+		for (int b = 0; b < s->nbands; b++) {
+			int c = pick(s, cs, b, pq_families[f]);
+
+			if (c >= 0)
+				__atomic_store_n(&(s->use == PQ_USE_HOT ? pq_families[f]->hot_shape
+									: pq_families[f]->shape)[b],
+						 cs[c].shape, __ATOMIC_RELAXED);
+		}
+}
+
 static void choose_hot(void)
 {
 	const char *force = getenv("RAID_PARITY_IMPL");
@@ -683,10 +723,12 @@ static void choose_hot(void)
 			"choosing by timing\n",
 			force);
 	}
-	if (select_use(PQ_USE_HOT, &sel_hot, cs))
+	if (select_use(PQ_USE_HOT, &sel_hot, cs)) {
 		install_one(&sel_hot, &pq_calls_base); /* out of memory: base needs no probe */
-	else
+	} else {
+		keep_shapes(&sel_hot, cs);
 		install(&sel_hot);
+	}
 	__atomic_store_n(&ran_hot, true, __ATOMIC_RELEASE);
 	if (log_on())
 		pq_selection_print(stderr, &sel_hot);
@@ -702,15 +744,7 @@ static void choose_stream(void)
 		__atomic_store_n(&ran_stream, true, __ATOMIC_RELEASE);
 		return;
 	}
-	/* each family takes its shape per band, whichever family wins */
-	for (int f = 0; pq_families[f]; f++)
-		for (int b = 0; b < sel_stream.nbands; b++) {
-			int c = pick(&sel_stream, cs, b, pq_families[f]);
-
-			if (c >= 0)
-				__atomic_store_n(&pq_families[f]->shape[b], cs[c].shape,
-						 __ATOMIC_RELAXED);
-		}
+	keep_shapes(&sel_stream, cs);
 	if (sel_hot.forced) {
 		sel_stream.forced = hot->name;
 		install_one(&sel_stream, pq_twin(hot));

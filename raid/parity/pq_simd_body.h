@@ -53,10 +53,14 @@
  * constants in it).
  */
 static int FN(shape_cur)[PQ_SEL_BANDS] = {[0 ... PQ_SEL_BANDS - 1] = PQ_SHAPE_DEFAULT};
+/* the size rule's (a hot stripe past L2): chosen by the hot selection, the same way */
+static int FN(hot_shape_cur)[PQ_SEL_BANDS] = {[0 ... PQ_SEL_BANDS - 1] = PQ_SHAPE_DEFAULT};
 
-AI int cur_shape(int k, size_t len)
+/* the twin's shape (always), or the size rule's */
+AI int cur_shape(int k, size_t len, bool always)
 {
-	return __atomic_load_n(&FN(shape_cur)[pq_sel_band(k, len)], __ATOMIC_RELAXED);
+	return __atomic_load_n(&(always ? FN(shape_cur) : FN(hot_shape_cur))[pq_sel_band(k, len)],
+			       __ATOMIC_RELAXED);
 }
 
 #define LANES_OF(half) ((half) && U > 1 ? U / 2 : U)
@@ -154,7 +158,7 @@ AI void gen_p_any(int k, size_t len, void **ptrs, bool always)
 
 	if (stream_ok(always, k + 1, len, d[k], d[k])) {
 #define RUN(l, pf, dist) gen_p_run(k, len, d, true, l, pf, dist)
-		SHAPED(cur_shape(k, len));
+		SHAPED(cur_shape(k, len, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -226,7 +230,7 @@ AI void gen_pq_any(int k, size_t len, void **ptrs, bool always, int shape)
 
 	if (stream_ok(always, k + 2, len, d[k], d[k + 1])) {
 #define RUN(l, pf, dist) gen_pq_run(k, len, d, true, l, pf, dist)
-		SHAPED(shape < 0 ? cur_shape(k, len) : shape);
+		SHAPED(shape < 0 ? cur_shape(k, len, always) : shape);
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -377,7 +381,7 @@ AI void recov_2d_any(int k, int fa, int fb, size_t len, void **ptrs, bool always
 	MULC_INIT(qm, qc);
 	if (stream_ok(always, k + 2, len, d[fa], d[fb])) {
 #define RUN(l, pf, dist) recov_2d_run(k, fa, fb, len, d, &pbm, &qm, true, l, pf, dist)
-		SHAPED(cur_shape(k, len));
+		SHAPED(cur_shape(k, len, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -430,7 +434,7 @@ AI void recov_dp_any(int k, int fa, size_t len, void **ptrs, bool always)
 	MULC_INIT(inv, pq_gf_inv(pq_gf_exp[fa]));
 	if (stream_ok(always, k + 2, len, d[fa], d[k])) {
 #define RUN(l, pf, dist) recov_dp_run(k, fa, len, d, &inv, true, l, pf, dist)
-		SHAPED(cur_shape(k, len));
+		SHAPED(cur_shape(k, len, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -455,4 +459,5 @@ const struct pq_family CAT(pq_family_, VARIANT) = {
     .lanes = U,
     .gen_pq_shaped = FN(stream_gen_pq_shaped),
     .shape = FN(shape_cur),
+    .hot_shape = FN(hot_shape_cur),
 };

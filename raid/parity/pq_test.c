@@ -206,6 +206,60 @@ static bool names_winner(const struct pq_calls *calls, const char *cand, enum pq
 }
 
 /*
+ * Hot, in a band whose stripe is past L2: each SIMD variant timed in every PQ_HOT_SHAPES shape
+ * ("avx2 none"), and the shape its size rule keeps for the band the rule's choice among them;
+ * below L2, once, as it is called.
+ */
+static void check_hot_shapes(const struct pq_selection *s)
+{
+	static const int shapes[PQ_HOT_NSHAPES] = PQ_HOT_SHAPES;
+
+	for (int b = 0; b < s->nbands; b++) {
+		int k = s->band[b].k;
+		size_t len = s->band[b].len;
+		bool past = (size_t)(k + 2) * len > pq_stream_min();
+
+		for (int f = 0; pq_families[f]; f++) {
+			const struct pq_family *fam = pq_families[f];
+			const char *v = fam->variant->name;
+			int idx[PQ_HOT_NSHAPES], n = 0, plain = 0;
+			double rel[PQ_SEL_MAX];
+
+			if (!fam->variant->valid())
+				continue;
+			for (int c = 0; c < s->n; c++) {
+				char name[64];
+
+				rel[c] = s->cand[c].rel;
+				if (s->cand[c].k != k || s->cand[c].len != len)
+					continue;
+				plain += strcmp(s->cand[c].name, v) == 0;
+				for (int h = 0; h < PQ_HOT_NSHAPES; h++) {
+					snprintf(name, sizeof(name), "%s %s", v,
+						 pq_shapes[shapes[h]].name);
+					if (strcmp(s->cand[c].name, name) == 0)
+						idx[n++] = c;
+				}
+			}
+			assert_int_equal(plain, past ? 0 : 1);
+			assert_int_equal(n, past ? PQ_HOT_NSHAPES : 0);
+			if (!past)
+				continue;
+			/* the family's finalists as the band's (t_check_bands) */
+			int first = s->runs * PQ_SEL_ROUNDS_FIRST, m = 0, fin[PQ_HOT_NSHAPES];
+
+			for (int i = 0; i < n; i++)
+				if (s->cand[idx[i]].rounds > first)
+					fin[m++] = idx[i];
+			int c = m ? pq_sel_pick(rel, fin, m) : pq_sel_pick(rel, idx, n);
+			const char *want = strchr(s->cand[c].name, ' ') + 1;
+
+			assert_string_equal(pq_shapes[fam->hot_shape[b]].name, want);
+		}
+	}
+}
+
+/*
  * The chosen variants are valid ones, timed against ISA-L's own pq_gen in every band of k and
  * length, each band's choice the rule's among its finalists, and what a call of a band's k and
  * length runs (pq_selected()) that band's winner.
@@ -259,6 +313,8 @@ static void test_selection(void **state)
 		}
 		/* ISA-L is a candidate of both (of every band), named as such */
 		assert_int_equal(isal, s->nbands);
+		if (u == PQ_USE_HOT)
+			check_hot_shapes(s);
 	}
 	assert_ptr_equal(pq_selection(PQ_USE_HOT)->chosen, best);
 	assert_ptr_equal(pq_streaming(best), pq_selection(PQ_USE_STREAM)->chosen);
@@ -455,15 +511,18 @@ static void test_shapes(void **state)
 
 	for (int f = 0; pq_families[f]; f++) {
 		const struct pq_family *fam = pq_families[f];
-		int keep[PQ_SEL_BANDS];
+		int keep[PQ_SEL_BANDS], keep_hot[PQ_SEL_BANDS];
 
 		memcpy(keep, fam->shape, sizeof(keep));
+		memcpy(keep_hot, fam->hot_shape, sizeof(keep_hot));
 
 		if (!fam->twin->valid())
 			continue;
 		for (int sh = 0; sh < PQ_NSHAPES; sh++) {
-			for (int b = 0; b < PQ_SEL_BANDS; b++) /* every k below runs shape sh */
+			for (int b = 0; b < PQ_SEL_BANDS; b++) { /* every k below runs shape sh */
 				__atomic_store_n(&fam->shape[b], sh, __ATOMIC_RELAXED);
+				__atomic_store_n(&fam->hot_shape[b], sh, __ATOMIC_RELAXED);
+			}
 			for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
 				int k = ks[i];
 				size_t len = 64 * (size_t)(2 * t_range(0, 80) + 1) + (i % 2) * 4096;
@@ -489,10 +548,30 @@ static void test_shapes(void **state)
 				recover_single(fam->twin, &s, orig, k / 2);
 				t_saved_free(&s, orig);
 				t_stripe_free(&s);
+				/* the variant itself on a stripe past L2: its size rule streams, in
+				 * the hot shape (odd multiple of 64 bytes: the tail too) */
+				len = (pq_stream_min() / (size_t)(k + 2) / 128 + 1) * 128 + 64;
+				t_stripe_init(&s, k, len, 0);
+				B->gen_pq(k, len, s.ptrs);
+				orig = t_stripe_save(&s);
+				lose(&s, k);
+				lose(&s, k + 1);
+				fam->variant->gen_pq(k, len, s.ptrs);
+				check_restored(&s, orig);
+				lose(&s, k);
+				fam->variant->gen_p(k, len, s.ptrs);
+				check_restored(&s, orig);
+				if (k >= 2)
+					recover_pair(fam->variant, &s, orig, 0, k - 1);
+				recover_single(fam->variant, &s, orig, k / 2);
+				t_saved_free(&s, orig);
+				t_stripe_free(&s);
 			}
 		}
-		for (int b = 0; b < PQ_SEL_BANDS; b++)
+		for (int b = 0; b < PQ_SEL_BANDS; b++) {
 			__atomic_store_n(&fam->shape[b], keep[b], __ATOMIC_RELAXED);
+			__atomic_store_n(&fam->hot_shape[b], keep_hot[b], __ATOMIC_RELAXED);
+		}
 	}
 }
 
