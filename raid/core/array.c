@@ -204,10 +204,16 @@ out:
  * recorded are left out: an earlier job's run-time failure may have been written there
  * since this array opened, and the open array already knows it.
  */
+/*
+ * Two jobs of one array agree on its options. raid_failed is compared as the option said it,
+ * not with the state file's failures: the second job's configuration may have read the state
+ * file the first one's array had just written (member 1 failed, its spare being rebuilt), and
+ * refusing it then made the refusal depend on which job's thread ran first.
+ */
 static bool same_geometry(const struct raid_array *a, const struct raid_config *c)
 {
 	return a->cfg.level == c->level && a->cfg.chunk == c->chunk && a->cfg.layout == c->layout &&
-	       (a->cfg.failed & ~a->cfg.rec.state_failed) == (c->failed & ~c->rec.state_failed) &&
+	       a->cfg.failed_opt == c->failed_opt &&
 	       a->cfg.backend == c->backend && a->cfg.member_size == c->member_size;
 }
 

@@ -90,6 +90,38 @@ static void test_aliases(void **state)
 	raid_config_free(&c);
 }
 
+/*
+ * A second job of an open array whose options were read after the first job's array wrote the
+ * state file (which now records member 1, raid_failed's, as failed): the same array, not "a
+ * different geometry". Under load the second job's thread can start that late (seen in CI).
+ */
+static void test_joins_after_state_written(void **state)
+{
+	struct raid_config c1, c2;
+	struct raid_array *a, *b = NULL;
+	char m[512], st[600], path[512], err[RAID_ERRLEN] = "";
+
+	snprintf(m, sizeof(m), "raid_members=%s/j0:%s/j1", dir, dir);
+	snprintf(path, sizeof(path), "%s/j.state", dir);
+	snprintf(st, sizeof(st), "raid_state=%s", path);
+	unlink(path);
+	t_config(&c1, "raid_level=1", m, "raid_member_size=64k", "raid_failed=1", st, NULL);
+	/* the first job's array writes the file (here at a close, then it opens again) */
+	assert_int_equal(raid_array_get(&c1, &a, err, sizeof(err)), 0);
+	raid_array_put(a);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(raid_array_get(&c1, &a, err, sizeof(err)), 0);
+	/* the second job's options, read now: the file records member 1 failed */
+	t_config(&c2, "raid_level=1", m, "raid_member_size=64k", "raid_failed=1", st, NULL);
+	if (raid_array_get(&c2, &b, err, sizeof(err)))
+		fail_msg("the second job was refused: %s", err);
+	assert_ptr_equal(a, b);
+	raid_array_put(b);
+	raid_array_put(a);
+	raid_config_free(&c2);
+	raid_config_free(&c1);
+}
+
 static void test_misaligned_direct(void **state)
 {
 	struct raid_config c;
@@ -161,6 +193,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_long_paths),
 	    cmocka_unit_test(test_aliases),
+	    cmocka_unit_test(test_joins_after_state_written),
 	    cmocka_unit_test(test_misaligned_direct),
 	};
 

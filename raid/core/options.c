@@ -94,6 +94,7 @@ static int parse_failed(struct raid_config *c, const char *v, char *err, size_t 
 	const char *p = v;
 
 	c->failed = c->rec.state_failed;
+	c->failed_opt = 0;
 	while (*p) {
 		char *end;
 		long idx;
@@ -109,6 +110,7 @@ static int parse_failed(struct raid_config *c, const char *v, char *err, size_t 
 			return -EINVAL;
 		}
 		c->failed |= 1ULL << idx;
+		c->failed_opt |= 1ULL << idx;
 		p = *end ? end + 1 : end;
 	}
 	return 0;

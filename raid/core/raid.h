@@ -104,6 +104,8 @@ struct raid_config {
 	enum raid_backend_kind backend;
 	enum raid_parity_kind parity;
 	uint64_t failed; /* bit i: member i is missing from the start */
+	uint64_t failed_opt; /* the members raid_failed itself named (failed adds the state
+				file's): what two jobs of one array must agree on */
 	char *stats_path;
 	enum raid_rmw_kind rmw; /* raid_rmw */
 	unsigned stripe_cache;	/* raid_stripe_cache: RAID5/6 stripes in flight at most */
