@@ -116,10 +116,13 @@ for v in '1:read' '1:read:' '1:read:101' '1:erase:5' '1:read:5,'; do
 done
 
 # --- two arrays of one fio, one state file ---
+# (each job reads for 2 s, so both arrays are open at once: a job that ran after the other had
+# closed its array met the file's record of that array instead, another refusal, by order)
 shared_state() {
 	rm -f "$S/sh.json"
 	timeout -s KILL $TO "$FIO" --ioengine="external:$ENGINE" --thread=1 --filename=vol \
-		--raid_level=1 --raid_member_size=1m --rw=read --size=64k --raid_state="$S/sh.json" \
+		--raid_level=1 --raid_member_size=1m --rw=read --size=64k --time_based \
+		--runtime=2 --raid_state="$S/sh.json" \
 		--name=one --raid_members="$S/a0:$S/a1" --name=two --raid_members="$S/b0:$S/b1"
 }
 t_case_fail "two arrays of one fio share a state file" \
