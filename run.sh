@@ -549,6 +549,13 @@ git_rev=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 # fraction of a second): the gate divides parity GB/s by it, so that figure carries across
 # machines. The pool may sit in a very large L3; run.json says how it was measured.
 PBENCH=$ROOT/build/bin/raid-parity-bench
+# the run's parity selection (RAID_PARITY_SELECTION, above), measured before the first test
+# (about 5 s, or read when the file is the caller's): else the first rebuild or scrub of the run
+# would wait for the streaming one after its writes began
+if [[ -x $PBENCH ]] && ! "$PBENCH" --quick --runs 1 --pool 64m --op gen --mode stream \
+	--impl selected >"$rdir/logs/parity-selection.log" 2>&1; then
+	echo "run.sh: the parity selection could not be measured first (logs/parity-selection.log): the first test that needs it measures it"
+fi
 if [[ -x $PBENCH ]] &&
 	mem_bw=$("$PBENCH" --json --impl membw --quick --mode stream --pool 256m --runs 5 2>/dev/null |
 		grep -o '"gbps": *[0-9.]*' | head -1 | grep -o '[0-9.]*$') && [[ -n $mem_bw ]]; then
