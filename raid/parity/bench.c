@@ -120,7 +120,9 @@ static void usage(FILE *f)
 	    "  --kept          with --selection: each run measured as a kept selection is\n"
 	    "                  (RAID_PARITY_SELECTION): the medians of 3 selections\n"
 	    "  --help          this text\n"
-	    "LIST is comma-separated. RAID_PARITY_IMPL=<name> forces the selection.\n",
+	    "LIST is comma-separated. RAID_PARITY_IMPL=<name> forces the selection;\n"
+	    "RAID_PARITY_SELECTION=FILE reads it from FILE, or measures it (the medians of 3)\n"
+	    "and keeps it there (--selection always measures afresh).\n",
 	    PQ_MAX_DATA);
 }
 
