@@ -36,8 +36,9 @@ for t in "$@"; do
 		"$t" >"$log" 2>&1
 	fi
 	rc=$?
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+	# the summaries: "N test(s)" exactly (a case named "20 tests, each ..." is not one)
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s).*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
 	if [[ $rc -ne 0 && $f -eq 0 ]]; then
 		f=1 # crashed or failed outside a test case
 	fi

@@ -43,4 +43,15 @@ only() {
 		! grep -q 'beta\|gamma' "$T_SCRATCH/only.log"
 }
 t_case "T_ONLY runs only the matching cases" only
+# tests/run.sh adds up the programs' "N test(s)" summaries only: a case whose name begins with a
+# number and "tests" is not one (a failing "20 tests, each ..." once counted as 41 failures)
+runner_counts() {
+	local prog=$T_SCRATCH/counts.sh out
+	printf 'source %q\nt_case "20 tests, each with a log" false\nt_case "ok" true\nt_done\n' \
+		"$ROOT/tests/lib.sh" >"$prog"
+	out=$(cd "$ROOT" && TEST_LOG_DIR=$T_SCRATCH/logs RAID_PARITY_SELECTION= bash tests/run.sh "$prog")
+	echo "$out"
+	[[ $(tail -1 <<<"$out") == "1 passed, 1 failed" ]]
+}
+t_case "the runner counts summaries, not case names" runner_counts
 t_done
