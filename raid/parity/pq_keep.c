@@ -9,7 +9,7 @@
  * others; the choice is made by the same rule from the kept figures.
  *
  * A kept selection is used only on the machine and build it was measured for: the same CPU
- * (model name, cache sizes, the variants this CPU runs) and the same candidates (names, bands,
+ * (model name, family, model and stepping, cache sizes, the variants this CPU runs) and the same candidates (names, bands,
  * order). Anything else, or a file that is not such a record, is measured again and rewritten,
  * with a line on stderr that names the file and says why. A file that cannot be written is
  * reported and the process keeps its own selection: parity is never held up by it.
@@ -46,22 +46,30 @@ static const char *use_key(enum pq_use use)
 static void machine(char *cpu, size_t cpu_len, char *variants, size_t var_len, long *l2, long *l3)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
+	char line[512], name[256] = "unknown", fam[32] = "?", model[32] = "?", step[32] = "?";
 	size_t used = 0;
 
-	snprintf(cpu, cpu_len, "unknown");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
+	/* the first CPU's name, family, model and stepping: a guest may call two generations
+	 * "AMD EPYC" alike */
+	while (f && fgets(line, sizeof(line), f) && line[0] != '\n') {
+		char *v = strchr(line, ':');
 
-		if (strncmp(line, "model name", 10) == 0 && colon) {
-			colon += 1 + (colon[1] == ' ');
-			colon[strcspn(colon, "\n")] = '\0';
-			snprintf(cpu, cpu_len, "%s", colon);
-			break;
-		}
+		if (!v)
+			continue;
+		v += 1 + (v[1] == ' ');
+		v[strcspn(v, "\n")] = '\0';
+		if (strncmp(line, "model name", 10) == 0)
+			snprintf(name, sizeof(name), "%s", v);
+		else if (strncmp(line, "cpu family", 10) == 0)
+			snprintf(fam, sizeof(fam), "%s", v);
+		else if (strncmp(line, "model\t", 6) == 0)
+			snprintf(model, sizeof(model), "%s", v);
+		else if (strncmp(line, "stepping", 8) == 0)
+			snprintf(step, sizeof(step), "%s", v);
 	}
 	if (f)
 		fclose(f);
+	snprintf(cpu, cpu_len, "%s (family %s, model %s, stepping %s)", name, fam, model, step);
 	variants[0] = '\0';
 	for (int i = 0; pq_all_calls[i]; i++)
 		if (pq_all_calls[i]->valid() && used < var_len)
