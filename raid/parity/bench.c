@@ -816,11 +816,11 @@ static void target(const char *what, const struct row *a, const struct row *b, d
 static void print_choice(const struct pq_selection *sel)
 {
 	if (sel->forced || sel->best < 0) {
-		printf("%s selection: %s (forced by RAID_PARITY_IMPL)\n",
-		       sel->use == PQ_USE_HOT ? "hot" : "streaming", sel->chosen->name);
+		printf("%s selection: %s (forced by RAID_PARITY_IMPL)\n", pq_use_name(sel->use),
+		       sel->chosen->name);
 		return;
 	}
-	printf("%s selection won by:", sel->use == PQ_USE_HOT ? "hot" : "streaming");
+	printf("%s selection won by:", pq_use_name(sel->use));
 	for (int b = 0; b < sel->nbands; b++) {
 		const struct pq_candidate *c = &sel->cand[sel->band[b].best];
 

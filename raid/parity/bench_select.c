@@ -84,7 +84,7 @@ static bool check_band(const struct pq_selection *runs, int n, int b, const char
 static bool check(enum pq_use use, int n, bool kept, FILE *out)
 {
 	static struct pq_selection runs[MAX_RUNS];
-	const char *what = use == PQ_USE_HOT ? "hot" : "streaming";
+	const char *what = pq_use_name(use);
 	bool ok = true;
 
 	for (int r = 0; r < n; r++) {

@@ -56,16 +56,23 @@ const struct pq_family *const pq_families[] = {&pq_family_avx512gfni, &pq_family
 #define SHAPE_ROW(i, name, half, pf, dist) [i] = {name, half, pf, dist},
 const struct pq_shape pq_shapes[PQ_NSHAPES] = {PQ_SHAPES(SHAPE_ROW)};
 
+const struct pq_family *pq_family_of(const struct pq_calls *c)
+{
+	for (int i = 0; pq_families[i]; i++)
+		if (c == pq_families[i]->variant)
+			return pq_families[i];
+	return NULL;
+}
+
 const struct pq_calls *pq_twin(const struct pq_calls *c)
 {
 	if (c == &pq_calls_isal)
 		return &pq_calls_isal_stream;
 	if (c == &pq_calls_route_hot) /* the bands' winners: their streaming counterpart */
 		return pq_selection(PQ_USE_STREAM)->chosen;
-	for (int i = 0; pq_families[i]; i++)
-		if (c == pq_families[i]->variant)
-			return pq_families[i]->twin;
-	return c;
+	const struct pq_family *f = pq_family_of(c);
+
+	return f ? f->twin : c;
 }
 
 const struct pq_calls *pq_streaming(const struct pq_calls *c)

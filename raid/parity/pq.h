@@ -157,6 +157,9 @@ const struct pq_calls *pq_selected(enum pq_use use, int k, size_t len);
 
 /* the selection in use (run first if it has not been) */
 const struct pq_selection *pq_selection(enum pq_use use);
+
+/* "hot" or "streaming": a use as the log, the stats file and a kept selection's file name it */
+const char *pq_use_name(enum pq_use use);
 /*
  * A fresh measurement into *out, changing nothing in use (for the bench's stability check).
  * Returns 0 or -ENOMEM.

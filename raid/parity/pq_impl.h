@@ -112,6 +112,8 @@ struct pq_family {
 extern const struct pq_family pq_family_avx2, pq_family_avx512, pq_family_avx512gfni;
 /* every SIMD variant's family, widest first (the preference on a tie), NULL-terminated (pq.c) */
 extern const struct pq_family *const pq_families[];
+/* the family of SIMD variant c (not of a twin), NULL for base, isal and the routing variants */
+const struct pq_family *pq_family_of(const struct pq_calls *c);
 
 /* ISA-L's pq_gen/xor_gen (non-temporal stores of their own) with our streaming recovery: what
  * pq_streaming() returns when ISA-L won the streaming selection or isal is the variant */

@@ -54,7 +54,7 @@ struct json_object *pq_selection_json(void)
 	if (!hot && !stream)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "hot", hot ? sel_obj(hot) : NULL);
-	json_object_object_add(o, "streaming", stream ? sel_obj(stream) : NULL);
+	json_object_object_add(o, pq_use_name(PQ_USE_HOT), hot ? sel_obj(hot) : NULL);
+	json_object_object_add(o, pq_use_name(PQ_USE_STREAM), stream ? sel_obj(stream) : NULL);
 	return o;
 }

@@ -9,10 +9,10 @@
  * others; the choice is made by the same rule from the kept figures.
  *
  * A kept selection is used only on the machine and build it was measured for: the same CPU
- * (model name, family, model and stepping, cache sizes, the variants this CPU runs) and the same candidates (names, bands,
- * order). Anything else, or a file that is not such a record, is measured again and rewritten,
- * with a line on stderr that names the file and says why. A file that cannot be written is
- * reported and the process keeps its own selection: parity is never held up by it.
+ * (model name, family, model and stepping, cache sizes, the variants this CPU runs) and the same
+ * candidates (names, bands, order). Anything else, or a file that is not such a record, is measured
+ * again and rewritten, with a line on stderr that names the file and says why. A file that cannot
+ * be written is reported and the process keeps its own selection: parity is never held up by it.
  *
  * The format (json-c): {"format": 1, "cpu": ..., "l2": N, "l3": N, "variants": "avx2 isal",
  * "hot": SEL, "streaming": SEL}, SEL = {"measured": "2026-12-01T19:55:00Z", "runs": 3,
@@ -37,13 +37,13 @@
 #define KEEP_FORMAT 1
 #define KEEP_MAX_BYTES (1 << 20)
 
-static const char *use_key(enum pq_use use)
-{
-	return use == PQ_USE_HOT ? "hot" : "streaming";
-}
-
 /* this machine as the file records it */
-static void machine(char *cpu, size_t cpu_len, char *variants, size_t var_len, long *l2, long *l3)
+struct machine {
+	char cpu[256], variants[256];
+	long l2, l3;
+};
+
+static void machine(struct machine *m)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[512], name[256] = "unknown", fam[32] = "?", model[32] = "?", step[32] = "?";
@@ -69,14 +69,15 @@ static void machine(char *cpu, size_t cpu_len, char *variants, size_t var_len, l
 	}
 	if (f)
 		fclose(f);
-	snprintf(cpu, cpu_len, "%s (family %s, model %s, stepping %s)", name, fam, model, step);
-	variants[0] = '\0';
+	snprintf(m->cpu, sizeof(m->cpu), "%s (family %s, model %s, stepping %s)", name, fam, model,
+		 step);
+	m->variants[0] = '\0';
 	for (int i = 0; pq_all_calls[i]; i++)
-		if (pq_all_calls[i]->valid() && used < var_len)
-			used += snprintf(variants + used, var_len - used, "%s%s", used ? " " : "",
-					 pq_all_calls[i]->name);
-	*l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-	*l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+		if (pq_all_calls[i]->valid() && used < sizeof(m->variants))
+			used += snprintf(m->variants + used, sizeof(m->variants) - used, "%s%s",
+					 used ? " " : "", pq_all_calls[i]->name);
+	m->l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	m->l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
 }
 
 int pq_keep_lock(const char *path)
@@ -156,23 +157,20 @@ static bool get(json_object *o, const char *key, json_type type, json_object **v
 	return json_object_object_get_ex(o, key, v) && json_object_is_type(*v, type);
 }
 
-/* "this file's machine is this one": NULL, else what differs */
-static const char *same_machine(json_object *root)
+/* "this file's machine is m": NULL, else what differs */
+static const char *same_machine(json_object *root, const struct machine *m)
 {
-	char cpu[256], variants[256];
-	long l2, l3;
 	json_object *v;
 
-	machine(cpu, sizeof(cpu), variants, sizeof(variants), &l2, &l3);
 	if (!get(root, "format", json_type_int, &v) || json_object_get_int(v) != KEEP_FORMAT)
 		return "another format";
-	if (!get(root, "cpu", json_type_string, &v) || strcmp(json_object_get_string(v), cpu))
+	if (!get(root, "cpu", json_type_string, &v) || strcmp(json_object_get_string(v), m->cpu))
 		return "another CPU";
 	if (!get(root, "variants", json_type_string, &v) ||
-	    strcmp(json_object_get_string(v), variants))
+	    strcmp(json_object_get_string(v), m->variants))
 		return "another set of variants";
-	if (!get(root, "l2", json_type_int, &v) || json_object_get_int64(v) != l2 ||
-	    !get(root, "l3", json_type_int, &v) || json_object_get_int64(v) != l3)
+	if (!get(root, "l2", json_type_int, &v) || json_object_get_int64(v) != m->l2 ||
+	    !get(root, "l3", json_type_int, &v) || json_object_get_int64(v) != m->l3)
 		return "other cache sizes";
 	return NULL;
 }
@@ -235,15 +233,17 @@ int pq_keep_read(const char *path, struct pq_selection *s, const char **why)
 {
 	json_object *root = read_json(path, why), *sel;
 	const char *bad;
+	struct machine m;
 
 	if (!root)
 		return *why ? -EINVAL : -ENOENT;
-	if ((bad = same_machine(root))) {
+	machine(&m);
+	if ((bad = same_machine(root, &m))) {
 		*why = bad;
 		json_object_put(root);
 		return -ESTALE;
 	}
-	if (!json_object_object_get_ex(root, use_key(s->use), &sel) ||
+	if (!json_object_object_get_ex(root, pq_use_name(s->use), &sel) ||
 	    json_object_is_type(sel, json_type_null)) {
 		json_object_put(root);
 		*why = NULL;
@@ -280,25 +280,26 @@ static json_object *sel_json(const struct pq_selection *s)
 
 int pq_keep_write(const char *path, const struct pq_selection *s)
 {
-	char cpu[256], variants[256], tmp[4096];
-	long l2, l3;
+	char tmp[4096];
+	struct machine m;
 	const char *why, *text;
 	json_object *old = read_json(path, &why), *root = json_object_new_object(), *other;
 	enum pq_use o_use = s->use == PQ_USE_HOT ? PQ_USE_STREAM : PQ_USE_HOT;
 	int fd, rc = 0;
 	size_t len;
 
-	machine(cpu, sizeof(cpu), variants, sizeof(variants), &l2, &l3);
+	machine(&m);
 	json_object_object_add(root, "format", json_object_new_int(KEEP_FORMAT));
-	json_object_object_add(root, "cpu", json_object_new_string(cpu));
-	json_object_object_add(root, "l2", json_object_new_int64(l2));
-	json_object_object_add(root, "l3", json_object_new_int64(l3));
-	json_object_object_add(root, "variants", json_object_new_string(variants));
-	json_object_object_add(root, use_key(s->use), sel_json(s));
+	json_object_object_add(root, "cpu", json_object_new_string(m.cpu));
+	json_object_object_add(root, "l2", json_object_new_int64(m.l2));
+	json_object_object_add(root, "l3", json_object_new_int64(m.l3));
+	json_object_object_add(root, "variants", json_object_new_string(m.variants));
+	json_object_object_add(root, pq_use_name(s->use), sel_json(s));
 	/* the other use's record stays when it was measured on this machine */
-	if (old && !same_machine(old) && json_object_object_get_ex(old, use_key(o_use), &other) &&
+	if (old && !same_machine(old, &m) &&
+	    json_object_object_get_ex(old, pq_use_name(o_use), &other) &&
 	    json_object_is_type(other, json_type_object))
-		json_object_object_add(root, use_key(o_use), json_object_get(other));
+		json_object_object_add(root, pq_use_name(o_use), json_object_get(other));
 	json_object_put(old);
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							JSON_C_TO_STRING_NOSLASHESCAPE);

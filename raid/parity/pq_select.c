@@ -41,7 +41,7 @@
 #define SEL_LENMAX 1048576
 #define HOT_ROUND_S 0.0005
 #define STREAM_ROUND_S 0.001
-#define SLICE_BYTES (1u << 20) /* a streaming candidate's turn within a round (round_stream()) */
+#define SLICE_BYTES (1u << 20) /* a candidate's turn within a round (run_round()) */
 
 static const int band_ks[PQ_SEL_KBANDS] = PQ_BAND_KS;
 static const size_t band_lens[PQ_SEL_LBANDS] = PQ_BAND_LENS;
@@ -81,7 +81,7 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static const char *use_name(enum pq_use use)
+const char *pq_use_name(enum pq_use use)
 {
 	return use == PQ_USE_HOT ? "hot" : "streaming";
 }
@@ -112,15 +112,6 @@ static int add(struct pq_selection *s, struct cand *cs, struct cand c, const cha
 
 static const int hot_shapes[PQ_HOT_NSHAPES] = PQ_HOT_SHAPES;
 
-/* the family of SIMD variant c, NULL for base and isal */
-static const struct pq_family *family_of(const struct pq_calls *c)
-{
-	for (int f = 0; pq_families[f]; f++)
-		if (pq_families[f]->variant == c)
-			return pq_families[f];
-	return NULL;
-}
-
 /*
  * The candidates of one use, band by band (band b = pq_sel_band() of its k and length), in their
  * order of preference on a tie (pq_all_calls[]'s for hot; widest variant first, then PQ_SHAPES'
@@ -142,7 +133,7 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 
 			for (int i = 0; pq_all_calls[i]; i++) {
 				const struct pq_calls *c = pq_all_calls[i];
-				const struct pq_family *fam = past_l2 ? family_of(c) : NULL;
+				const struct pq_family *fam = past_l2 ? pq_family_of(c) : NULL;
 
 				if (c == &pq_calls_isal)
 					s->band[b].ref = s->n;
@@ -419,8 +410,8 @@ static int measure(enum pq_use use, struct pq_selection *s, struct cand *cs)
 
 /*
  * A selection to keep (pq_keep.c): PQ_KEEP_RUNS selections, each candidate's median of their
- * figures and the sum of its rounds (so a band's finalists are those timed to the end in every
- * run), and the choice made from those by the one rule. Under sel_lock.
+ * figures and the sum of its rounds (a band's finalists, pick(), are those close to its best in
+ * at least one run), and the choice made from those by the one rule. Under sel_lock.
  */
 static int measure_kept(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
@@ -463,7 +454,7 @@ static int measure_kept(enum pq_use use, struct pq_selection *s, struct cand *cs
  */
 static int select_use(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
-	const char *path = getenv("RAID_PARITY_SELECTION"), *why = NULL, *what = use_name(use);
+	const char *path = getenv("RAID_PARITY_SELECTION"), *why = NULL, *what = pq_use_name(use);
 	int lock, rc;
 
 	if (!path || !*path)
@@ -549,10 +540,9 @@ void pq_selection_print(FILE *f, const struct pq_selection *s)
 	    "raid parity: %s selection (gen_pq, bands of k and block length, %d rounds, %d where "
 	    "within %.0f%% of the best, by the median ratio to the round's reference, ties within "
 	    "%.0f%% to the first listed; %.0f ms of CPU%s%s): %s%s%s\n",
-	    s->use == PQ_USE_HOT ? "hot" : "streaming", PQ_SEL_ROUNDS_FIRST, PQ_SEL_ROUNDS,
-	    PQ_SEL_CLOSE * 100, PQ_SEL_TIE * 100, s->cpu_s * 1e3, s->loaded ? " then" : "", from,
-	    s->chosen->name, s->forced ? " (forced by RAID_PARITY_IMPL=" : "",
-	    s->forced ? ")" : "");
+	    pq_use_name(s->use), PQ_SEL_ROUNDS_FIRST, PQ_SEL_ROUNDS, PQ_SEL_CLOSE * 100,
+	    PQ_SEL_TIE * 100, s->cpu_s * 1e3, s->loaded ? " then" : "", from, s->chosen->name,
+	    s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");
 	for (int c = 0; c < s->n; c++) {
 		int b = band_of(s, c);
 		char few[24] = ""; /* dropped after the first rounds: how many it was timed in */
