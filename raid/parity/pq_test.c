@@ -223,14 +223,12 @@ static void check_hot_shapes(const struct pq_selection *s)
 			const struct pq_family *fam = pq_families[f];
 			const char *v = fam->variant->name;
 			int idx[PQ_HOT_NSHAPES], n = 0, plain = 0;
-			double rel[PQ_SEL_MAX];
 
 			if (!fam->variant->valid())
 				continue;
 			for (int c = 0; c < s->n; c++) {
 				char name[64];
 
-				rel[c] = s->cand[c].rel;
 				if (s->cand[c].k != k || s->cand[c].len != len)
 					continue;
 				plain += strcmp(s->cand[c].name, v) == 0;
@@ -245,14 +243,8 @@ static void check_hot_shapes(const struct pq_selection *s)
 			assert_int_equal(n, past ? PQ_HOT_NSHAPES : 0);
 			if (!past)
 				continue;
-			/* the family's finalists as the band's (t_check_bands) */
-			int first = s->runs * PQ_SEL_ROUNDS_FIRST, m = 0, fin[PQ_HOT_NSHAPES];
-
-			for (int i = 0; i < n; i++)
-				if (s->cand[idx[i]].rounds > first)
-					fin[m++] = idx[i];
-			int c = m ? pq_sel_pick(rel, fin, m) : pq_sel_pick(rel, idx, n);
-			const char *want = strchr(s->cand[c].name, ' ') + 1;
+			/* the rule over the family's own, as over the band's (t_check_bands) */
+			const char *want = strchr(s->cand[t_rule_pick(s, idx, n)].name, ' ') + 1;
 
 			assert_string_equal(pq_shapes[fam->hot_shape[b]].name, want);
 		}
@@ -505,6 +497,40 @@ static void test_streaming(void **state)
  * shape's step (the 64-byte tail), generation through the timed entry point and the twin, and
  * recovery of a pair and of a block with P.
  */
+/*
+ * Calls c on an aligned stripe of k blocks of len bytes against base: generation (first through
+ * fam's timed entry point in shape sh, when fam is given), P alone, a pair and a block with P
+ * recovered.
+ */
+static void shape_case(const struct pq_calls *c, const struct pq_family *fam, int sh, int k,
+		       size_t len)
+{
+	struct t_stripe s;
+
+	t_stripe_init(&s, k, len, 0);
+	B->gen_pq(k, len, s.ptrs);
+	uint8_t **orig = t_stripe_save(&s);
+
+	if (fam) {
+		lose(&s, k);
+		lose(&s, k + 1);
+		fam->gen_pq_shaped(sh, k, len, s.ptrs);
+		check_restored(&s, orig);
+	}
+	lose(&s, k);
+	lose(&s, k + 1);
+	c->gen_pq(k, len, s.ptrs);
+	check_restored(&s, orig);
+	lose(&s, k);
+	c->gen_p(k, len, s.ptrs);
+	check_restored(&s, orig);
+	if (k >= 2)
+		recover_pair(c, &s, orig, 0, k - 1);
+	recover_single(c, &s, orig, k / 2);
+	t_saved_free(&s, orig);
+	t_stripe_free(&s);
+}
+
 static void test_shapes(void **state)
 {
 	static const int ks[] = {1, 2, 3, 5, 10, 22, 62};
@@ -525,47 +551,15 @@ static void test_shapes(void **state)
 			}
 			for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
 				int k = ks[i];
-				size_t len = 64 * (size_t)(2 * t_range(0, 80) + 1) + (i % 2) * 4096;
-				struct t_stripe s;
 
-				t_stripe_init(&s, k, len, 0);
-				B->gen_pq(k, len, s.ptrs);
-				uint8_t **orig = t_stripe_save(&s);
-
-				lose(&s, k);
-				lose(&s, k + 1);
-				fam->gen_pq_shaped(sh, k, len, s.ptrs);
-				check_restored(&s, orig);
-				lose(&s, k);
-				lose(&s, k + 1);
-				fam->twin->gen_pq(k, len, s.ptrs);
-				check_restored(&s, orig);
-				lose(&s, k);
-				fam->twin->gen_p(k, len, s.ptrs);
-				check_restored(&s, orig);
-				if (k >= 2)
-					recover_pair(fam->twin, &s, orig, 0, k - 1);
-				recover_single(fam->twin, &s, orig, k / 2);
-				t_saved_free(&s, orig);
-				t_stripe_free(&s);
+				/* the twin, timed entry point too */
+				shape_case(fam->twin, fam, sh, k,
+					   64 * (size_t)(2 * t_range(0, 80) + 1) + (i % 2) * 4096);
 				/* the variant itself on a stripe past L2: its size rule streams, in
 				 * the hot shape (odd multiple of 64 bytes: the tail too) */
-				len = (pq_stream_min() / (size_t)(k + 2) / 128 + 1) * 128 + 64;
-				t_stripe_init(&s, k, len, 0);
-				B->gen_pq(k, len, s.ptrs);
-				orig = t_stripe_save(&s);
-				lose(&s, k);
-				lose(&s, k + 1);
-				fam->variant->gen_pq(k, len, s.ptrs);
-				check_restored(&s, orig);
-				lose(&s, k);
-				fam->variant->gen_p(k, len, s.ptrs);
-				check_restored(&s, orig);
-				if (k >= 2)
-					recover_pair(fam->variant, &s, orig, 0, k - 1);
-				recover_single(fam->variant, &s, orig, k / 2);
-				t_saved_free(&s, orig);
-				t_stripe_free(&s);
+				shape_case(fam->variant, NULL, sh, k,
+					   (pq_stream_min() / (size_t)(k + 2) / 128 + 1) * 128 +
+					       64);
 			}
 		}
 		for (int b = 0; b < PQ_SEL_BANDS; b++) {
