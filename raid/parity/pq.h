@@ -90,20 +90,21 @@ const struct pq_calls *pq_twin(const struct pq_calls *c);
  * The selections, hot (pq_best()) and streaming (pq_streaming(pq_best())), like Linux lib/raid6:
  * every candidate is timed on gen_pq in rounds (one of every candidate a round), each round's
  * figures taken relative to the round's reference (ISA-L), and the first candidate (in a fixed
- * order) whose median ratio is within PQ_SEL_TIE of the best wins: a burst of load changes a
+ * order) whose median ratio is within PQ_SEL_PREFER of the best wins: a burst of load changes a
  * round's figures, hardly their ratios, and kernels the timing cannot tell apart do not trade
- * places from run to run. Candidates are timed in bands: three of k (timed at k = 4, 10, 22)
- * times three of block length (4 KiB, 64 KiB, 1 MiB), and a call of that k and length uses its
- * band's winner (pq_selected()): which kernel is fastest, ours or ISA-L's, depends on both. After
- * the first PQ_SEL_ROUNDS_FIRST rounds a band keeps timing only the candidates within
- * PQ_SEL_CLOSE of its best (and its reference), up to PQ_SEL_ROUNDS: more rounds only where the
- * choice is close. Hot: every valid variant, ISA-L's pq_gen ("isal") included, on one stripe that
- * stays in cache (where the stripe is past L2, each SIMD variant in each of PQ_HOT_SHAPES: the
- * shape its size rule then keeps). Stream: every valid SIMD variant's twin in every streaming
- * shape, and ISA-L's pq_gen ("isal", which stores non-temporally itself), on stripes walked through
- * a pool larger than the last-level cache: each variant also keeps its fastest shape per band.
- * RAID_PARITY_LOG=1 prints each selection's figures on stderr when it runs; the bench prints them
- * always.
+ * places from run to run. PQ_SEL_TIE is the stability criterion (raid-parity-bench
+ * --selection): a choice within 3% of the fastest is as good as the fastest. Candidates are timed
+ * in bands: three of k (timed at k = 4, 10, 22) times three of block length (4 KiB, 64 KiB, 1 MiB),
+ * and a call of that k and length uses its band's winner (pq_selected()): which kernel is fastest,
+ * ours or ISA-L's, depends on both. After the first PQ_SEL_ROUNDS_FIRST rounds a band keeps timing
+ * only the candidates within PQ_SEL_CLOSE of its best (and its reference), up to PQ_SEL_ROUNDS:
+ * more rounds only where the choice is close. Hot: every valid variant, ISA-L's pq_gen ("isal")
+ * included, on one stripe that stays in cache (where the stripe is past L2, each SIMD variant in
+ * each of PQ_HOT_SHAPES: the shape its size rule then keeps). Stream: every valid SIMD variant's
+ * twin in every streaming shape, and ISA-L's pq_gen ("isal", which stores non-temporally itself),
+ * on stripes walked through a pool larger than the last-level cache: each variant also keeps its
+ * fastest shape per band. RAID_PARITY_LOG=1 prints each selection's figures on stderr when it runs;
+ * the bench prints them always.
  */
 enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
 #define PQ_SEL_KBANDS 3
@@ -111,6 +112,7 @@ enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
 #define PQ_SEL_BANDS (PQ_SEL_KBANDS * PQ_SEL_LBANDS)
 #define PQ_SEL_MAX 160
 #define PQ_SEL_TIE 0.03
+#define PQ_SEL_PREFER 0.01
 #define PQ_SEL_ROUNDS_FIRST 5
 #define PQ_SEL_ROUNDS 15
 #define PQ_SEL_CLOSE 0.10

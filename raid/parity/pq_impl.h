@@ -26,7 +26,7 @@ extern const struct pq_calls pq_calls_avx512gfni_stream;
  * l12-half at 1.15-1.24x (k = 10) and 1.65-1.9x (k = 22), while at k = 4 only none and
  * l1-256-half kept up with ISA-L (docs/parity.md). So every variant's shape is chosen by timing
  * at the first streaming use, per band of k (pq_select.c), not from a table of CPU names.
- * The order is the preference among shapes that time within PQ_SEL_TIE of each other.
+ * The order is the preference among shapes that time within PQ_SEL_PREFER of each other.
  */
 enum { PQ_PF_NONE, PQ_PF_L1, PQ_PF_L2, PQ_PF_L12 };
 #define PQ_SHAPES(X)                                                                               \
@@ -129,9 +129,13 @@ size_t pq_stream_min(void);
 
 /*
  * The choice rule of both selections: among the n candidates idx[0..n) (indices into gbps, in
- * their fixed order of preference), the first whose figure is within PQ_SEL_TIE of the fastest;
- * -1 when n is 0. A tie broken by a fixed order keeps the choice the same from run to run
- * between kernels the timing cannot tell apart.
+ * their fixed order of preference), the first whose figure is within PQ_SEL_PREFER (1%) of the
+ * fastest; -1 when n is 0. A tie broken by a fixed order keeps the choice the same from run to
+ * run between kernels the timing cannot tell apart. The margin is not the 3% of the stability
+ * criterion (PQ_SEL_TIE): a selection's own figures move by several percent from run to run, so
+ * a choice up to 3% slower than its run's fastest was often more than 3% slower than the
+ * fastest over five runs (in six checks of five fresh selections each, 7.8 bands of 18 unstable
+ * on average with a 3% margin, 5.2 with 1%, 4.8 with none).
  */
 int pq_sel_pick(const double *gbps, const int *idx, int n);
 

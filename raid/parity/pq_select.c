@@ -15,8 +15,8 @@
  * runs on a Zen 4 picked avx512gfni at 53.7 GB/s once while avx512 ran at 62.3; the second took
  * medians of 5 rounds of absolute rates, and two shapes about 2% apart traded places.)
  *
- * The choice is the first candidate in a fixed order whose median ratio is within PQ_SEL_TIE
- * (3%) of the best (pq_sel_pick()), so that kernels the timing cannot tell apart do not trade
+ * The choice is the first candidate in a fixed order whose median ratio is within PQ_SEL_PREFER
+ * (1%) of the best (pq_sel_pick()), so that kernels the timing cannot tell apart do not trade
  * places. ISA-L's pq_gen is a candidate in every band of both, so the variant in use is never
  * slower than ISA-L by more than that. The streaming selection also chooses each SIMD variant's
  * shape (prefetch level and distance, vectors a step: PQ_SHAPES in pq_impl.h) per band, the
@@ -63,7 +63,7 @@ int pq_sel_pick(const double *gbps, const int *idx, int n)
 		if (gbps[idx[i]] > top)
 			top = gbps[idx[i]];
 	for (int i = 0; i < n; i++)
-		if (gbps[idx[i]] >= (1 - PQ_SEL_TIE) * top)
+		if (gbps[idx[i]] >= (1 - PQ_SEL_PREFER) * top)
 			return idx[i];
 	return -1;
 }
@@ -170,23 +170,21 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 
 /*
  * The choice among band b's candidates (of family fam only when it is not NULL): the rule's over
- * the band's finalists, those still close to its best after the first rounds (in at least one of
- * a kept selection's runs: the reference, timed whenever another is, is one in every run); all
- * of them when the band was decided after its first rounds.
+ * all of them, by their median ratios. (It was over the band's finalists, those timed past the
+ * first rounds in at least one run: a kept selection in which the band's winner ran at 0.30x in
+ * one of its five runs, and so was dropped early there, chose ISA-L at 1.00x beside it at 1.15x.
+ * What is dropped early is 10% behind its band's best in that run; only a median over the runs
+ * outvotes a run like that.)
  */
 static int pick(const struct pq_selection *s, const struct cand *cs, int b,
 		const struct pq_family *fam)
 {
 	double rel[PQ_SEL_MAX];
-	int idx[PQ_SEL_MAX], n = 0, first = s->runs * PQ_SEL_ROUNDS_FIRST;
-	bool any = false;
+	int idx[PQ_SEL_MAX], n = 0;
 
-	for (int c = 0; c < s->n; c++)
-		any |= cs[c].band == b && (!fam || cs[c].fam == fam) && s->cand[c].rounds > first;
 	for (int c = 0; c < s->n; c++) {
 		rel[c] = s->cand[c].rel;
-		if (cs[c].band == b && (!fam || cs[c].fam == fam) &&
-		    (!any || s->cand[c].rounds > first))
+		if (cs[c].band == b && (!fam || cs[c].fam == fam))
 			idx[n++] = c;
 	}
 	return pq_sel_pick(rel, idx, n);
@@ -410,8 +408,8 @@ static int measure(enum pq_use use, struct pq_selection *s, struct cand *cs)
 
 /*
  * A selection to keep (pq_keep.c): PQ_KEEP_RUNS selections, each candidate's median of their
- * figures and the sum of its rounds (a band's finalists, pick(), are those close to its best in
- * at least one run), and the choice made from those by the one rule. Under sel_lock.
+ * figures and the sum of its rounds, and the choice made from those by the one rule. Under
+ * sel_lock.
  */
 static int measure_kept(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
@@ -541,7 +539,7 @@ void pq_selection_print(FILE *f, const struct pq_selection *s)
 	    "within %.0f%% of the best, by the median ratio to the round's reference, ties within "
 	    "%.0f%% to the first listed; %.0f ms of CPU%s%s): %s%s%s\n",
 	    pq_use_name(s->use), PQ_SEL_ROUNDS_FIRST, PQ_SEL_ROUNDS, PQ_SEL_CLOSE * 100,
-	    PQ_SEL_TIE * 100, s->cpu_s * 1e3, s->loaded ? " then" : "", from, s->chosen->name,
+	    PQ_SEL_PREFER * 100, s->cpu_s * 1e3, s->loaded ? " then" : "", from, s->chosen->name,
 	    s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");
 	for (int c = 0; c < s->n; c++) {
 		int b = band_of(s, c);

@@ -184,24 +184,16 @@ static inline void m_syndrome(int a, int b, size_t len, void **ptrs, uint8_t *p,
 /*
  * A selection's bands follow its rule: each band's candidates timed in the first rounds or to
  * the end of each of its runs (s->runs: 1 measured here, PQ_KEEP_RUNS kept), the choice
- * pq_sel_pick()'s over the band's finalists (timed past the first rounds in at least one run;
- * all when none was), ISA-L the reference at 1.00x, timed whenever another was.
- */
-/*
- * The rule's choice among candidates idx[0..n) of s: pq_sel_pick() over their finalists (timed
- * past the first rounds in at least one run), over all of them when none was.
+ * pq_sel_pick()'s over all of the band's candidates, ISA-L the reference at 1.00x, timed
+ * whenever another was.
  */
 static inline int t_rule_pick(const struct pq_selection *s, const int *idx, int n)
 {
-	int fin[PQ_SEL_MAX], m = 0, first = s->runs * PQ_SEL_ROUNDS_FIRST;
 	double rel[PQ_SEL_MAX];
 
 	for (int c = 0; c < s->n; c++)
 		rel[c] = s->cand[c].rel;
-	for (int i = 0; i < n; i++)
-		if (s->cand[idx[i]].rounds > first)
-			fin[m++] = idx[i];
-	return m ? pq_sel_pick(rel, fin, m) : pq_sel_pick(rel, idx, n);
+	return pq_sel_pick(rel, idx, n);
 }
 
 static inline void t_check_bands(const struct pq_selection *s)
