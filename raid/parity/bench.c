@@ -578,13 +578,12 @@ static double now_s(void)
 
 static void *map_filled(size_t n)
 {
-	uint8_t *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *p = pq_map_huge(n);
 
-	if (p == MAP_FAILED) {
+	if (!p) {
 		fprintf(stderr, PROG ": cannot map %zu MiB: %s\n", n >> 20, strerror(errno));
 		exit(1);
 	}
-	madvise(p, n, MADV_HUGEPAGE);
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 
 	for (size_t o = 0; o < n; o += 8) { /* touch every page; random-ish bytes */

@@ -3,7 +3,9 @@
  * helpers that every variant shares because they reduce to gen_p and gen_pq. The choice of the
  * variant in use is pq_select.c.
  */
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "pq.h"
@@ -78,6 +80,26 @@ const struct pq_calls *pq_twin(const struct pq_calls *c)
 const struct pq_calls *pq_streaming(const struct pq_calls *c)
 {
 	return c == pq_best() ? pq_selection(PQ_USE_STREAM)->chosen : pq_twin(c);
+}
+
+void *pq_map_huge(size_t n)
+{
+	const size_t huge = 2u << 20;
+
+	n = (n + 4095) & ~(size_t)4095;
+	uint8_t *m =
+	    mmap(NULL, n + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	uint8_t *p = (uint8_t *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+
+	/* what is not needed on either side goes back: munmap(p, n) frees the rest */
+	if (p > m)
+		munmap(m, p - m);
+	munmap(p + n, m + huge - p);
+	madvise(p, n, MADV_HUGEPAGE);
+	return p;
 }
 
 size_t pq_stream_min(void)

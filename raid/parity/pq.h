@@ -61,6 +61,16 @@ extern const struct pq_calls *const pq_all_calls[];
 const struct pq_calls *pq_best(void);
 /* pq_best()->name: for the benchmark's output and the engine's stats. */
 const char *pq_best_name(void);
+
+/*
+ * n bytes of anonymous memory that start on a 2 MiB boundary, huge pages
+ * advised; munmap(p, n) frees it; NULL when it cannot be mapped. For the stripes the selection
+ * and the bench time: where a hot stripe lay in 4 KiB pages (the unaligned head of a mapping), the
+ * pages' places in the physically indexed L2 changed from mapping to mapping, and with them a
+ * kernel's figure (k = 10, 64 KiB, avx512gfni against ISA-L: 1.12-1.40x in twelve mappings;
+ * 1.19-1.31x in huge pages), which one selection then saw in all of its runs.
+ */
+void *pq_map_huge(size_t n);
 /* Look a variant up by name; NULL if unknown or not valid on this CPU. */
 const struct pq_calls *pq_find(const char *name);
 

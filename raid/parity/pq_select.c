@@ -352,13 +352,12 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 	int first[PQ_SEL_BANDS], count[PQ_SEL_BANDS] = {0};
 
 	prepare(use, s, cs);
-	uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *mem = pq_map_huge(len);
 	/* the walk through the pool: stripe after stripe, as the bench's */
 	struct walk w = {mem, len, 0, use == PQ_USE_HOT};
 
-	if (mem == MAP_FAILED)
+	if (!mem)
 		return -ENOMEM;
-	madvise(mem, len, MADV_HUGEPAGE);
 	for (size_t i = 0; i < len; i += 8) { /* every page touched, bytes that are not all alike */
 		uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull;
 
