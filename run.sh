@@ -550,7 +550,7 @@ git_rev=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 # machines. The pool may sit in a very large L3; run.json says how it was measured.
 PBENCH=$ROOT/build/bin/raid-parity-bench
 # the run's parity selection (RAID_PARITY_SELECTION, above), measured before the first test
-# (about 5 s, or read when the file is the caller's): else the first rebuild or scrub of the run
+# (about 9 s, or read when the file is the caller's): else the first rebuild or scrub of the run
 # would wait for the streaming one after its writes began
 if [[ -x $PBENCH ]] && ! "$PBENCH" --quick --runs 1 --pool 64m --op gen --mode stream \
 	--impl selected >"$rdir/logs/parity-selection.log" 2>&1; then

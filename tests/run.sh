@@ -17,7 +17,7 @@ mkdir -p "$log_dir"
 sel=$(cd "$log_dir" && pwd)/parity-selection.json
 rm -f "$sel" "$sel.lock"
 export RAID_PARITY_SELECTION=${RAID_PARITY_SELECTION-$sel}
-# measured here, both uses, before the first test (about 5 s): a test whose rebuild must overlap
+# measured here, both uses, before the first test (about 9 s): a test whose rebuild must overlap
 # its writes would otherwise wait for the streaming one in its rebuild thread
 if [[ $RAID_PARITY_SELECTION == "$sel" && -x build/bin/raid-parity-bench ]]; then
 	build/bin/raid-parity-bench --quick --runs 1 --pool 64m --op gen --mode stream \

@@ -10,6 +10,7 @@ source "$(dirname "$0")/../../tests/lib.sh"
 BENCH=$ROOT/build/bin/raid-parity-bench
 F=$T_SCRATCH/sel.json
 HOT=(--quick --runs 1 --k 10 --chunk 64k --op gen --mode hot --impl avx2)
+KEEP=$(sed -n 's/^#define PQ_KEEP_RUNS \([0-9]*\)$/\1/p' "$ROOT/raid/parity/pq_impl.h") # selections a kept one is the median of
 
 hot_run() { # OUT: the bench's hot-only run with the kept file, stdout and stderr in OUT
 	RAID_PARITY_SELECTION=$F "$BENCH" "${HOT[@]}" >"$1" 2>&1
@@ -19,9 +20,9 @@ won() { grep '^hot selection won by:' "$1" | sed 's/; [0-9]* ms of CPU)//'; }
 measured_then_read() {
 	rm -f "$F"
 	hot_run "$T_SCRATCH/1" && hot_run "$T_SCRATCH/2" || return 1
-	grep -q "kept in $F, measured .*, medians of 3 selections" "$T_SCRATCH/1" &&
-		grep -q "read from $F, measured .*, medians of 3 selections" "$T_SCRATCH/2" &&
-		jq -e '.hot.runs == 3 and (.hot.candidates | length > 0) and .streaming == null' "$F" >/dev/null &&
+	grep -q "kept in $F, measured .*, medians of $KEEP selections" "$T_SCRATCH/1" &&
+		grep -q "read from $F, measured .*, medians of $KEEP selections" "$T_SCRATCH/2" &&
+		jq -e --argjson n "$KEEP" '.hot.runs == $n and (.hot.candidates | length > 0) and .streaming == null' "$F" >/dev/null &&
 		[[ -n $(won "$T_SCRATCH/1") && $(won "$T_SCRATCH/1") == "$(won "$T_SCRATCH/2")" ]]
 }
 t_case "the first process measures and keeps, the next reads the same choice" measured_then_read
@@ -56,7 +57,7 @@ damaged() {
 	echo '{"format": 1, "cpu": ' >"$F"
 	hot_run "$T_SCRATCH/1" || return 1
 	grep -q "RAID_PARITY_SELECTION=$F: not a JSON object; measuring the hot selection again" "$T_SCRATCH/1" &&
-		jq -e '.hot.runs == 3' "$F" >/dev/null
+		jq -e --argjson n "$KEEP" '.hot.runs == $n' "$F" >/dev/null
 }
 t_case "a damaged file: named, measured again, rewritten" damaged
 
@@ -86,7 +87,7 @@ streaming_joins() {
 		--mode stream --impl avx2 >"$T_SCRATCH/2" 2>&1 || return 1
 	grep -q "streaming selection .*kept in $F" "$T_SCRATCH/2" &&
 		grep -q "hot selection .*read from $F" "$T_SCRATCH/2" &&
-		[[ $(jq -c .hot "$F") == "$hot" ]] && jq -e '.streaming.runs == 3' "$F" >/dev/null
+		[[ $(jq -c .hot "$F") == "$hot" ]] && jq -e --argjson n "$KEEP" '.streaming.runs == $n' "$F" >/dev/null
 }
 t_case "the streaming record joins the hot one, which stays as it was" streaming_joins
 t_done
