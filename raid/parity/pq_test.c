@@ -9,9 +9,11 @@
  * generation and recovery too (test_shapes). The selections' figures are checked for form.
  * Variants this CPU cannot run are listed as skipped on stdout.
  */
+#include <errno.h>
 #include <isa-l/raid.h>
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <sys/mman.h>
 
 #include "pq_test_util.h"
 #include "pq_impl.h"
@@ -463,6 +465,31 @@ static void test_sel_pick(void **state)
 	assert_int_equal(pq_sel_pick(g, all, 0), -1);
 }
 
+/*
+ * pq_map_huge(): on a 2 MiB boundary, n bytes (rounded up to pages) writable, the slack after
+ * them given back, and munmap(p, n) frees what it returned.
+ */
+static void test_map_huge(void **state)
+{
+	static const size_t sizes[] = {1, 4096, 5000, (3u << 20) + 123};
+	unsigned char vec[1];
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i], pages = (n + 4095) & ~(size_t)4095;
+		unsigned char *p = pq_map_huge(n);
+
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p & ((2u << 20) - 1), 0);
+		memset(p, 0xa5, pages);
+		assert_int_equal(p[pages - 1], 0xa5);
+		/* the page after them is no longer mapped: mincore says so */
+		assert_int_equal(mincore(p + pages, 4096, vec), -1);
+		assert_int_equal(errno, ENOMEM);
+		assert_int_equal(munmap(p, n), 0);
+		assert_int_equal(mincore(p, 4096, vec), -1);
+	}
+}
+
 /* twins: one per SIMD variant and isal, distinct from every listed variant, never selected hot */
 static void test_streaming(void **state)
 {
@@ -609,6 +636,7 @@ int main(void)
 			}
 	}
 	tests[n++] = (struct CMUnitTest){.name = "sel_pick", .test_func = test_sel_pick};
+	tests[n++] = (struct CMUnitTest){.name = "map_huge", .test_func = test_map_huge};
 	tests[n++] = (struct CMUnitTest){.name = "json", .test_func = test_json};
 	tests[n++] = (struct CMUnitTest){.name = "selection", .test_func = test_selection};
 	tests[n++] = (struct CMUnitTest){.name = "route", .test_func = test_route};
