@@ -2,10 +2,10 @@
 # keep_test.sh - RAID_PARITY_SELECTION=FILE across processes (pq_keep.c), through the bench: the
 # first process measures and keeps, the next reads and times nothing, with the same choice; a
 # figure edited in the file decides the next process's choice (the kept figures are what it
-# chooses from); processes started together share one measurement; a damaged file or one of
-# another CPU is measured again and rewritten, named on stderr; a place that cannot hold the
-# file leaves the process its own selection; the streaming record joins the hot one. The file's
-# own format and its refusals are pq_keep_test's.
+# chooses from), a tie with ISA-L goes to ISA-L; processes started together share one measurement;
+# a damaged file or one of another CPU is measured again and rewritten, named on stderr; a place
+# that cannot hold the file leaves the process its own selection; the streaming record joins the
+# hot one. The file's own format and its refusals are pq_keep_test's.
 source "$(dirname "$0")/../../tests/lib.sh"
 BENCH=$ROOT/build/bin/raid-parity-bench
 F=$T_SCRATCH/sel.json
@@ -41,6 +41,18 @@ kept_figures_decide() {
 	grep -q 'k = 10 64K avx2 9.50x isal' "$T_SCRATCH/2"
 }
 t_case "the kept figures decide the choice" kept_figures_decide
+
+# every candidate at k = 10, 64 KiB made 0.5% faster than ISA-L in the file: a tie, which ISA-L,
+# the reference, wins (a kernel of ours must be more than 1% faster to be chosen)
+tie_goes_to_isal() {
+	rm -f "$F"
+	hot_run "$T_SCRATCH/1" || return 1
+	jq '(.hot.candidates[] | select(.k == 10 and .len == 65536 and .name != "isal")) |= (.rel = 1.005)' \
+		"$F" >"$F.new" && mv "$F.new" "$F"
+	hot_run "$T_SCRATCH/2" || return 1
+	grep -q 'k = 10 64K isal 1.00x isal' "$T_SCRATCH/2"
+}
+t_case "a tie with ISA-L goes to ISA-L" tie_goes_to_isal
 
 together() {
 	rm -f "$F"

@@ -170,21 +170,25 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 
 /*
  * The choice among band b's candidates (of family fam only when it is not NULL): the rule's over
- * all of them, by their median ratios. (It was over the band's finalists, those timed past the
- * first rounds in at least one run: a kept selection in which the band's winner ran at 0.30x in
- * one of its five runs, and so was dropped early there, chose ISA-L at 1.00x beside it at 1.15x.
- * What is dropped early is 10% behind its band's best in that run; only a median over the runs
- * outvotes a run like that.)
+ * all of them, by their median ratios, the band's reference (ISA-L) first: a kernel of ours wins
+ * only when it is more than PQ_SEL_PREFER faster than ISA-L, so that a tie, which is noise, does
+ * not put a kernel in use that the bench then finds slower than ISA-L. (The choice was once over
+ * the band's finalists, those timed past the first rounds in at least one run: a kept selection
+ * in which the band's winner ran at 0.30x in one of its five runs, and so was dropped early
+ * there, chose ISA-L at 1.00x beside it at 1.15x. Only a median over the runs outvotes a run
+ * like that.)
  */
 static int pick(const struct pq_selection *s, const struct cand *cs, int b,
 		const struct pq_family *fam)
 {
 	double rel[PQ_SEL_MAX];
-	int idx[PQ_SEL_MAX], n = 0;
+	int idx[PQ_SEL_MAX], n = 0, ref = s->band[b].ref;
 
+	if (!fam && ref < s->n && cs[ref].band == b)
+		idx[n++] = ref;
 	for (int c = 0; c < s->n; c++) {
 		rel[c] = s->cand[c].rel;
-		if (cs[c].band == b && (!fam || cs[c].fam == fam))
+		if (cs[c].band == b && (!fam || cs[c].fam == fam) && (fam || c != ref))
 			idx[n++] = c;
 	}
 	return pq_sel_pick(rel, idx, n);

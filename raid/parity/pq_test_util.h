@@ -184,16 +184,26 @@ static inline void m_syndrome(int a, int b, size_t len, void **ptrs, uint8_t *p,
 /*
  * A selection's bands follow its rule: each band's candidates timed in the first rounds or to
  * the end of each of its runs (s->runs: 1 measured here, PQ_KEEP_RUNS kept), the choice
- * pq_sel_pick()'s over all of the band's candidates, ISA-L the reference at 1.00x, timed
- * whenever another was.
+ * pq_sel_pick()'s over all of the band's candidates with its reference (ISA-L) first, ISA-L the
+ * reference at 1.00x, timed whenever another was.
  */
 static inline int t_rule_pick(const struct pq_selection *s, const int *idx, int n)
 {
 	double rel[PQ_SEL_MAX];
+	int ord[PQ_SEL_MAX], m = 0;
 
 	for (int c = 0; c < s->n; c++)
 		rel[c] = s->cand[c].rel;
-	return pq_sel_pick(rel, idx, n);
+	for (int pass = 0; pass < 2; pass++) /* the references, then the rest, in order */
+		for (int i = 0; i < n; i++) {
+			bool is_ref = false;
+
+			for (int b = 0; b < s->nbands; b++)
+				is_ref |= s->band[b].ref == idx[i];
+			if (is_ref == !pass)
+				ord[m++] = idx[i];
+		}
+	return pq_sel_pick(rel, ord, m);
 }
 
 static inline void t_check_bands(const struct pq_selection *s)
