@@ -41,7 +41,9 @@
 #define SEL_LENMAX 1048576
 #define HOT_ROUND_S 0.0005
 #define STREAM_ROUND_S 0.001
-#define SLICE_BYTES (1u << 20) /* a candidate's turn within a round (run_round()) */
+#define SLICE_BYTES (1u << 20)	/* a candidate's turn within a round (run_round()) */
+#define HOT_WARM_CALLS 2	/* untimed calls before a hot turn past L2 (run_round()) */
+#define HOT_WARM_MAX (4u << 20) /* ... where a call reads at most this much data */
 
 static const int band_ks[PQ_SEL_KBANDS] = PQ_BAND_KS;
 static const size_t band_lens[PQ_SEL_LBANDS] = PQ_BAND_LENS;
@@ -305,10 +307,11 @@ static void next_stripe(struct walk *w, int k, size_t blk, void **ptrs)
  * of 1 MiB, by 6-9%, and in five selections in a row 5-6 of 9 streaming bands were unstable
  * before, 2-3 after (hot: 4-7, 1-5). Hot candidates share the stripe, so the cache state one
  * leaves is the one the next runs in. Where the stripe is past L2 (our kernels then store P and
- * Q non-temporally) that changed the next one's figure, so there each turn starts with an
- * untimed call: the timed ones find the stripe as their own kernel leaves it, as in a caller
- * that runs one kernel (the selection had avx512gfni at 1.15-1.22x of ISA-L at k = 22, 64 KiB,
- * the bench, each kernel alone, at 0.97-1.04x; now 0.96-0.99x).
+ * Q non-temporally) and a call reads at most HOT_WARM_MAX, that changed the next one's figure, so
+ * there each turn starts with HOT_WARM_CALLS untimed calls: the timed ones find the stripe as
+ * their own kernel leaves it, as in a caller that runs one kernel (k = 4, 1 MiB, avx512 against
+ * ISA-L: alone 0.74-1.04x; in turns 1.25-1.89x with no untimed call, 0.99-1.07x with one,
+ * 0.87-0.95x with two). Past 4 MiB the winner did not depend on them (docs/parity.md).
  */
 static void run_round(struct pq_selection *s, const struct cand *cs, struct walk *w,
 		      const int *list, int n, int r, double round_s)
@@ -319,13 +322,15 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 	double t[PQ_SEL_MAX] = {0}, sum = 0;
 	long calls[PQ_SEL_MAX] = {0};
 	void *ptrs[SEL_KMAX + 2];
-	bool warm = w->hot && (size_t)(k + 2) * blk > pq_stream_min();
+	int warm = w->hot && (size_t)(k + 2) * blk > pq_stream_min() && data <= HOT_WARM_MAX
+		       ? HOT_WARM_CALLS
+		       : 0;
 
 	while (sum < n * round_s) {
 		for (int j = 0; j < n; j++) {
 			int c = list[j];
 
-			if (warm) { /* untimed: the stripe as this candidate leaves it */
+			for (int u = 0; u < warm; u++) { /* untimed: the stripe as c leaves it */
 				next_stripe(w, k, blk, ptrs);
 				cand_gen(s, &cs[c], ptrs);
 			}
