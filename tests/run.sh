@@ -12,7 +12,7 @@ log_dir=${TEST_LOG_DIR:-build/test-logs}
 mkdir -p "$log_dir"
 # One parity selection for the whole run, as run.sh keeps one per run: measured by the first
 # process that needs it, read by every later fio and test (docs/parity.md, "Kept selection"),
-# instead of measured again in each (0.5-0.7 s hot, 1.2 s streaming). A new one each run; the
+# instead of measured again in each (0.3-0.5 s hot, 1.2 s streaming). A new one each run; the
 # tests of the selection itself measure their own, and keep_test.sh sets its own file.
 sel=$(cd "$log_dir" && pwd)/parity-selection.json
 rm -f "$sel" "$sel.lock"
