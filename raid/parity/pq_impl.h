@@ -127,6 +127,13 @@ extern const struct pq_calls pq_calls_isal_stream;
  */
 size_t pq_stream_min(void);
 
+/* a gen_pq stripe of k data blocks of len bytes (P and Q with them) is past L2: the size rule
+ * streams it; the hot selection times such a band's variants in each of PQ_HOT_SHAPES */
+static inline bool pq_stripe_past_l2(int k, size_t len)
+{
+	return (size_t)(k + 2) * len > pq_stream_min();
+}
+
 /*
  * The choice rule of both selections: among the n candidates idx[0..n) (indices into gbps, in
  * their fixed order of preference), the first whose figure is within PQ_SEL_PREFER (1%) of the

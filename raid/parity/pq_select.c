@@ -130,8 +130,7 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 		s->band[b].ref = s->n; /* isal, when it is there; else the band's first */
 		if (use == PQ_USE_HOT) {
 			/* past L2 a variant's size rule streams: time it in each hot shape */
-			bool past_l2 =
-			    (size_t)(s->band[b].k + 2) * s->band[b].len > pq_stream_min();
+			bool past_l2 = pq_stripe_past_l2(s->band[b].k, s->band[b].len);
 
 			for (int i = 0; pq_all_calls[i]; i++) {
 				const struct pq_calls *c = pq_all_calls[i];
@@ -322,9 +321,7 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 	double t[PQ_SEL_MAX] = {0}, sum = 0;
 	long calls[PQ_SEL_MAX] = {0};
 	void *ptrs[SEL_KMAX + 2];
-	int warm = w->hot && (size_t)(k + 2) * blk > pq_stream_min() && data <= HOT_WARM_MAX
-		       ? HOT_WARM_CALLS
-		       : 0;
+	int warm = w->hot && pq_stripe_past_l2(k, blk) && data <= HOT_WARM_MAX ? HOT_WARM_CALLS : 0;
 
 	while (sum < n * round_s) {
 		for (int j = 0; j < n; j++) {

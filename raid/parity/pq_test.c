@@ -219,7 +219,7 @@ static void check_hot_shapes(const struct pq_selection *s)
 	for (int b = 0; b < s->nbands; b++) {
 		int k = s->band[b].k;
 		size_t len = s->band[b].len;
-		bool past = (size_t)(k + 2) * len > pq_stream_min();
+		bool past = pq_stripe_past_l2(k, len);
 
 		for (int f = 0; pq_families[f]; f++) {
 			const struct pq_family *fam = pq_families[f];
