@@ -191,18 +191,17 @@ static inline int t_rule_pick(const struct pq_selection *s, const int *idx, int 
 {
 	double rel[PQ_SEL_MAX];
 	int ord[PQ_SEL_MAX], m = 0;
+	/* the reference of the band idx[] is of (none among a family's own candidates) */
+	int ref = n ? s->band[pq_sel_band(s->cand[idx[0]].k, s->cand[idx[0]].len)].ref : -1;
 
 	for (int c = 0; c < s->n; c++)
 		rel[c] = s->cand[c].rel;
-	for (int pass = 0; pass < 2; pass++) /* the references, then the rest, in order */
-		for (int i = 0; i < n; i++) {
-			bool is_ref = false;
-
-			for (int b = 0; b < s->nbands; b++)
-				is_ref |= s->band[b].ref == idx[i];
-			if (is_ref == !pass)
-				ord[m++] = idx[i];
-		}
+	for (int i = 0; i < n; i++) /* the reference first, then the rest in order */
+		if (idx[i] == ref)
+			ord[m++] = ref;
+	for (int i = 0; i < n; i++)
+		if (idx[i] != ref)
+			ord[m++] = idx[i];
 	return pq_sel_pick(rel, ord, m);
 }
 
