@@ -200,14 +200,11 @@ out:
 }
 
 /*
- * Jobs joining an open array must describe the same one. The failures a state file
- * recorded are left out: an earlier job's run-time failure may have been written there
- * since this array opened, and the open array already knows it.
- */
-/*
- * Two jobs of one array agree on its options. raid_failed is compared as the option said it,
- * not with the state file's failures: the second job's configuration may have read the state
- * file the first one's array had just written (member 1 failed, its spare being rebuilt), and
+ * Jobs joining an open array must describe the same one: they agree on its options, and
+ * raid_failed is compared as the option said it (failed_opt), without the failures a state file
+ * recorded. An earlier job's run-time failure may have been written there since this array
+ * opened, and the open array already knows it; and a second job's configuration may have read
+ * the file the first one's array had just written (member 1 failed, its spare being rebuilt):
  * refusing it then made the refusal depend on which job's thread ran first.
  */
 static bool same_geometry(const struct raid_array *a, const struct raid_config *c)
