@@ -118,12 +118,12 @@ static void usage(FILE *f)
 	    "                  within 3%% of the fastest candidate (medians over the N runs);\n"
 	    "                  exit status 1 when not\n"
 	    "  --kept          with --selection: each run measured as a kept selection is\n"
-	    "                  (RAID_PARITY_SELECTION): the medians of 3 selections\n"
+	    "                  (RAID_PARITY_SELECTION): the medians of %d selections\n"
 	    "  --help          this text\n"
 	    "LIST is comma-separated. RAID_PARITY_IMPL=<name> forces the selection;\n"
-	    "RAID_PARITY_SELECTION=FILE reads it from FILE, or measures it (the medians of 3)\n"
+	    "RAID_PARITY_SELECTION=FILE reads it from FILE, or measures it (the medians of %d)\n"
 	    "and keeps it there (--selection always measures afresh).\n",
-	    PQ_MAX_DATA);
+	    PQ_MAX_DATA, PQ_KEEP_RUNS, PQ_KEEP_RUNS);
 }
 
 static void die(const char *fmt, const char *a, const char *b)

@@ -49,7 +49,7 @@ t_case "targets table: which candidate won, band by band" bash -c "grep -qE '^ho
 t_case "selection stability check" bash -c "'$BENCH' --selection 2 >'$T_SCRATCH/s.txt'; [ \$? -le 1 ] && [ \$(grep -c '^hot selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/s.txt') -eq 9 ] && [ \$(grep -c '^streaming selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/s.txt') -eq 9 ]"
 t_case_fail "selection count below 2" "$BENCH" --selection 1
 t_case_fail "--kept without --selection" "$BENCH" --kept
-t_case "--selection --kept: kept selections (medians of 3) judged the same way" bash -c "'$BENCH' --selection 2 --kept >'$T_SCRATCH/k.txt'; [ \$? -le 1 ] && grep -q '^hot run 2:' '$T_SCRATCH/k.txt' && [ \$(grep -c '^streaming selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/k.txt') -eq 9 ]"
+t_case "--selection --kept: kept selections (medians of PQ_KEEP_RUNS) judged the same way" bash -c "'$BENCH' --selection 2 --kept >'$T_SCRATCH/k.txt'; [ \$? -le 1 ] && grep -q '^hot run 2:' '$T_SCRATCH/k.txt' && [ \$(grep -c '^streaming selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/k.txt') -eq 9 ]"
 t_case_fail "bad k" "$BENCH" --k 0
 t_case_fail "k above the maximum" "$BENCH" --k 63
 t_case_fail "chunk not a multiple of 64" "$BENCH" --chunk 100

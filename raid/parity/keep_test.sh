@@ -10,7 +10,7 @@ source "$(dirname "$0")/../../tests/lib.sh"
 BENCH=$ROOT/build/bin/raid-parity-bench
 F=$T_SCRATCH/sel.json
 HOT=(--quick --runs 1 --k 10 --chunk 64k --op gen --mode hot --impl avx2)
-KEEP=$(sed -n 's/^#define PQ_KEEP_RUNS \([0-9]*\)$/\1/p' "$ROOT/raid/parity/pq_impl.h") # selections a kept one is the median of
+KEEP=$(sed -n 's/^#define PQ_KEEP_RUNS \([0-9]*\)$/\1/p' "$ROOT/raid/parity/pq.h") # selections a kept one is the median of
 
 hot_run() { # OUT: the bench's hot-only run with the kept file, stdout and stderr in OUT
 	RAID_PARITY_SELECTION=$F "$BENCH" "${HOT[@]}" >"$1" 2>&1

@@ -126,6 +126,13 @@ enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
 #define PQ_SEL_ROUNDS_FIRST 5
 #define PQ_SEL_ROUNDS 15
 #define PQ_SEL_CLOSE 0.10
+/*
+ * The selections a kept one (RAID_PARITY_SELECTION) is the median of. Five, not three: a median
+ * of five outvotes two runs that one state of the machine coloured (a placement, a neighbour's
+ * load: docs/parity.md), and with three, five kept selections in a row had 4.3-6.7 of their 18
+ * bands unstable on average, with five 3.7.
+ */
+#define PQ_KEEP_RUNS 5
 
 struct pq_selection {
 	enum pq_use use;

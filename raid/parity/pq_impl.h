@@ -179,11 +179,8 @@ static inline void pq_nibble_tables(uint8_t c, uint8_t lo[16], uint8_t hi[16])
  * pq_keep_read() fills s's figures (s holds this build's candidates) from the record of s->use:
  * 0, -ENOENT (none yet), -ESTALE (another machine) or -EINVAL, *why saying what was wrong;
  * pq_keep_write() replaces that record (the other use's stays), atomically (rename); -errno.
- * Five runs, not three: a median of five outvotes two runs that one state of the machine
- * coloured (a placement, a neighbour's load: docs/parity.md), and with three, five kept
- * selections in a row had 4.3-6.7 of their 18 bands unstable on average, with five 3.7.
+ * PQ_KEEP_RUNS is in pq.h.
  */
-#define PQ_KEEP_RUNS 5
 #define PQ_KEEP_RUNS_MAX 20
 int pq_keep_lock(const char *path);
 void pq_keep_unlock(int fd);
