@@ -56,7 +56,7 @@ rebuilt() {
 		awk -v b="$(jget "$st" rebuild.bytes)" -v m="$(jget "$st" rebuild.mbps)" \
 			-v s="$(jget "$st" rebuild.start_s)" -v e="$(jget "$st" rebuild.end_s)" \
 			'BEGIN { exit !(b > 30e6 && m > 0 && e > s && (b / 1e6 / (e - s) - m) ^ 2 < 0.01 * m * m) }' &&
-		[[ $(jget "$st" md.stripe_cache_size) == 512 && $(jget "$st" md.sync_speed_max) == 20000 &&
+		[[ $(jget "$st" md.stripe_cache_size) == 512 && $(jget "$st" md.sync_speed_max) == 10000 &&
 			$(jget "$st" rebuild.done) == true ]] &&
 		# fio's own per-second foreground figures while md rebuilt (MB/s from the block size)
 		jq -e '[.rebuild.samples[] | select(.phase == "during" and .iops > 0 and .mbps > 0)] | length > 0' \
