@@ -170,6 +170,10 @@ mutant files-apart raid/core/array.c 'ret = files_apart(a, err, errlen);' 'ret =
 	$T/array_test 'hostile:stats file is'
 mutant shared-state raid/core/array.c '} else if ((ret = state_taken(c, err, errlen))) {' \
 	'} else if (0) {' $T/state_test 'hostile:share a state file'
+mutant state-in-use raid/recovery/service.c 'ret = raid_rec_state_lock(a, err, errlen);' \
+	'ret = 0;' $T/state_test 'hostile:two fio processes'
+mutant state-changed raid/recovery/state.c 'if (!same_file_seen(&now, &r->state_read)) {' \
+	'if (0) {' $T/state_test
 mutant repair-marks-dirty raid/recovery/service.c \
 	'(a->cfg.writes || c->resync || c->scrub == RAID_SCRUB_REPAIR)' 'a->cfg.writes' \
 	$T/service_test

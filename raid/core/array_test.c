@@ -106,10 +106,16 @@ static void test_joins_after_state_written(void **state)
 	snprintf(st, sizeof(st), "raid_state=%s", path);
 	unlink(path);
 	t_config(&c1, "raid_level=1", m, "raid_member_size=64k", "raid_failed=1", st, NULL);
-	/* the first job's array writes the file (here at a close, then it opens again) */
+	/* the first job's array writes the file (here at a close, then it opens again, its options
+	 * read again as fio's next job would: with the ones read before the file was written it is
+	 * refused, "changed after this job read it") */
 	assert_int_equal(raid_array_get(&c1, &a, err, sizeof(err)), 0);
 	raid_array_put(a);
 	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(raid_array_get(&c1, &a, err, sizeof(err)), -EBUSY);
+	assert_non_null(strstr(err, "/j.state changed after this job read it"));
+	raid_config_free(&c1);
+	t_config(&c1, "raid_level=1", m, "raid_member_size=64k", "raid_failed=1", st, NULL);
 	assert_int_equal(raid_array_get(&c1, &a, err, sizeof(err)), 0);
 	/* the second job's options, read now: the file records member 1 failed */
 	t_config(&c2, "raid_level=1", m, "raid_member_size=64k", "raid_failed=1", st, NULL);

@@ -87,6 +87,14 @@ struct raid_recovery_config {
 	char *resume_id[RAID_MAX_MEMBERS];
 	char *orig_members[RAID_MAX_MEMBERS]; /* raid_members before a done replacement */
 	bool state_dirty;		      /* writes were running when it was last saved */
+	/*
+	 * The file as this configuration read it (absent, or which file: every save renames a
+	 * new one over it), checked again once the array holds the file's lock (state.c).
+	 */
+	struct raid_file_seen {
+		bool exists;
+		uint64_t dev, ino, size, mtime_ns;
+	} state_read;
 	bool start_dirty_degraded;	      /* raid_start_dirty_degraded=1 */
 };
 

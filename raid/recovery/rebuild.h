@@ -23,6 +23,7 @@ struct rec_state {
 	bool resync_dirty; /* the last run did not end cleanly: resync before I/O */
 	bool repair_stopped; /* a repair or resync stopped half-way: the file stays dirty */
 	char (*ids)[160];  /* the identity of each of a->m[] (identity.h), "" if none */
+	int lock_fd;	   /* "<file>.lock", flocked while the array is open; -1: none */
 };
 
 /* members and spares (rebuild.c, fault.c) */
@@ -153,6 +154,13 @@ int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool re
 
 /* state.c */
 /* at array open: member size and device identities against the file's */
+/*
+ * Hold the state file for this process until free: an exclusive flock on "<file>.lock" (the
+ * file itself is replaced by rename at every save, so a lock on it would not hold). Refused
+ * while another process holds it, or when the file is no longer the one the configuration
+ * read (another process wrote it in between). 0 without a state file.
+ */
+int raid_rec_state_lock(struct raid_array *a, char *err, size_t errlen);
 int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen);
 int raid_rec_state_save(struct raid_array *a);
 

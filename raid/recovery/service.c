@@ -154,6 +154,7 @@ static int open_array(struct raid_array *a, char *err, size_t errlen)
 	if (!rec)
 		return -ENOMEM;
 	rec->a = a;
+	rec->st.lock_fd = -1;
 	rec->mt.on = c->rebuild;
 	rec->st.unclean = c->state_dirty; /* until this run ends cleanly */
 	pthread_mutex_init(&rec->mu, NULL);
@@ -169,6 +170,9 @@ static int open_array(struct raid_array *a, char *err, size_t errlen)
 			rec->sp.durable_off[i] = c->resume_off[i];
 		}
 	a->rec = rec;
+	ret = raid_rec_state_lock(a, err, errlen);
+	if (ret)
+		return ret;
 	ret = raid_quiesce_init(a, c->rebuild); /* rebuilds meter the foreground */
 	if (ret)
 		return ret;
@@ -266,6 +270,8 @@ static void free_array(struct raid_array *a)
 	pthread_mutex_destroy(&rec->mu);
 	pthread_mutex_destroy(&rec->st.mu);
 	free(rec->st.ids);
+	if (rec->st.lock_fd >= 0)
+		close(rec->st.lock_fd); /* after the last save: stop() wrote it */
 	pthread_cond_destroy(&rec->cv);
 	free(rec->mt.samples);
 	free(rec);

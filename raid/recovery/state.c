@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -313,7 +314,25 @@ static int load(struct raid_config *c, json_object *o, char *why, size_t wlen)
  * of at most STATE_MAX bytes, and hold exactly one JSON value (a truncated file, or one
  * with more after its value, is no state file).
  */
-static json_object *parse(const char *path, char *why, size_t wlen)
+static void seen(struct raid_file_seen *s, const struct stat *st)
+{
+	*s = (struct raid_file_seen){
+	    .exists = true,
+	    .dev = st->st_dev,
+	    .ino = st->st_ino,
+	    .size = (uint64_t)st->st_size,
+	    .mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec,
+	};
+}
+
+static bool same_file_seen(const struct raid_file_seen *x, const struct raid_file_seen *y)
+{
+	return x->exists == y->exists &&
+	       (!x->exists || (x->dev == y->dev && x->ino == y->ino && x->size == y->size &&
+			       x->mtime_ns == y->mtime_ns));
+}
+
+static json_object *parse(const char *path, struct raid_file_seen *read_as, char *why, size_t wlen)
 {
 	char *buf = NULL;
 	json_tokener *tok = NULL;
@@ -332,6 +351,7 @@ static json_object *parse(const char *path, char *why, size_t wlen)
 			 S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
 		goto out;
 	}
+	seen(read_as, &st);
 	if (!(buf = malloc(STATE_MAX + 1)) || !(tok = json_tokener_new())) {
 		snprintf(why, wlen, "out of memory");
 		goto out;
@@ -371,6 +391,7 @@ int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size
 	char why[RAID_ERRLEN / 2];
 	int ret;
 
+	c->rec.state_read.exists = false;
 	if (access(path, F_OK) && errno == ENOENT)
 		return 0; /* the first run: written at the end */
 	if (!c->nmembers)
@@ -381,7 +402,7 @@ int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size
 				 "it is member %d: the state file must be a file of its own", i);
 			return bad(path, why, err, errlen);
 		}
-	o = parse(path, why, sizeof(why));
+	o = parse(path, &c->rec.state_read, why, sizeof(why));
 	if (!o)
 		return bad(path, why, err, errlen);
 	ret = load(c, o, why, sizeof(why));
@@ -413,6 +434,50 @@ int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char 
 		 "afresh)",
 		 r->state_path, why);
 	return -EINVAL;
+}
+
+int raid_rec_state_lock(struct raid_array *a, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *r = &a->cfg.rec;
+	struct raid_file_seen now = {0};
+	struct stat st;
+	char *lock;
+	int fd;
+
+	if (!r->state_path)
+		return 0;
+	if (asprintf(&lock, "%s.lock", r->state_path) < 0)
+		return -ENOMEM;
+	fd = open(lock, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		if (e == EWOULDBLOCK)
+			snprintf(err, errlen,
+				 "raid: raid_state: %s is in use by another process (it holds %s): "
+				 "one fio at a time may use an array's state file, and jobs that "
+				 "share an array must run with thread=1",
+				 r->state_path, lock);
+		else
+			snprintf(err, errlen, "raid: raid_state: %s: cannot lock it (%s): %s",
+				 r->state_path, lock, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		free(lock);
+		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	free(lock);
+	a->rec->st.lock_fd = fd;
+	if (!stat(r->state_path, &st))
+		seen(&now, &st);
+	if (!same_file_seen(&now, &r->state_read)) {
+		snprintf(err, errlen,
+			 "raid: raid_state: %s changed after this job read it (another process "
+			 "wrote it as this one started): run the job again",
+			 r->state_path);
+		return -EBUSY;
+	}
+	return 0;
 }
 
 /* The identity of every device of the array, for the checks below and for saving. */

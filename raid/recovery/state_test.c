@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/raid-state-test.XXXXXX";
@@ -171,6 +172,99 @@ static void test_shared_state(void **state)
 	assert_int_equal(raid_array_put(a), 0);
 	raid_config_free(&c);
 	raid_config_free(&d);
+}
+
+/* raid_array_get over the ram members /NAME-0, /NAME-1 of SIZE with raid_state=dir/FILE */
+static int get_ram(const char *name, const char *size, const char *file, struct raid_array **a,
+		   char *err, size_t errlen)
+{
+	struct raid_config c;
+	char m[128], st[512], sz[64];
+	int ret;
+
+	snprintf(m, sizeof(m), "raid_members=/%s-0:/%s-1", name, name);
+	snprintf(st, sizeof(st), "raid_state=%s/%s", dir, file);
+	snprintf(sz, sizeof(sz), "raid_member_size=%s", size);
+	t_config(&c, "raid_level=1", m, "raid_backend=ram", sz, st, NULL);
+	ret = raid_array_get(&c, a, err, errlen);
+	raid_config_free(&c);
+	return ret;
+}
+
+/*
+ * Two processes naming one state file for two arrays, started at once: whichever opens
+ * second is refused while the first holds the file, and a file that another process wrote
+ * after this one read it is refused too (it was read before that process's record).
+ */
+static void test_state_in_use(void **state)
+{
+	struct raid_array *a;
+	char err[RAID_ERRLEN], p[512];
+	int ready[2], done[2];
+	pid_t pid;
+	char c = 0;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* the other fio: holds its array until told, or until the test ends */
+		close(ready[0]);
+		close(done[1]);
+		int ok = !get_ram("use-b", "2m", "inuse.json", &a, err, sizeof(err));
+
+		(void)!write(ready[1], &ok, sizeof(ok));
+		(void)!read(done[0], &c, 1);
+		_exit(ok && !raid_array_put(a) ? 0 : 1);
+	}
+	int ok = 0;
+
+	close(ready[1]);
+	close(done[0]);
+	assert_int_equal(read(ready[0], &ok, sizeof(ok)), (ssize_t)sizeof(ok));
+	assert_true(ok);
+	assert_int_equal(get_ram("use-a", "1m", "inuse.json", &a, err, sizeof(err)), -EBUSY);
+	assert_non_null(strstr(err, "/inuse.json is in use by another process (it holds "));
+	assert_non_null(strstr(err, "/inuse.json.lock): one fio at a time"));
+	assert_int_equal(write(done[1], &c, 1), 1);
+	close(done[1]);
+	close(ready[0]);
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* the file is the other array's record, unharmed: this one is then refused for that */
+	assert_int_equal(get_ram("use-a", "1m", "inuse.json", &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/inuse.json describes another array"));
+	assert_int_equal(get_ram("use-b", "2m", "inuse.json", &a, err, sizeof(err)), 0);
+	assert_int_equal(raid_array_put(a), 0);
+
+	/* another process's save (a new file renamed over it) between this one's read and lock */
+	struct raid_config cfg;
+	char tmp[512];
+
+	snprintf(p, sizeof(p), "raid_state=%s/changed.json", dir);
+	t_config(&cfg, "raid_level=1", "raid_members=/ch-0:/ch-1", "raid_backend=ram",
+		 "raid_member_size=1m", p, NULL); /* read while absent */
+	put_file("changed.json", "{\"members\": 2}");
+	assert_int_equal(raid_array_get(&cfg, &a, err, sizeof(err)), -EBUSY);
+	assert_non_null(strstr(err, "/changed.json changed after this job read it"));
+	raid_config_free(&cfg);
+	t_config(&cfg, "raid_level=1", "raid_members=/ch-0:/ch-1", "raid_backend=ram",
+		 "raid_member_size=1m", p, NULL); /* read as it is now */
+	put_file("changed.tmp", "{\"members\": 2}");
+	snprintf(tmp, sizeof(tmp), "%s/changed.tmp", dir);
+	snprintf(p, sizeof(p), "%s/changed.json", dir);
+	assert_int_equal(rename(tmp, p), 0);
+	assert_int_equal(raid_array_get(&cfg, &a, err, sizeof(err)), -EBUSY);
+	assert_non_null(strstr(err, "/changed.json changed after this job read it"));
+	raid_config_free(&cfg);
+	snprintf(p, sizeof(p), "raid_state=%s/changed.json", dir);
+	t_config(&cfg, "raid_level=1", "raid_members=/ch-0:/ch-1", "raid_backend=ram",
+		 "raid_member_size=1m", p, NULL); /* read as it is now, unchanged since */
+	assert_int_equal(raid_array_get(&cfg, &a, err, sizeof(err)), 0);
+	assert_int_equal(raid_array_put(a), 0);
+	raid_config_free(&cfg);
 }
 
 static void test_geometry(void **state)
@@ -363,10 +457,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_hostile),	 cmocka_unit_test(test_unreadable),
-	    cmocka_unit_test(test_shared_state), cmocka_unit_test(test_geometry),
-	    cmocka_unit_test(test_round_trip),	 cmocka_unit_test(test_spare_identity),
-	    cmocka_unit_test(test_dirty),
+	    cmocka_unit_test(test_hostile),	   cmocka_unit_test(test_unreadable),
+	    cmocka_unit_test(test_shared_state),   cmocka_unit_test(test_state_in_use),
+	    cmocka_unit_test(test_geometry),	   cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_spare_identity), cmocka_unit_test(test_dirty),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -128,6 +128,36 @@ shared_state() {
 t_case_fail "two arrays of one fio share a state file" \
 	--msg "^raid: raid_state: $S/sh.json is the state file of another array in this fio" shared_state
 
+# --- two fio processes, two arrays, one state file, started at once ---
+# The first writes for 3 s and holds the file (its lock, two.json.lock) from its open; its dirty
+# mark says it does. The second, over other members, is refused while it does, and the file is
+# the first array's record at the end, clean.
+two_processes() {
+	local pid rc i
+	rm -f "$S/two.json" "$S/two.json.lock"
+	timeout -s KILL $TO "$FIO" --ioengine="external:$ENGINE" --thread=1 --name=one \
+		--filename=vol --raid_level=1 --raid_member_size=1m --rw=write --size=64k \
+		--time_based --runtime=3 --raid_state="$S/two.json" --raid_members="$S/a0:$S/a1" \
+		>"$S/two-first.log" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do # until it has marked the file dirty (at most 10 s)
+		[[ -e $S/two.json ]] && break
+		sleep 0.1
+	done
+	timeout -s KILL $TO "$FIO" --ioengine="external:$ENGINE" --thread=1 --name=two \
+		--filename=vol --raid_level=1 --raid_member_size=1m --rw=read --size=64k \
+		--raid_state="$S/two.json" --raid_members="$S/b0:$S/b1"
+	rc=$?
+	wait $pid || return 200
+	jq -e --arg ino "$(stat -c %i "$S/a0")" \
+		'.clean == true and (.devices[0].id | split(":")[3]) == $ino' "$S/two.json" >/dev/null ||
+		return 200
+	return $rc
+}
+t_case_fail "two fio processes, two arrays, one state file: the second is refused" \
+	--msg "^raid: raid_state: $S/two.json is in use by another process \\(it holds $S/two.json.lock\\)" \
+	two_processes
+
 # --- a full disk under the state file, read-only members (need mount: as root) ---
 # mounted MOUNT-POINT...: the mounts made here, undone at exit
 mounts=()

@@ -381,10 +381,12 @@ exit_codes() {
 	fill 1 2 $p || return 1
 	check 1 2 $p --raid_stats="$S/no-such-dir/s.json" && return 1
 	grep -q "raid_stats: cannot write" "$S/check.log" || return 1
+	# a state file that cannot be made: refused at the start, before any I/O, for its lock
 	check 1 2 $p --raid_state="$S/no-such-dir/st.json" && return 1
-	grep -q "raid_state: cannot write" "$S/check.log" || return 1
+	grep -q "raid_state: .*/st.json: cannot lock it (.*/st.json.lock): No such file" \
+		"$S/check.log" || return 1
 	fill 1 2 $p --raid_state="$S/no-such-dir/st.json" && return 1
-	grep -q "cannot mark .* dirty before the first write" "$S/fill.log" || return 1
+	grep -q "raid_state: .*/st.json: cannot lock it" "$S/fill.log" || return 1
 	printf 'garbage' | dd of="$S/${p}1" bs=1 seek=100 conv=notrunc status=none
 	check 1 2 $p --raid_scrub=repair --raid_inject=1:write:100 --verify=0 && return 1
 	grep -q "raid_scrub: stopped" "$S/check.log"
