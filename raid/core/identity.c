@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "identity.h"
@@ -39,18 +38,16 @@ static bool sysfs_line(const char *path, char *buf, size_t len)
 	return n > 0;
 }
 
-/* A block device's WWN or serial (of the whole disk for a partition), else its number. */
-static void block_identity(dev_t rdev, char *out, size_t len)
+void raid_block_identity(const char *sys, unsigned maj, unsigned min, char *out, size_t len)
 {
 	static const char *const keys[] = {"wwid", "device/wwid", "device/serial", "serial"};
-	char dir[128], p[192], v[256], part[32] = "";
-	unsigned maj = major(rdev), min = minor(rdev);
+	char dir[320], p[384], v[256], part[32] = "";
 
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", maj, min);
+	snprintf(dir, sizeof(dir), "%s/dev/block/%u:%u", sys, maj, min);
 	snprintf(p, sizeof(p), "%s/partition", dir);
 	if (sysfs_line(p, v, sizeof(v))) {
 		snprintf(part, sizeof(part), "-part%.16s", v);
-		snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/..", maj, min);
+		snprintf(dir, sizeof(dir), "%s/dev/block/%u:%u/..", sys, maj, min);
 	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, keys[i]);
@@ -69,7 +66,7 @@ int raid_dev_identity(const char *path, char *out, size_t len)
 	if (statx(AT_FDCWD, path, 0, STATX_TYPE | STATX_INO | STATX_BTIME, &sx))
 		return -errno;
 	if (S_ISBLK(sx.stx_mode)) {
-		block_identity(makedev(sx.stx_rdev_major, sx.stx_rdev_minor), out, len);
+		raid_block_identity("/sys", sx.stx_rdev_major, sx.stx_rdev_minor, out, len);
 		return 0;
 	}
 	/* an inode number is reused once its file is gone: the birth time tells them apart */

@@ -11,6 +11,13 @@
 
 /* "file:MAJ:MIN:INO", "wwn:...", "serial:..." or "blk:MAJ:MIN"; negative errno if absent. */
 int raid_dev_identity(const char *path, char *out, size_t len);
+/*
+ * A block device's identity from sysfs under `sys` ("/sys"; a tree of the same shape in tests):
+ * "wwn:..." from wwid or device/wwid, else "serial:..." from device/serial or serial, each the
+ * file's first line with trailing spaces cut, of the whole disk for a partition with
+ * "-partN" added (the partition's ".." in sysfs is its disk); "blk:MAJ:MIN" when none is there.
+ */
+void raid_block_identity(const char *sys, unsigned maj, unsigned min, char *out, size_t len);
 /* The same name, or the same file or device under two names (a:./a, a hard link, a symlink);
  * a name is its own file even before it exists. */
 bool raid_same_file(const char *a, const char *b);
