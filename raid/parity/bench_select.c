@@ -5,7 +5,10 @@
  * chose the same candidate, or when every run's choice is within 3% of the fastest candidate,
  * both judged on each candidate's median over the N runs of its ratio to the reference (rel,
  * what the selection itself judges by): a choice between two kernels that are
- * equally fast is not a flaw. Each selection is judged band by band (of k and block length).
+ * equally fast is not a flaw. Each selection is judged band by band (of k and block length). An
+ * unstable band is explained: did the runs' own figures put the fastest and the slowest choice
+ * each more than 5% ahead of the other (the fastest changed between runs), or not (the choice
+ * moved within one selection's noise)?
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "pq.h"
 
 #define MAX_RUNS 20
+#define SEL_FLIP 0.05 /* one kernel ahead of another by more than this in a run: not noise */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -36,6 +40,74 @@ static double median_of(const struct pq_selection *runs, int n, int c, bool rel)
 static bool in_band(const struct pq_selection *runs, int c, int b)
 {
 	return runs[0].cand[c].k == runs[0].band[b].k && runs[0].cand[c].len == runs[0].band[b].len;
+}
+
+int bench_sel_flipped(const double *a, const double *b, int n, char *ahead)
+{
+	int na = 0, nb = 0;
+
+	for (int r = 0; r < n; r++) {
+		ahead[r] = a[r] > (1 + SEL_FLIP) * b[r]	  ? 'a'
+			   : b[r] > (1 + SEL_FLIP) * a[r] ? 'b'
+							  : 0;
+		na += ahead[r] == 'a';
+		nb += ahead[r] == 'b';
+	}
+	return na && nb;
+}
+
+/*
+ * Why a band was unstable: between the fastest by median (f) and the slowest choice (c), did
+ * the runs' own figures put each ahead of the other by more than SEL_FLIP in some run (the
+ * machine changed between runs, and the choice followed it), or not (the choice moved within one
+ * selection's noise)? Stated after the band's figures; the verdict is the same either way.
+ */
+/* " run 2" or " runs 1 3 4": the runs r where ahead[r] == who */
+static void print_runs(const char *ahead, int n, char who, FILE *out)
+{
+	int count = 0;
+
+	for (int r = 0; r < n; r++)
+		count += ahead[r] == who;
+	fprintf(out, count > 1 ? " runs" : " run");
+	for (int r = 0; r < n; r++)
+		if (ahead[r] == who)
+			fprintf(out, " %d", r + 1);
+}
+
+static void explain(const struct pq_selection *runs, int n, int b, int f, FILE *out)
+{
+	double fr[MAX_RUNS] = {0}, cr[MAX_RUNS] = {0};
+	char ahead[MAX_RUNS];
+	int c = -1;
+
+	for (int r = 0; r < n; r++) {
+		int x = runs[r].band[b].best;
+
+		if (c < 0 || median_of(runs, n, x, true) < median_of(runs, n, c, true))
+			c = x;
+	}
+	for (int r = 0; r < n; r++) {
+		fr[r] = runs[r].cand[f].rel;
+		cr[r] = runs[r].cand[c].rel;
+	}
+	if (!bench_sel_flipped(fr, cr, n, ahead)) {
+		fprintf(
+		    out,
+		    "  %s and %s were not each more than %.0f%% ahead of the other in some run: "
+		    "the choice moved within one selection's noise\n",
+		    runs[0].cand[f].name, runs[0].cand[c].name, SEL_FLIP * 100);
+		return;
+	}
+	fprintf(out,
+		"  the fastest changed between runs: by each run's own figures %s was more than "
+		"%.0f%% ahead in",
+		runs[0].cand[f].name, SEL_FLIP * 100);
+	print_runs(ahead, n, 'a', out);
+	fprintf(out, ", %s in", runs[0].cand[c].name);
+	print_runs(ahead, n, 'b', out);
+	fprintf(out, ": more than noise (the machine's state or the stripes' placement changed "
+		     "between runs), and the choice followed it\n");
 }
 
 /* band b of the N runs: stable when the same candidate was chosen every run or each choice's
@@ -78,6 +150,8 @@ static bool check_band(const struct pq_selection *runs, int n, int b, const char
 				runs[r].cand[c].rounds < PQ_SEL_ROUNDS ? "-" : "");
 		fputc('\n', out);
 	}
+	if (!same && !near)
+		explain(runs, n, b, fastest, out);
 	return same || near;
 }
 

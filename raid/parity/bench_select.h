@@ -11,4 +11,11 @@
  * and the verdict; true when both are stable */
 bool bench_selection_check(int n, bool kept, FILE *out);
 
+/*
+ * Runs in which candidate a's figure beat b's by more than 5%: ahead[r] = 'a'; b's by as much:
+ * 'b'; else 0. Non-zero when both happened: which of the two is fastest changed between runs,
+ * more than one selection's noise (the check's explanation of an unstable band).
+ */
+int bench_sel_flipped(const double *a, const double *b, int n, char *ahead);
+
 #endif

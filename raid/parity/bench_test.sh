@@ -47,6 +47,8 @@ t_case "targets table: avx512gfni measured or said unavailable" bash -c "grep -q
 t_case "targets table: which candidate won, band by band" bash -c "grep -qE '^hot selection won by: k = 4 4K .*; k = 10 64K .*; k = 22 1024K ' '$T_SCRATCH/t.txt' && grep -qE '^streaming selection won by: k = 4 4K .*; k = 10 64K .*; k = 22 1024K ' '$T_SCRATCH/t.txt'"
 # the stability check: its verdict depends on timing, so only its form is checked (exit 0 or 1)
 t_case "selection stability check" bash -c "'$BENCH' --selection 2 >'$T_SCRATCH/s.txt'; [ \$? -le 1 ] && [ \$(grep -c '^hot selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/s.txt') -eq 9 ] && [ \$(grep -c '^streaming selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/s.txt') -eq 9 ]"
+# every unstable band says why: the fastest changed between runs, or the choice moved in the noise
+t_case "each unstable band is explained" bash -c "[ \$(grep -c 'NOT stable' '$T_SCRATCH/s.txt') -eq \$(grep -cE '^  (the fastest changed between runs: .* in runs? [0-9 ]+, .* in runs? [0-9 ]+: more than noise|.* and .* were not each more than 5% ahead of the other in some run: the choice moved)' '$T_SCRATCH/s.txt') ]"
 t_case_fail "selection count below 2" "$BENCH" --selection 1
 t_case_fail "--kept without --selection" "$BENCH" --kept
 t_case "--selection --kept: kept selections (medians of PQ_KEEP_RUNS) judged the same way" bash -c "'$BENCH' --selection 2 --kept >'$T_SCRATCH/k.txt'; [ \$? -le 1 ] && grep -q '^hot run 2:' '$T_SCRATCH/k.txt' && [ \$(grep -c '^streaming selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/k.txt') -eq 9 ]"

@@ -17,6 +17,11 @@ TESTS += $(BUILD)/tests/pq_keep_test
 $(BUILD)/tests/pq_keep_test: $(OBJ)/raid/parity/pq_keep_test.o $(LIBRAID)
 LDLIBS_pq_keep_test := -lcmocka -ljson-c
 
+TESTS += $(BUILD)/tests/bench_select_test
+$(BUILD)/tests/bench_select_test: $(OBJ)/raid/parity/bench_select_test.o \
+	$(OBJ)/raid/parity/bench_select.o $(LIBRAID)
+LDLIBS_bench_select_test := -lcmocka
+
 BINS += $(BUILD)/bin/raid-parity-bench
 BENCHES += $(BUILD)/bin/raid-parity-bench
 $(BUILD)/bin/raid-parity-bench: $(OBJ)/raid/parity/bench.o $(OBJ)/raid/parity/bench_select.o $(LIBRAID)
