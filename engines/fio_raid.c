@@ -123,10 +123,11 @@ static int fio_raid_setup(struct thread_data *td)
 
 	if (fio_raid_config(td, &c))
 		return 1;
-	if (!td->o.use_thread && td->o.numjobs > 1 && c.writes) {
-		log_err("raid: numjobs=%u without thread=1 would write one array from %u "
+	if (!td->o.use_thread && td->o.numjobs > 1 && (c.writes || c.rec.state_path)) {
+		log_err("raid: numjobs=%u without thread=1 would %s one array from %u "
 			"processes; set thread=1\n",
-			td->o.numjobs, td->o.numjobs);
+			td->o.numjobs, c.writes ? "write" : "keep the state file (raid_state) of",
+			td->o.numjobs);
 		raid_config_free(&c);
 		return 1;
 	}

@@ -93,6 +93,14 @@ forked_numjobs() {
 }
 t_case "forked numjobs writers are refused" forked_numjobs
 
+# readers too, with a state file: each process would save its own record of the array
+forked_state() {
+	fails_with "numjobs=2 without thread=1 would keep the state file \\(raid_state\\) of one array" \
+		--raid_level=1 --raid_members=$M2 --raid_member_size=1m --numjobs=2 --thread=0 \
+		--raid_state="$S/forked.json"
+}
+t_case "forked numjobs with a state file are refused" forked_state
+
 # A second fio on members another fio is writing.
 second_fio() {
 	fio_raid --name=long --filename=vol --raid_level=1 --raid_members=$M2 \
