@@ -24,5 +24,7 @@ LDLIBS_bench_select_test := -lcmocka
 
 BINS += $(BUILD)/bin/raid-parity-bench
 BENCHES += $(BUILD)/bin/raid-parity-bench
-$(BUILD)/bin/raid-parity-bench: $(OBJ)/raid/parity/bench.o $(OBJ)/raid/parity/bench_select.o $(LIBRAID)
+$(BUILD)/bin/raid-parity-bench: $(OBJ)/raid/parity/bench.o $(OBJ)/raid/parity/bench_sources.o \
+	$(OBJ)/raid/parity/bench_run.o $(OBJ)/raid/parity/bench_report.o $(OBJ)/raid/parity/bench_select.o \
+	$(LIBRAID)
 TESTS += raid/parity/bench_test.sh raid/parity/keep_test.sh

@@ -1,0 +1,81 @@
+/*
+ * bench.h - raid-parity-bench's parts, shared between its files: the options (bench.c), the
+ * sources that are measured (bench_sources.c), the timed runs that fill the table of rows
+ * (bench_run.c) and the output made from the rows (bench_report.c). Every figure is a row;
+ * another backend (CUDA) adds a source, not a new output path.
+ */
+#ifndef RAID_PARITY_BENCH_H
+#define RAID_PARITY_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq.h"
+
+#define PROG "raid-parity-bench"
+
+enum op { OP_GEN, OP_RMW, OP_RECOV1, OP_RECOV2, OP_N };
+enum mode { MODE_HOT, MODE_STREAM, MODE_N };
+extern const char *const op_names[OP_N];     /* "gen", "rmw", "recov1", "recov2" */
+extern const char *const mode_names[MODE_N]; /* "hot", "stream" */
+
+/* the command line (bench.c) */
+#define MAX_LIST 16
+struct bench_opt {
+	bool json, quick;
+	int ks[MAX_LIST], nk;
+	size_t chunks[MAX_LIST];
+	int nchunk;
+	bool op_on[OP_N], mode_on[MODE_N];
+	const char *impls[MAX_LIST];
+	int nimpl; /* 0: every valid variant, isal and membw */
+	int runs, selection;
+	bool kept; /* --kept: --selection's runs measured as kept selections are */
+	double run_s;
+	size_t pool;
+};
+extern struct bench_opt opt;
+
+static inline bool has_avx2(void)
+{
+	return __builtin_cpu_supports("avx2");
+}
+
+/* what is measured (bench_sources.c): a variant, ISA-L's pq_gen, a read-XOR reference */
+struct source {
+	const char *name;
+	const struct pq_calls *pq; /* NULL for isal's raw pq_gen, cachebw and membw */
+	bool (*has)(const struct source *s, enum op op, enum mode mode);
+	void (*call)(const struct source *s, enum op op, enum mode mode, int k, size_t chunk,
+		     void **ptrs);
+};
+#define MAX_SOURCES 16
+extern struct source sources[MAX_SOURCES];
+extern int nsources;
+/* the sources --impl asked for (all that this CPU can run without it) */
+void build_sources(void);
+bool impl_wanted(const char *name);
+/* an XOR of n bytes at p (a multiple of 128), read with the widest loads membw uses */
+uint64_t bench_read_xor(const uint8_t *p, size_t n);
+
+/* the timed runs (bench_run.c): one row per source, op, k, chunk and mode */
+struct row {
+	char impl[32];
+	enum op op;
+	int k;
+	size_t chunk;
+	enum mode mode;
+	double gbps; /* data bytes per second / 1e9, the median of opt.runs runs */
+};
+extern struct row *rows;
+extern size_t nrows;
+extern size_t pool_len; /* the stream pool once run_all() mapped it, else 0 */
+size_t default_pool(void);
+void run_all(void);
+
+/* the output (bench_report.c): the JSON array of rows, or the table with the targets */
+void print_json(void);
+void print_table(const struct pq_selection *stream_sel);
+
+#endif
