@@ -309,11 +309,7 @@ static int load(struct raid_config *c, json_object *o, char *why, size_t wlen)
 	return 0;
 }
 
-/*
- * The file's one JSON value, or NULL with `why` set: it must be a regular file, readable,
- * of at most STATE_MAX bytes, and hold exactly one JSON value (a truncated file, or one
- * with more after its value, is no state file).
- */
+/* which file st is (every save renames a new one over the name), for raid_rec_state_lock() */
 static void seen(struct raid_file_seen *s, const struct stat *st)
 {
 	*s = (struct raid_file_seen){
@@ -332,6 +328,11 @@ static bool same_file_seen(const struct raid_file_seen *x, const struct raid_fil
 			       x->mtime_ns == y->mtime_ns));
 }
 
+/*
+ * The file's one JSON value, or NULL with `why` set: it must be a regular file, readable,
+ * of at most STATE_MAX bytes, and hold exactly one JSON value (a truncated file, or one
+ * with more after its value, is no state file).
+ */
 static json_object *parse(const char *path, struct raid_file_seen *read_as, char *why, size_t wlen)
 {
 	char *buf = NULL;
@@ -448,7 +449,8 @@ int raid_rec_state_lock(struct raid_array *a, char *err, size_t errlen)
 		return 0;
 	if (asprintf(&lock, "%s.lock", r->state_path) < 0)
 		return -ENOMEM;
-	fd = open(lock, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+	fd = open(lock, O_RDONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC,
+		  0644); /* flock needs no write */
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
 		int e = errno;
 
