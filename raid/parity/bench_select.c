@@ -75,7 +75,7 @@ static void print_runs(const char *ahead, int n, char who, FILE *out)
 			fprintf(out, " %d", r + 1);
 }
 
-static void explain(const struct pq_selection *runs, int n, int b, int f, FILE *out)
+static bool explain(const struct pq_selection *runs, int n, int b, int f, FILE *out)
 {
 	double fr[MAX_RUNS] = {0}, cr[MAX_RUNS] = {0};
 	char ahead[MAX_RUNS];
@@ -97,7 +97,7 @@ static void explain(const struct pq_selection *runs, int n, int b, int f, FILE *
 		    "  %s and %s were not each more than %.0f%% ahead of the other in some run: "
 		    "the choice moved within one selection's noise\n",
 		    runs[0].cand[f].name, runs[0].cand[c].name, SEL_FLIP * 100);
-		return;
+		return false;
 	}
 	fprintf(out,
 		"  the fastest changed between runs: by each run's own figures %s was more than "
@@ -108,11 +108,18 @@ static void explain(const struct pq_selection *runs, int n, int b, int f, FILE *
 	print_runs(ahead, n, 'b', out);
 	fprintf(out, ": more than noise (the machine's state or the stripes' placement changed "
 		     "between runs), and the choice followed it\n");
+	return true;
 }
+
+/* bands of one check: how many, how many unstable, and of those how many changed between runs */
+struct tally {
+	int bands, unstable, changed;
+};
 
 /* band b of the N runs: stable when the same candidate was chosen every run or each choice's
  * median is within PQ_SEL_TIE of the fastest median */
-static bool check_band(const struct pq_selection *runs, int n, int b, const char *what, FILE *out)
+static bool check_band(const struct pq_selection *runs, int n, int b, const char *what,
+		       struct tally *t, FILE *out)
 {
 	int fastest = -1;
 	bool same = true, near = true;
@@ -123,6 +130,7 @@ static bool check_band(const struct pq_selection *runs, int n, int b, const char
 			fastest = c;
 	if (fastest < 0)
 		return true;
+	t->bands++;
 	double top = median_of(runs, n, fastest, true);
 
 	for (int r = 0; r < n; r++) {
@@ -150,13 +158,27 @@ static bool check_band(const struct pq_selection *runs, int n, int b, const char
 				runs[r].cand[c].rounds < PQ_SEL_ROUNDS ? "-" : "");
 		fputc('\n', out);
 	}
-	if (!same && !near)
-		explain(runs, n, b, fastest, out);
+	if (!same && !near) {
+		t->unstable++;
+		t->changed += explain(runs, n, b, fastest, out);
+	}
 	return same || near;
 }
 
-static bool check(enum pq_use use, int n, bool kept, FILE *out)
+static void print_tally(const char *what, int n, const struct tally *t, FILE *out)
 {
+	fprintf(out, "%s over %d runs: %d of %d bands stable", what, n, t->bands - t->unstable,
+		t->bands);
+	if (t->unstable)
+		fprintf(out,
+			"; of the %d unstable, %d changed between runs, %d moved within the noise",
+			t->unstable, t->changed, t->unstable - t->changed);
+	fputc('\n', out);
+}
+
+static bool check(enum pq_use use, int n, bool kept, struct tally *all, FILE *out)
+{
+	struct tally t = {0};
 	static struct pq_selection runs[MAX_RUNS];
 	const char *what = pq_use_name(use);
 	bool ok = true;
@@ -176,14 +198,23 @@ static bool check(enum pq_use use, int n, bool kept, FILE *out)
 		fprintf(out, " (%.0f ms of CPU)\n", runs[r].cpu_s * 1e3);
 	}
 	for (int b = 0; b < runs[0].nbands; b++)
-		ok &= check_band(runs, n, b, what, out);
+		ok &= check_band(runs, n, b, what, &t, out);
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s selection", what);
+	print_tally(name, n, &t, out);
+	all->bands += t.bands;
+	all->unstable += t.unstable;
+	all->changed += t.changed;
 	return ok;
 }
 
 bool bench_selection_check(int n, bool kept, FILE *out)
 {
-	bool hot = check(PQ_USE_HOT, n, kept, out);
-	bool stream = check(PQ_USE_STREAM, n, kept, out);
+	struct tally all = {0};
+	bool hot = check(PQ_USE_HOT, n, kept, &all, out);
+	bool stream = check(PQ_USE_STREAM, n, kept, &all, out);
 
+	print_tally(kept ? "both kept selections" : "both selections", n, &all, out);
 	return hot && stream;
 }
