@@ -474,8 +474,8 @@ int raid_rec_state_lock(struct raid_array *a, char *err, size_t errlen)
 		seen(&now, &st);
 	if (!same_file_seen(&now, &r->state_read)) {
 		snprintf(err, errlen,
-			 "raid: raid_state: %s changed after this job read it (another process "
-			 "wrote it as this one started): run the job again",
+			 "raid: raid_state: %s changed after this job read it (written since by "
+			 "another fio, or by an earlier job of this one): run the job again",
 			 r->state_path);
 		return -EBUSY;
 	}

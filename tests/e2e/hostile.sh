@@ -129,18 +129,18 @@ t_case_fail "two arrays of one fio share a state file" \
 	--msg "^raid: raid_state: $S/sh.json is the state file of another array in this fio" shared_state
 
 # --- two fio processes, two arrays, one state file, started at once ---
-# The first writes for 3 s and holds the file (its lock, two.json.lock) from its open; its dirty
-# mark says it does. The second, over other members, is refused while it does, and the file is
+# The first writes for 5 s and holds the file (its lock, two.json.lock) from its open; its dirty
+# mark, written then, says it does. The second, over other members, is refused while it does, and the file is
 # the first array's record at the end, clean.
 two_processes() {
 	local pid rc i
 	rm -f "$S/two.json" "$S/two.json.lock"
 	timeout -s KILL $TO "$FIO" --ioengine="external:$ENGINE" --thread=1 --name=one \
 		--filename=vol --raid_level=1 --raid_member_size=1m --rw=write --size=64k \
-		--time_based --runtime=3 --raid_state="$S/two.json" --raid_members="$S/a0:$S/a1" \
+		--time_based --runtime=5 --raid_state="$S/two.json" --raid_members="$S/a0:$S/a1" \
 		>"$S/two-first.log" 2>&1 &
 	pid=$!
-	for ((i = 0; i < 100; i++)); do # until it has marked the file dirty (at most 10 s)
+	for ((i = 0; i < 300; i++)); do # until it has marked the file dirty (at most 30 s)
 		[[ -e $S/two.json ]] && break
 		sleep 0.1
 	done
