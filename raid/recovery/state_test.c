@@ -174,18 +174,25 @@ static void test_shared_state(void **state)
 	raid_config_free(&d);
 }
 
-/* raid_array_get over the ram members /NAME-0, /NAME-1 of SIZE with raid_state=dir/FILE */
-static int get_ram(const char *name, const char *size, const char *file, struct raid_array **a,
-		   char *err, size_t errlen)
+/* RAID1 over the ram members /NAME-0, /NAME-1 of SIZE with raid_state=dir/FILE (read now) */
+static void ram_config(struct raid_config *c, const char *name, const char *size, const char *file)
 {
-	struct raid_config c;
 	char m[128], st[512], sz[64];
-	int ret;
 
 	snprintf(m, sizeof(m), "raid_members=/%s-0:/%s-1", name, name);
 	snprintf(st, sizeof(st), "raid_state=%s/%s", dir, file);
 	snprintf(sz, sizeof(sz), "raid_member_size=%s", size);
-	t_config(&c, "raid_level=1", m, "raid_backend=ram", sz, st, NULL);
+	t_config(c, "raid_level=1", m, "raid_backend=ram", sz, st, NULL);
+}
+
+/* raid_array_get over ram_config()'s array */
+static int get_ram(const char *name, const char *size, const char *file, struct raid_array **a,
+		   char *err, size_t errlen)
+{
+	struct raid_config c;
+	int ret;
+
+	ram_config(&c, name, size, file);
 	ret = raid_array_get(&c, a, err, errlen);
 	raid_config_free(&c);
 	return ret;
@@ -199,7 +206,7 @@ static int get_ram(const char *name, const char *size, const char *file, struct 
 static void test_state_in_use(void **state)
 {
 	struct raid_array *a;
-	char err[RAID_ERRLEN], p[512];
+	char err[RAID_ERRLEN], p[512], tmp[512];
 	int ready[2], done[2];
 	pid_t pid;
 	char c = 0;
@@ -241,17 +248,13 @@ static void test_state_in_use(void **state)
 
 	/* another process's save (a new file renamed over it) between this one's read and lock */
 	struct raid_config cfg;
-	char tmp[512];
 
-	snprintf(p, sizeof(p), "raid_state=%s/changed.json", dir);
-	t_config(&cfg, "raid_level=1", "raid_members=/ch-0:/ch-1", "raid_backend=ram",
-		 "raid_member_size=1m", p, NULL); /* read while absent */
+	ram_config(&cfg, "ch", "1m", "changed.json"); /* read while absent */
 	put_file("changed.json", "{\"members\": 2}");
 	assert_int_equal(raid_array_get(&cfg, &a, err, sizeof(err)), -EBUSY);
 	assert_non_null(strstr(err, "/changed.json changed after this job read it"));
 	raid_config_free(&cfg);
-	t_config(&cfg, "raid_level=1", "raid_members=/ch-0:/ch-1", "raid_backend=ram",
-		 "raid_member_size=1m", p, NULL); /* read as it is now */
+	ram_config(&cfg, "ch", "1m", "changed.json"); /* read as it is now */
 	put_file("changed.tmp", "{\"members\": 2}");
 	snprintf(tmp, sizeof(tmp), "%s/changed.tmp", dir);
 	snprintf(p, sizeof(p), "%s/changed.json", dir);
@@ -259,9 +262,7 @@ static void test_state_in_use(void **state)
 	assert_int_equal(raid_array_get(&cfg, &a, err, sizeof(err)), -EBUSY);
 	assert_non_null(strstr(err, "/changed.json changed after this job read it"));
 	raid_config_free(&cfg);
-	snprintf(p, sizeof(p), "raid_state=%s/changed.json", dir);
-	t_config(&cfg, "raid_level=1", "raid_members=/ch-0:/ch-1", "raid_backend=ram",
-		 "raid_member_size=1m", p, NULL); /* read as it is now, unchanged since */
+	ram_config(&cfg, "ch", "1m", "changed.json"); /* read as it is now, unchanged since */
 	assert_int_equal(raid_array_get(&cfg, &a, err, sizeof(err)), 0);
 	assert_int_equal(raid_array_put(a), 0);
 	raid_config_free(&cfg);
