@@ -55,7 +55,7 @@ const struct pq_calls *pq_best_native(void)
 const struct pq_family *const pq_families[] = {&pq_family_avx512gfni, &pq_family_avx512,
 					       &pq_family_avx2, NULL};
 
-#define SHAPE_ROW(i, name, half, pf, dist) [i] = {name, half, pf, dist},
+#define SHAPE_ROW(i, name, lines, pf, dist) [i] = {name, lines, pf, dist},
 const struct pq_shape pq_shapes[PQ_NSHAPES] = {PQ_SHAPES(SHAPE_ROW)};
 
 const struct pq_family *pq_family_of(const struct pq_calls *c)

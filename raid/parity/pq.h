@@ -156,7 +156,7 @@ struct pq_selection {
 		const struct pq_calls *calls; /* what a call in this band runs */
 	} band[PQ_SEL_BANDS];
 	struct pq_candidate {
-		char name[40]; /* "avx2", "isal", "avx2-stream l12-half" */
+		char name[40]; /* "avx2", "isal", "avx2-stream l12-1l" */
 		int k;	       /* the band it was timed in */
 		size_t len;
 		int rounds;  /* rounds it was timed in: PQ_SEL_ROUNDS_FIRST, or PQ_SEL_ROUNDS if

@@ -17,32 +17,35 @@ extern const struct pq_calls pq_calls_avx512_stream;
 extern const struct pq_calls pq_calls_avx512gfni_stream;
 
 /*
- * The streaming path's shapes (pq_simd_body.h): X(index, name, half, prefetch, distance). A
- * shape reads the k sources with the variant's U vectors a step (half = 0) or half as many (the
- * same for U = 1), and prefetches every source line `distance` bytes ahead into L1
- * (prefetcht0), into L2 (prefetcht1), into both (L2 that far ahead, L1 256 bytes ahead) or not
- * at all. Which is fastest depends on the core and on k, not on the ISA: l1-1k is the first
- * round's choice, measured on a Xeon (Sapphire Rapids); on an AMD Zen 4 it ran at 0.6x of ISA-L,
- * l12-half at 1.15-1.24x (k = 10) and 1.65-1.9x (k = 22), while at k = 4 only none and
- * l1-256-half kept up with ISA-L (docs/parity.md). So every variant's shape is chosen by timing
- * at the first streaming use, per band of k (pq_select.c), not from a table of CPU names.
+ * The streaming path's shapes (pq_simd_body.h): X(index, name, lines, prefetch, distance). A
+ * shape reads `lines` cache lines (1 or 2, PQ_SHAPE_LINES_MAX) of every source a step, whatever
+ * the vector width (AVX2: 2 or 4 vectors; AVX-512: 1 or 2), and prefetches every source line
+ * `distance` bytes ahead into L1 (prefetcht0), into L2 (prefetcht1), into both (L2 that far
+ * ahead, L1 256 bytes ahead) or not at all. Which is fastest depends on the core and on k, not on
+ * the ISA: l1-1k is the first round's choice, measured on a Xeon (Sapphire Rapids); on an AMD
+ * Zen 4 it ran at 0.6x of ISA-L, l12-1l at 1.15-1.24x (k = 10) and 1.65-1.9x (k = 22), while at
+ * k = 4 only none and l1-256-1l kept up with ISA-L; on a Zen 5 every software prefetch lost
+ * (0.5-0.8x ISA-L) and none won, the AVX-512 twins by 5-10% more with two lines a step than
+ * with one (docs/parity.md). So every variant's shape is chosen by timing at the first streaming
+ * use, per band of k (pq_select.c), not from a table of CPU names.
  * The order is the preference among shapes that time within PQ_SEL_PREFER of each other.
  */
 enum { PQ_PF_NONE, PQ_PF_L1, PQ_PF_L2, PQ_PF_L12 };
 #define PQ_SHAPES(X)                                                                               \
-	X(0, "l12-half", 1, PQ_PF_L12, 2048)                                                       \
-	X(1, "l2-2k", 0, PQ_PF_L2, 2048)                                                           \
-	X(2, "l1-256-half", 1, PQ_PF_L1, 256)                                                      \
-	X(3, "none", 0, PQ_PF_NONE, 0)                                                             \
-	X(4, "l1-1k", 0, PQ_PF_L1, 1024)
+	X(0, "l12-1l", 1, PQ_PF_L12, 2048)                                                         \
+	X(1, "l2-2k", 2, PQ_PF_L2, 2048)                                                           \
+	X(2, "l1-256-1l", 1, PQ_PF_L1, 256)                                                        \
+	X(3, "none", 2, PQ_PF_NONE, 0)                                                             \
+	X(4, "l1-1k", 2, PQ_PF_L1, 1024)
 #define PQ_NSHAPES 5
+#define PQ_SHAPE_LINES_MAX 2
 #define PQ_PF_L1_NEAR 256 /* PQ_PF_L12's L1 distance */
 /* the shape used before the streaming selection has run (the variants' size rule can run first) */
 #define PQ_SHAPE_DEFAULT 1
 
 struct pq_shape {
 	const char *name;
-	int half, pf, dist;
+	int lines, pf, dist;
 };
 extern const struct pq_shape pq_shapes[PQ_NSHAPES];
 
@@ -88,7 +91,6 @@ extern const struct pq_calls pq_calls_route_hot, pq_calls_route_stream;
 /* A SIMD variant as the streaming selection sees it (defined by pq_simd_body.h). */
 struct pq_family {
 	const struct pq_calls *variant, *twin;
-	int lanes; /* U: shapes with half set are the same loop when it is 1 */
 	/* the twin's gen_pq in shape s (an index of PQ_SHAPES), for timing */
 	void (*gen_pq_shaped)(int s, int k, size_t len, void **ptrs);
 	/* per band (pq_sel_band()): the shape the twin uses (the streaming selection's); atomic */

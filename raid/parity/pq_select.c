@@ -158,9 +158,8 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 			if (!fam->twin->valid())
 				continue;
 			for (int sh = 0; sh < PQ_NSHAPES; sh++)
-				if (!pq_shapes[sh].half || fam->lanes > 1) /* else as full */
-					add(s, cs, (struct cand){fam->twin, fam, sh, b},
-					    fam->twin->name, pq_shapes[sh].name);
+				add(s, cs, (struct cand){fam->twin, fam, sh, b}, fam->twin->name,
+				    pq_shapes[sh].name);
 		}
 		if (pq_calls_isal.valid()) {
 			s->band[b].ref = s->n;

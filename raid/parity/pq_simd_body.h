@@ -63,11 +63,14 @@ AI int cur_shape(int k, size_t len, bool always)
 			       __ATOMIC_RELAXED);
 }
 
-#define LANES_OF(half) ((half) && U > 1 ? U / 2 : U)
+/* vectors a step of a shape that reads `lines` cache lines of every source */
+#define LANES_OF(lines) ((lines) * 64 / W)
+/* the most vectors a step holds: U (ordinary stores) or a shape's widest step */
+#define NV (U > LANES_OF(PQ_SHAPE_LINES_MAX) ? U : LANES_OF(PQ_SHAPE_LINES_MAX))
 /* RUN(lanes, prefetch, distance) with shape s's constants; RUN is defined by the caller */
-#define SHAPE_CASE(i, name, half, pf, dist)                                                        \
+#define SHAPE_CASE(i, name, lines, pf, dist)                                                       \
 	case i:                                                                                    \
-		RUN(LANES_OF(half), pf, dist);                                                     \
+		RUN(LANES_OF(lines), pf, dist);                                                    \
 		break;
 #define SHAPED(s)                                                                                  \
 	switch (s) {                                                                               \
@@ -125,7 +128,7 @@ AI void prefetch_blocks(uint8_t **d, int lo, int hi, size_t o, int lanes, int pf
 
 AI void gen_p_step(int k, size_t o, uint8_t **d, int n, bool nt)
 {
-	V p[U];
+	V p[NV];
 	int i = k - 1;
 
 	LANES(l, n)
@@ -180,7 +183,7 @@ static void FN(stream_gen_p)(int k, size_t len, void **ptrs)
 
 AI void gen_pq_step(int k, size_t o, uint8_t **d, int n, bool nt)
 {
-	V p[U], q[U];
+	V p[NV], q[NV];
 	int i = k - 1;
 
 	LANES(l, n)
@@ -258,7 +261,7 @@ static void FN(stream_gen_pq_shaped)(int shape, int k, size_t len, void **ptrs)
 
 AI void xor_p_step(int k, int a, int b, size_t o, uint8_t **d, int n)
 {
-	V p[U];
+	V p[NV];
 
 	LANES(l, n)
 	p[l] = LOADU(d[k] + o + l * W);
@@ -282,7 +285,7 @@ static void FN(xor_p)(int k, int a, int b, size_t len, void **ptrs)
 
 AI void xor_pq_step(int k, int a, int b, size_t o, uint8_t **d, int n)
 {
-	V p[U], q[U];
+	V p[NV], q[NV];
 
 	LANES(l, n)
 	p[l] = q[l] = LOADU(d[b] + o + l * W);
@@ -343,7 +346,7 @@ AI void survivors(int k, int fa, int fb, size_t o, uint8_t **d, int n, V *p, V *
 AI void recov_2d_step(int k, int fa, int fb, size_t o, uint8_t **d, int n, const MULC_T *pbm,
 		      const MULC_T *qm, bool nt)
 {
-	V p[U], q[U];
+	V p[NV], q[NV];
 
 	survivors(k, fa, fb, o, d, n, p, q);
 	LANES(l, n)
@@ -401,7 +404,7 @@ static void FN(stream_recov_2d)(int k, int fa, int fb, size_t len, void **ptrs)
 
 AI void recov_dp_step(int k, int fa, size_t o, uint8_t **d, int n, const MULC_T *inv, bool nt)
 {
-	V p[U], q[U];
+	V p[NV], q[NV];
 
 	survivors(k, fa, -1, o, d, n, p, q);
 	LANES(l, n)
@@ -456,7 +459,6 @@ static void FN(stream_recov_dp)(int k, int fa, size_t len, void **ptrs)
 const struct pq_family CAT(pq_family_, VARIANT) = {
     .variant = &CAT(pq_calls_, VARIANT),
     .twin = &CAT(pq_calls_, CAT(VARIANT, _stream)),
-    .lanes = U,
     .gen_pq_shaped = FN(stream_gen_pq_shaped),
     .shape = FN(shape_cur),
     .hot_shape = FN(hot_shape_cur),
