@@ -52,10 +52,13 @@ static void usage(FILE *f)
 	    "  --pool SIZE     stream pool size (default 4x the last-level cache, 256m..2g)\n"
 	    "  --selection N   run the hot and the streaming selection N times and say whether\n"
 	    "                  they are stable: the same choice each time, or every choice\n"
-	    "                  within 3%% of the fastest candidate (medians over the N runs);\n"
-	    "                  exit status 1 when not\n"
+	    "                  within 3%% of the fastest candidate (medians over the N runs;\n"
+	    "                  where those say no, settled by timing the band's choices and\n"
+	    "                  near candidates head to head); exit status 1 when not\n"
 	    "  --kept          with --selection: each run measured as a kept selection is\n"
 	    "                  (RAID_PARITY_SELECTION): the medians of %d selections\n"
+	    "  --settle        with --selection: settle every band head to head, and call one\n"
+	    "                  stable only when every choice is within 3%% of the fastest there\n"
 	    "  --help          this text\n"
 	    "LIST is comma-separated. RAID_PARITY_IMPL=<name> forces the selection;\n"
 	    "RAID_PARITY_SELECTION=FILE reads it from FILE, or measures it (the medians of %d)\n"
@@ -203,7 +206,8 @@ static void parse_args(int argc, char **argv)
 		O_RUNS,
 		O_POOL,
 		O_SEL,
-		O_KEPT
+		O_KEPT,
+		O_SETTLE
 	};
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, O_JSON},
@@ -217,6 +221,7 @@ static void parse_args(int argc, char **argv)
 	    {"pool", required_argument, NULL, O_POOL},
 	    {"selection", required_argument, NULL, O_SEL},
 	    {"kept", no_argument, NULL, O_KEPT},
+	    {"settle", no_argument, NULL, O_SETTLE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -260,6 +265,9 @@ static void parse_args(int argc, char **argv)
 		case O_KEPT:
 			opt.kept = true;
 			break;
+		case O_SETTLE:
+			opt.settle = true;
+			break;
 		case O_POOL:
 			opt.pool = parse_size(optarg);
 			if (opt.pool < (16u << 20))
@@ -276,6 +284,8 @@ static void parse_args(int argc, char **argv)
 		die("unexpected argument '%s'%s", argv[optind], "");
 	if (opt.kept && !opt.selection)
 		die("--kept: only with --selection N%s%s", "", "");
+	if (opt.settle && !opt.selection)
+		die("--settle: only with --selection N%s%s", "", "");
 	if (opt.quick) {
 		if (!opt.nk)
 			opt.ks[opt.nk++] = 10;
@@ -306,7 +316,7 @@ int main(int argc, char **argv)
 	FILE *info = opt.json ? stderr : stdout;
 
 	if (opt.selection)
-		return bench_selection_check(opt.selection, opt.kept, stdout) ? 0 : 1;
+		return bench_selection_check(opt.selection, opt.kept, opt.settle, stdout) ? 0 : 1;
 	build_sources();
 	if (!nsources) {
 		fprintf(stderr, PROG ": nothing to measure\n");

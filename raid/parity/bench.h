@@ -31,7 +31,8 @@ struct bench_opt {
 	const char *impls[MAX_LIST];
 	int nimpl; /* 0: every valid variant, isal and membw */
 	int runs, selection;
-	bool kept; /* --kept: --selection's runs measured as kept selections are */
+	bool kept;   /* --kept: --selection's runs measured as kept selections are */
+	bool settle; /* --settle: --selection settles every band head to head */
 	double run_s;
 	size_t pool;
 };

@@ -9,6 +9,17 @@
  * unstable band is explained: did the runs' own figures put the fastest and the slowest choice
  * each more than 5% ahead of the other (the fastest changed between runs), or not (the choice
  * moved within one selection's noise)?
+ *
+ * The runs' own figures cannot always tell: two candidates that are the same kernel, listed twice
+ * (an A/A test, docs/parity.md), had five-run medians 4-7% apart here, so "within 3% of the
+ * fastest" judged on them flags a choice between equals as often as a real miss. A band the runs'
+ * figures call unstable is therefore settled head to head (pq_select_duel()): its choices and
+ * every candidate within SETTLE_NEAR of the fastest median are timed against each other alone for
+ * SETTLE_ROUNDS rounds, and the band is stable when every choice is within 3% of the fastest of
+ * them there. Both verdicts are printed; the check's exit status follows the settled one.
+ * With --settle every band is settled, the stable ones too, and is stable only when every choice
+ * is within 3% of the fastest head to head: a choice made in every run that is slower than
+ * another candidate is caught as well.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +28,9 @@
 #include "pq.h"
 
 #define MAX_RUNS 20
-#define SEL_FLIP 0.05 /* one kernel ahead of another by more than this in a run: not noise */
+#define SEL_FLIP 0.05	 /* one kernel ahead of another by more than this in a run: not noise */
+#define SETTLE_NEAR 0.10 /* PQ_SEL_CLOSE: what a selection keeps timing after its first rounds */
+#define SETTLE_ROUNDS 90 /* six selections' worth of rounds */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -111,15 +124,66 @@ static bool explain(const struct pq_selection *runs, int n, int b, int f, FILE *
 	return true;
 }
 
-/* bands of one check: how many, how many unstable, and of those how many changed between runs */
+/* bands of one check: how many, how many unstable by the runs' figures, of those how many
+ * changed between runs; how many were settled head to head, and of those how many were stable */
 struct tally {
-	int bands, unstable, changed;
+	int bands, unstable, changed, dueled, settled;
 };
+
+int bench_sel_settled(const double *rel, const bool *chosen, int n)
+{
+	double top = 0;
+
+	for (int i = 0; i < n; i++)
+		top = rel[i] > top ? rel[i] : top;
+	for (int i = 0; i < n; i++)
+		if (chosen[i] && rel[i] < (1 - PQ_SEL_TIE) * top)
+			return 0;
+	return n > 0;
+}
+
+/*
+ * Band b, unstable by the runs' figures: its choices and every candidate within SETTLE_NEAR of the
+ * fastest median (top) head to head; true when every choice is within PQ_SEL_TIE of the fastest
+ * there. -1 when it could not be measured (then the runs' verdict stands).
+ */
+static int settle(enum pq_use use, const struct pq_selection *runs, int n, int b, double top,
+		  FILE *out)
+{
+	int idx[PQ_SEL_MAX] = {0}, m = 0, ok;
+	bool chosen[PQ_SEL_MAX];
+	double rel[PQ_SEL_MAX];
+
+	for (int c = 0; c < runs[0].n; c++) {
+		bool ch = false;
+
+		for (int r = 0; r < n; r++)
+			ch |= runs[r].band[b].best == c;
+		if (in_band(runs, c, b) &&
+		    (ch || median_of(runs, n, c, true) >= (1 - SETTLE_NEAR) * top)) {
+			chosen[m] = ch;
+			idx[m++] = c;
+		}
+	}
+	if (pq_select_duel(use, idx, m, SETTLE_ROUNDS, rel)) {
+		fprintf(out, "  settled head to head: could not be measured (out of memory)\n");
+		return -1;
+	}
+	ok = bench_sel_settled(rel, chosen, m);
+	fprintf(out, "  settled head to head (%d rounds, these alone):", SETTLE_ROUNDS);
+	for (int i = 0; i < m; i++)
+		fprintf(out, "%s %s %.2fx%s", i ? "," : "", runs[0].cand[idx[i]].name, rel[i],
+			chosen[i] ? " (chosen)" : "");
+	fprintf(out, ": %s\n",
+		ok ? "stable: every choice within 3% of the fastest"
+		   : "NOT stable: a choice more than 3% slower than the fastest");
+	return ok;
+}
 
 /* band b of the N runs: stable when the same candidate was chosen every run or each choice's
  * median is within PQ_SEL_TIE of the fastest median */
-static bool check_band(const struct pq_selection *runs, int n, int b, const char *what,
-		       struct tally *t, FILE *out)
+static bool check_band(enum pq_use use, const struct pq_selection *runs, int n, int b,
+		       const char *what, bool settle_all, struct tally *t, FILE *out)
 {
 	int fastest = -1;
 	bool same = true, near = true;
@@ -161,8 +225,16 @@ static bool check_band(const struct pq_selection *runs, int n, int b, const char
 	if (!same && !near) {
 		t->unstable++;
 		t->changed += explain(runs, n, b, fastest, out);
+	} else if (!settle_all) {
+		return true;
 	}
-	return same || near;
+	int st = settle(use, runs, n, b, top, out);
+
+	if (st < 0)
+		return same || near;
+	t->dueled++;
+	t->settled += st;
+	return st;
 }
 
 static void print_tally(const char *what, int n, const struct tally *t, FILE *out)
@@ -173,10 +245,13 @@ static void print_tally(const char *what, int n, const struct tally *t, FILE *ou
 		fprintf(out,
 			"; of the %d unstable, %d changed between runs, %d moved within the noise",
 			t->unstable, t->changed, t->unstable - t->changed);
+	if (t->dueled)
+		fprintf(out, "; settled head to head (%d), %d of %d bands stable", t->dueled,
+			t->bands - t->dueled + t->settled, t->bands);
 	fputc('\n', out);
 }
 
-static bool check(enum pq_use use, int n, bool kept, struct tally *all, FILE *out)
+static bool check(enum pq_use use, int n, bool kept, bool settle_all, struct tally *all, FILE *out)
 {
 	struct tally t = {0};
 	static struct pq_selection runs[MAX_RUNS];
@@ -198,7 +273,7 @@ static bool check(enum pq_use use, int n, bool kept, struct tally *all, FILE *ou
 		fprintf(out, " (%.0f ms of CPU)\n", runs[r].cpu_s * 1e3);
 	}
 	for (int b = 0; b < runs[0].nbands; b++)
-		ok &= check_band(runs, n, b, what, &t, out);
+		ok &= check_band(use, runs, n, b, what, settle_all, &t, out);
 	char name[32];
 
 	snprintf(name, sizeof(name), "%s selection", what);
@@ -206,14 +281,16 @@ static bool check(enum pq_use use, int n, bool kept, struct tally *all, FILE *ou
 	all->bands += t.bands;
 	all->unstable += t.unstable;
 	all->changed += t.changed;
+	all->dueled += t.dueled;
+	all->settled += t.settled;
 	return ok;
 }
 
-bool bench_selection_check(int n, bool kept, FILE *out)
+bool bench_selection_check(int n, bool kept, bool settle_all, FILE *out)
 {
 	struct tally all = {0};
-	bool hot = check(PQ_USE_HOT, n, kept, &all, out);
-	bool stream = check(PQ_USE_STREAM, n, kept, &all, out);
+	bool hot = check(PQ_USE_HOT, n, kept, settle_all, &all, out);
+	bool stream = check(PQ_USE_STREAM, n, kept, settle_all, &all, out);
 
 	print_tally(kept ? "both kept selections" : "both selections", n, &all, out);
 	return hot && stream;

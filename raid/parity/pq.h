@@ -187,6 +187,15 @@ int pq_select_measure(enum pq_use use, struct pq_selection *out);
 /* as a kept selection is measured (RAID_PARITY_SELECTION: each candidate's median of
  * PQ_KEEP_RUNS selections), afresh, nothing read, written or changed in use */
 int pq_select_measure_kept(enum pq_use use, struct pq_selection *out);
+/*
+ * Head to head: candidates idx[0..n) (indices into a selection of this build, all of one band)
+ * and the band's reference timed against each other alone, for `rounds` rounds (at most
+ * PQ_DUEL_ROUNDS_MAX) as a selection times them; rel[i] is idx[i]'s median ratio to the
+ * reference. Changes nothing in use. 0, -EINVAL (not one band, an index or count out of range)
+ * or -ENOMEM. (raid-parity-bench --selection settles a band with it.)
+ */
+#define PQ_DUEL_ROUNDS_MAX 1000
+int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *rel);
 /* the selection if it has run (or been forced), else NULL: starts nothing */
 const struct pq_selection *pq_selection_ran(enum pq_use use);
 /*

@@ -312,7 +312,7 @@ static void next_stripe(struct walk *w, int k, size_t blk, void **ptrs)
  * 0.87-0.95x with two). Past 4 MiB the winner did not depend on them (docs/parity.md).
  */
 static void run_round(struct pq_selection *s, const struct cand *cs, struct walk *w,
-		      const int *list, int n, int r, double round_s)
+		      const int *list, int n, double round_s, double *rate)
 {
 	int k = s->cand[list[0]].k;
 	size_t blk = s->cand[list[0]].len, data = (size_t)k * blk;
@@ -342,8 +342,8 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 			calls[c] += per;
 		}
 	}
-	for (int j = 0; j < n; j++)
-		rates[list[j]][r] = calls[list[j]] * (double)data / t[list[j]] / 1e9;
+	for (int j = 0; j < n; j++) /* rate[j]: list[j]'s */
+		rate[j] = calls[list[j]] * (double)data / t[list[j]] / 1e9;
 }
 
 /* s empty but for the candidates of use (cs: how to run each) */
@@ -357,27 +357,36 @@ static void prepare(enum pq_use use, struct pq_selection *s, struct cand *cs)
 	list_cands(use, s, cs);
 }
 
+/*
+ * What a use's candidates run on: one stripe of the largest band, hot, or the pool a streaming
+ * walk goes through, every page touched with bytes that are not all alike; w->mem NULL when out
+ * of memory. Freed with munmap(w->mem, w->len).
+ */
+static void walk_map(enum pq_use use, struct walk *w)
+{
+	size_t len = use == PQ_USE_HOT ? (size_t)(SEL_KMAX + 2) * SEL_LENMAX : pool_size();
+
+	*w = (struct walk){pq_map_huge(len), len, 0, use == PQ_USE_HOT};
+	for (size_t i = 0; w->mem && i < len; i += 8) {
+		uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull;
+
+		memcpy(w->mem + i, &x, 8);
+	}
+}
+
 /* times every candidate and fills s; 0 or -ENOMEM */
 static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
 	double t_start = now_s();
-	size_t len = use == PQ_USE_HOT ? (size_t)(SEL_KMAX + 2) * SEL_LENMAX : pool_size();
 	double round_s = use == PQ_USE_HOT ? HOT_ROUND_S : STREAM_ROUND_S;
 	bool live[PQ_SEL_MAX];
 	int first[PQ_SEL_BANDS], count[PQ_SEL_BANDS] = {0};
+	struct walk w; /* stripe after stripe through the pool, as the bench's */
 
 	prepare(use, s, cs);
-	uint8_t *mem = pq_map_huge(len);
-	/* the walk through the pool: stripe after stripe, as the bench's */
-	struct walk w = {mem, len, 0, use == PQ_USE_HOT};
-
-	if (!mem)
+	walk_map(use, &w);
+	if (!w.mem)
 		return -ENOMEM;
-	for (size_t i = 0; i < len; i += 8) { /* every page touched, bytes that are not all alike */
-		uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull;
-
-		memcpy(mem + i, &x, 8);
-	}
 	for (int c = s->n - 1; c >= 0; c--) { /* a band's candidates are adjacent in cs */
 		live[c] = true;
 		first[cs[c].band] = c;
@@ -399,12 +408,16 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 			}
 			if (!n)
 				continue;
-			run_round(s, cs, &w, list, n, r, round_s);
-			for (int j = 0; j < n; j++)
+			double rate[PQ_SEL_MAX];
+
+			run_round(s, cs, &w, list, n, round_s, rate);
+			for (int j = 0; j < n; j++) {
+				rates[list[j]][r] = rate[j];
 				s->cand[list[j]].rounds = r + 1;
+			}
 		}
 	}
-	munmap(mem, len);
+	munmap(w.mem, w.len);
 	medians(s, cs);
 	decide(s, cs);
 	s->cpu_s = now_s() - t_start;
@@ -527,6 +540,74 @@ int pq_select_measure(enum pq_use use, struct pq_selection *out)
 	struct cand cs[PQ_SEL_MAX];
 
 	return measure(use, out, cs);
+}
+
+/*
+ * Head to head (raid-parity-bench --selection settles an unstable band with it): only the given
+ * candidates of one band and its reference take their turns, for many more rounds than a
+ * selection gives them, and each is judged by the median of its per-round ratio to the reference,
+ * as a selection judges. Fewer candidates a round put their turns closer together in time, and
+ * the rounds are many: a difference a five-run median cannot resolve, this can.
+ */
+int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *rel)
+{
+	struct pq_selection s;
+	struct cand cs[PQ_SEL_MAX];
+	struct walk w;
+	int list[PQ_SEL_MAX + 1], m = 0, rc = 0;
+	double *ratio = NULL, rate[PQ_SEL_MAX + 1];
+
+	if (n < 1 || n > PQ_SEL_MAX || rounds < 1 || rounds > PQ_DUEL_ROUNDS_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&sel_lock);
+	prepare(use, &s, cs);
+	for (int i = 0; i < n && !rc; i++)
+		if (idx[i] < 0 || idx[i] >= s.n || cs[idx[i]].band != cs[idx[0]].band)
+			rc = -EINVAL;
+	if (rc)
+		goto out;
+	list[m++] = s.band[cs[idx[0]].band].ref; /* list[0]: the reference */
+	for (int i = 0; i < n; i++) {
+		bool dup = false;
+
+		for (int j = 0; j < m; j++)
+			dup |= list[j] == idx[i];
+		if (!dup)
+			list[m++] = idx[i];
+	}
+	walk_map(use, &w);
+	ratio = malloc(sizeof(double) * m * rounds);
+	if (!w.mem || !ratio) {
+		rc = -ENOMEM;
+		goto unmap;
+	}
+	for (int r = 0; r < rounds; r++) {
+		int turn[PQ_SEL_MAX + 1]; /* each round from another candidate, as a selection's */
+
+		for (int j = 0; j < m; j++)
+			turn[j] = list[(j + r) % m];
+		run_round(&s, cs, &w, turn, m, use == PQ_USE_HOT ? HOT_ROUND_S : STREAM_ROUND_S,
+			  rate);
+		for (int j = 0; j < m; j++)
+			ratio[((j + r) % m) * rounds + r] = rate[j];
+		for (int j = m - 1; j >= 0; j--) /* relative to the reference, list[0] */
+			ratio[j * rounds + r] /= ratio[r];
+	}
+	for (int i = 0; i < n; i++) {
+		int j = 0;
+
+		while (list[j] != idx[i])
+			j++;
+		qsort(ratio + j * rounds, rounds, sizeof(double), cmp_double);
+		rel[i] = ratio[j * rounds + rounds / 2];
+	}
+unmap:
+	if (w.mem)
+		munmap(w.mem, w.len);
+	free(ratio);
+out:
+	pthread_mutex_unlock(&sel_lock);
+	return rc;
 }
 
 /* the band candidate c was timed in */

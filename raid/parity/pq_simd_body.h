@@ -64,7 +64,7 @@ AI int cur_shape(int k, size_t len, bool always)
 }
 
 /* vectors a step of a shape that reads `lines` cache lines of every source */
-#define LANES_OF(lines) ((lines) * 64 / W)
+#define LANES_OF(lines) ((lines)*64 / W)
 /* the most vectors a step holds: U (ordinary stores) or a shape's widest step */
 #define NV (U > LANES_OF(PQ_SHAPE_LINES_MAX) ? U : LANES_OF(PQ_SHAPE_LINES_MAX))
 /* RUN(lanes, prefetch, distance) with shape s's constants; RUN is defined by the caller */

@@ -466,6 +466,37 @@ static void test_sel_pick(void **state)
 }
 
 /*
+ * pq_select_duel(): a band's candidates head to head. The reference's ratio is 1 exactly, a
+ * candidate named twice is timed once and gets one figure, and every figure is a rate; a count,
+ * a round count or an index out of range, or candidates of two bands, are refused.
+ */
+static void test_duel(void **state)
+{
+	for (int u = PQ_USE_HOT; u <= PQ_USE_STREAM; u++) {
+		const struct pq_selection *s = pq_selection(u);
+		double rel[4] = {0};
+
+		if (s->forced) /* RAID_PARITY_IMPL: nothing was listed */
+			continue;
+		int b = pq_sel_band(10, 65536), other = pq_sel_band(4, 4096);
+		int ref = s->band[b].ref, best = s->band[b].best;
+		int idx[] = {best, ref, best}, mixed[] = {best, s->band[other].ref};
+		int bad[] = {-1, s->n};
+
+		assert_int_equal(pq_select_duel(u, idx, 3, 3, rel), 0);
+		assert_true(rel[1] == 1.0);
+		assert_true(rel[0] > 0.05 && rel[0] < 20);
+		assert_true(rel[0] == rel[2]);
+		assert_int_equal(pq_select_duel(u, idx, 0, 3, rel), -EINVAL);
+		assert_int_equal(pq_select_duel(u, idx, 3, 0, rel), -EINVAL);
+		assert_int_equal(pq_select_duel(u, idx, 3, PQ_DUEL_ROUNDS_MAX + 1, rel), -EINVAL);
+		assert_int_equal(pq_select_duel(u, bad, 1, 3, rel), -EINVAL);
+		assert_int_equal(pq_select_duel(u, bad + 1, 1, 3, rel), -EINVAL);
+		assert_int_equal(pq_select_duel(u, mixed, 2, 3, rel), -EINVAL);
+	}
+}
+
+/*
  * pq_map_huge(): on a 2 MiB boundary, n bytes (rounded up to pages) writable, the slack after
  * them given back, and munmap(p, n) frees what it returned.
  */
@@ -640,6 +671,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest){.name = "json", .test_func = test_json};
 	tests[n++] = (struct CMUnitTest){.name = "selection", .test_func = test_selection};
 	tests[n++] = (struct CMUnitTest){.name = "route", .test_func = test_route};
+	tests[n++] = (struct CMUnitTest){.name = "duel", .test_func = test_duel};
 	/* the routing variants, whatever the bands chose, give base's bytes at every k and length
 	 */
 	static const struct pq_calls *const routed[] = {&pq_calls_route_hot,
