@@ -29,7 +29,9 @@
 
 #define MAX_RUNS 20
 #define SEL_FLIP 0.05	 /* one kernel ahead of another by more than this in a run: not noise */
-#define SETTLE_NEAR 0.10 /* PQ_SEL_CLOSE: what a selection keeps timing after its first rounds */
+/* settled with the choices: every candidate whose median is within this of the fastest one's (a
+ * choice more than 3% slower than the truly fastest is so against one of them) */
+#define SETTLE_NEAR 0.10
 #define SETTLE_ROUNDS 90 /* six selections' worth of rounds */
 
 static int cmp_double(const void *a, const void *b)

@@ -125,7 +125,10 @@ enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
 #define PQ_SEL_PREFER 0.01
 #define PQ_SEL_ROUNDS_FIRST 5
 #define PQ_SEL_ROUNDS 15
-#define PQ_SEL_CLOSE 0.10
+/* after the first rounds, what a band keeps timing: candidates within this of its best. It was 10%:
+ * five rounds are too few for that on a shared machine (streaming, a Zen 5 dropped its fastest
+ * candidate, 1.3x ISA-L head to head, at 1.00-1.05x after them); docs/parity.md */
+#define PQ_SEL_CLOSE 0.20
 /*
  * The selections a kept one (RAID_PARITY_SELECTION) is the median of. Five, not three: a median
  * of five outvotes two runs that one state of the machine coloured (a placement, a neighbour's
