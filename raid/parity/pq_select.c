@@ -116,8 +116,13 @@ static const int hot_shapes[PQ_HOT_NSHAPES] = PQ_HOT_SHAPES;
 
 /*
  * The candidates of one use, band by band (band b = pq_sel_band() of its k and length), in their
- * order of preference on a tie (pq_all_calls[]'s for hot; widest variant first, then PQ_SHAPES'
- * order, ISA-L last, for streaming); ISA-L's own pq_gen is one of them, named "isal".
+ * order of preference on a tie (after the reference, pick()): the widest variant first, then its
+ * shapes (PQ_HOT_SHAPES' order hot, PQ_SHAPES' streaming); ISA-L's own pq_gen is one of them,
+ * named "isal". Hot went in pq_all_calls[]'s order (avx2 first) until the Zen 5 round, where hot
+ * stripes past L2 had avx2, avx512 and avx512gfni within 1% of each other in some runs, so avx2
+ * won the tie, and head to head avx2 was 4-8% behind the other two (k = 22, 64 KiB: 1.08-1.14x
+ * ISA-L against 1.15-1.22x). A wider kernel was nowhere measured slower than a narrower one
+ * beyond the noise.
  */
 static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
@@ -132,7 +137,12 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 			/* past L2 a variant's size rule streams: time it in each hot shape */
 			bool past_l2 = pq_stripe_past_l2(s->band[b].k, s->band[b].len);
 
-			for (int i = 0; pq_all_calls[i]; i++) {
+			int nv = 0;
+
+			while (pq_all_calls[nv])
+				nv++;
+			/* isal, avx512gfni, avx512, avx2, base */
+			for (int i = nv - 1; i >= 0; i--) {
 				const struct pq_calls *c = pq_all_calls[i];
 				const struct pq_family *fam = past_l2 ? pq_family_of(c) : NULL;
 
