@@ -28,7 +28,7 @@
 #include "pq.h"
 
 #define MAX_RUNS 20
-#define SEL_FLIP 0.05	 /* one kernel ahead of another by more than this in a run: not noise */
+#define SEL_FLIP 0.05 /* one kernel ahead of another by more than this in a run: not noise */
 /* settled with the choices: every candidate whose median is within this of the fastest one's (a
  * choice more than 3% slower than the truly fastest is so against one of them) */
 #define SETTLE_NEAR 0.10
@@ -145,9 +145,10 @@ int bench_sel_settled(const double *rel, const bool *chosen, int n)
 }
 
 /*
- * Band b, unstable by the runs' figures: its choices and every candidate within SETTLE_NEAR of the
- * fastest median (top) head to head; true when every choice is within PQ_SEL_TIE of the fastest
- * there. -1 when it could not be measured (then the runs' verdict stands).
+ * Band b, unstable by the runs' figures (or any band, with --settle): its choices and every
+ * candidate within SETTLE_NEAR of the fastest median (top) head to head; true when every choice is
+ * within PQ_SEL_TIE of the fastest there. -1 when it could not be measured (then the runs' verdict
+ * stands).
  */
 static int settle(enum pq_use use, const struct pq_selection *runs, int n, int b, double top,
 		  FILE *out)
