@@ -127,6 +127,10 @@ static const int hot_shapes[PQ_HOT_NSHAPES] = PQ_HOT_SHAPES;
 static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
 	bool simd = pq_best_native() != &pq_calls_base;
+	int nv = 0; /* pq_all_calls[]'s variants, walked backwards for hot */
+
+	while (pq_all_calls[nv])
+		nv++;
 
 	s->nbands = PQ_SEL_BANDS;
 	for (int b = 0; b < PQ_SEL_BANDS; b++) {
@@ -137,10 +141,6 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 			/* past L2 a variant's size rule streams: time it in each hot shape */
 			bool past_l2 = pq_stripe_past_l2(s->band[b].k, s->band[b].len);
 
-			int nv = 0;
-
-			while (pq_all_calls[nv])
-				nv++;
 			/* isal, avx512gfni, avx512, avx2, base */
 			for (int i = nv - 1; i >= 0; i--) {
 				const struct pq_calls *c = pq_all_calls[i];
@@ -211,6 +211,13 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the median of v[0..n) (the upper one of an even n), v sorted in place */
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
 /*
  * The stream pool: four times the last-level cache, 128..256 MiB, so that every stripe comes from
  * DRAM (with twice a 32 MiB L3, read-XOR ran at 1.3x its figure over 1 GiB: stripes hit in L3).
@@ -235,11 +242,9 @@ static void medians(struct pq_selection *s, const struct cand *cs)
 
 		for (int r = 0; r < nr; r++)
 			v[r] = rates[c][r] / rates[ref][r]; /* ref is timed whenever c is */
-		qsort(v, nr, sizeof(double), cmp_double);
-		s->cand[c].rel = v[nr / 2];
+		s->cand[c].rel = median(v, nr);
 		memcpy(v, rates[c], nr * sizeof(double));
-		qsort(v, nr, sizeof(double), cmp_double);
-		s->cand[c].gbps = v[nr / 2];
+		s->cand[c].gbps = median(v, nr);
 	}
 }
 
@@ -324,8 +329,9 @@ static void next_stripe(struct walk *w, int k, size_t blk, void **ptrs)
  * 0.87-0.95x with two). Past 4 MiB the winner did not depend on them (docs/parity.md).
  */
 static void run_round(struct pq_selection *s, const struct cand *cs, struct walk *w,
-		      const int *list, int n, double round_s, double *rate)
+		      const int *list, int n, double *rate)
 {
+	double round_s = w->hot ? HOT_ROUND_S : STREAM_ROUND_S;
 	int k = s->cand[list[0]].k;
 	size_t blk = s->cand[list[0]].len, data = (size_t)k * blk;
 	int per = data >= SLICE_BYTES ? 1 : (int)(SLICE_BYTES / data);
@@ -390,7 +396,6 @@ static void walk_map(enum pq_use use, struct walk *w)
 static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
 	double t_start = now_s();
-	double round_s = use == PQ_USE_HOT ? HOT_ROUND_S : STREAM_ROUND_S;
 	bool live[PQ_SEL_MAX];
 	int first[PQ_SEL_BANDS], count[PQ_SEL_BANDS] = {0};
 	struct walk w; /* stripe after stripe through the pool, as the bench's */
@@ -422,7 +427,7 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 				continue;
 			double rate[PQ_SEL_MAX];
 
-			run_round(s, cs, &w, list, n, round_s, rate);
+			run_round(s, cs, &w, list, n, rate);
 			for (int j = 0; j < n; j++) {
 				rates[list[j]][r] = rate[j];
 				s->cand[list[j]].rounds = r + 1;
@@ -472,10 +477,8 @@ static int measure_kept(enum pq_use use, struct pq_selection *s, struct cand *cs
 			gbps[r] = run[r].cand[c].gbps;
 			s->cand[c].rounds += run[r].cand[c].rounds;
 		}
-		qsort(rel, PQ_KEEP_RUNS, sizeof(double), cmp_double);
-		qsort(gbps, PQ_KEEP_RUNS, sizeof(double), cmp_double);
-		s->cand[c].rel = rel[PQ_KEEP_RUNS / 2];
-		s->cand[c].gbps = gbps[PQ_KEEP_RUNS / 2];
+		s->cand[c].rel = median(rel, PQ_KEEP_RUNS);
+		s->cand[c].gbps = median(gbps, PQ_KEEP_RUNS);
 	}
 	s->runs = PQ_KEEP_RUNS;
 	s->cpu_s = cpu;
@@ -598,8 +601,7 @@ int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *r
 
 		for (int j = 0; j < m; j++)
 			turn[j] = list[(j + r) % m];
-		run_round(&s, cs, &w, turn, m, use == PQ_USE_HOT ? HOT_ROUND_S : STREAM_ROUND_S,
-			  rate);
+		run_round(&s, cs, &w, turn, m, rate);
 		for (int j = 0; j < m; j++)
 			ratio[((j + r) % m) * rounds + r] = rate[j];
 		for (int j = m - 1; j >= 0; j--) /* relative to the reference, list[0] */
@@ -610,8 +612,7 @@ int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *r
 
 		while (list[j] != idx[i])
 			j++;
-		qsort(ratio + j * rounds, rounds, sizeof(double), cmp_double);
-		rel[i] = ratio[j * rounds + rounds / 2];
+		rel[i] = median(ratio + j * rounds, rounds);
 	}
 unmap:
 	if (w.mem)
