@@ -311,6 +311,23 @@ static void next_stripe(struct walk *w, int k, size_t blk, void **ptrs)
 	w->off += stripe;
 }
 
+/* ord[0..n): list[0..n) in a new pseudo-random order (the same sequence in every process) */
+static void shuffle(const int *list, int n, int *ord)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ull; /* xorshift64, under sel_lock */
+
+	memcpy(ord, list, n * sizeof(int));
+	for (int i = n - 1; i > 0; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int j = (int)(x % (uint64_t)(i + 1)), o = ord[i];
+
+		ord[i] = ord[j];
+		ord[j] = o;
+	}
+}
+
 /*
  * One round of a band: its live candidates list[0..n) take turns slice by slice (SLICE_BYTES of
  * data, one stripe at least: from the walk through the pool when streaming, the one stripe when
@@ -327,6 +344,12 @@ static void next_stripe(struct walk *w, int k, size_t blk, void **ptrs)
  * their own kernel leaves it, as in a caller that runs one kernel (k = 4, 1 MiB, avx512 against
  * ISA-L: alone 0.74-1.04x; in turns 1.25-1.89x with no untimed call, 0.99-1.07x with one,
  * 0.87-0.95x with two). Past 4 MiB the winner did not depend on them (docs/parity.md).
+ * The turns go in a new order every pass (shuffle()): in a fixed order, rotated from round to
+ * round as until the Zen 5 round, a candidate always followed the same one, and what that one
+ * left behind moved its figure. An A/A test (every kernel listed twice) showed it: at k = 22 in
+ * streaming bands of 64 KiB and 1 MiB a copy of avx512gfni-stream l2-2k ran 5-9% slower than
+ * the copy that followed it, head to head, in 4 of 164 copy pairs shown more than 3% apart;
+ * shuffled, none of 176 were, and the copies' medians were 0.7% apart on average against 1.3%.
  */
 static void run_round(struct pq_selection *s, const struct cand *cs, struct walk *w,
 		      const int *list, int n, double *rate)
@@ -341,8 +364,11 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 	int warm = w->hot && pq_stripe_past_l2(k, blk) && data <= HOT_WARM_MAX ? HOT_WARM_CALLS : 0;
 
 	while (sum < n * round_s) {
+		int ord[PQ_SEL_MAX + 1];
+
+		shuffle(list, n, ord);
 		for (int j = 0; j < n; j++) {
-			int c = list[j];
+			int c = ord[j];
 
 			for (int u = 0; u < warm; u++) { /* untimed: the stripe as c leaves it */
 				next_stripe(w, k, blk, ptrs);
@@ -413,16 +439,11 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 		if (r == PQ_SEL_ROUNDS_FIRST)
 			prune(s, cs, live);
 		for (int b = 0; b < s->nbands; b++) {
-			/* each round from a different candidate of the band: none always follows
-			 * the same one (or another band's stripe) */
 			int list[PQ_SEL_MAX], n = 0;
 
-			for (int j = 0; j < count[b]; j++) {
-				int c = first[b] + (j + r) % count[b];
-
+			for (int c = first[b]; c < first[b] + count[b]; c++)
 				if (live[c])
 					list[n++] = c;
-			}
 			if (!n)
 				continue;
 			double rate[PQ_SEL_MAX];
@@ -597,15 +618,9 @@ int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *r
 		goto unmap;
 	}
 	for (int r = 0; r < rounds; r++) {
-		int turn[PQ_SEL_MAX + 1]; /* each round from another candidate, as a selection's */
-
-		for (int j = 0; j < m; j++)
-			turn[j] = list[(j + r) % m];
-		run_round(&s, cs, &w, turn, m, rate);
-		for (int j = 0; j < m; j++)
-			ratio[((j + r) % m) * rounds + r] = rate[j];
-		for (int j = m - 1; j >= 0; j--) /* relative to the reference, list[0] */
-			ratio[j * rounds + r] /= ratio[r];
+		run_round(&s, cs, &w, list, m, rate);
+		for (int j = 0; j < m; j++) /* relative to the reference, list[0] */
+			ratio[j * rounds + r] = rate[j] / rate[0];
 	}
 	for (int i = 0; i < n; i++) {
 		int j = 0;
