@@ -15,11 +15,15 @@
  * fastest" judged on them flags a choice between equals as often as a real miss. A band the runs'
  * figures call unstable is therefore settled head to head (pq_select_duel()): its choices and
  * every candidate within SETTLE_NEAR of the fastest median are timed against each other alone for
- * SETTLE_ROUNDS rounds, and the band is stable when every choice is within 3% of the fastest of
- * them there. Both verdicts are printed; the check's exit status follows the settled one.
- * With --settle every band is settled, the stable ones too, and is stable only when every choice
- * is within 3% of the fastest head to head: a choice made in every run that is slower than
- * another candidate is caught as well.
+ * SETTLE_ROUNDS rounds, and each choice is compared with every other candidate round by round
+ * (the ratio of their rates in the same round; its median and that median's 95% bounds). The
+ * band is unstable when a choice is shown more than 3% slower than another (the upper bound below
+ * 0.97); a choice not shown within 3% either (the lower bound below 0.97) is stable but counted
+ * apart, as the precision's, not the selection's. Comparing medians of ratios to ISA-L without
+ * bounds, as this did first, an A/A pair was 5-7% apart in 2 of 20 settles. Both verdicts are
+ * printed; the check's exit status follows the settled one. With --settle every band is settled,
+ * the stable ones too: a choice made in every run that is slower than another candidate is
+ * caught as well.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -127,35 +131,77 @@ static bool explain(const struct pq_selection *runs, int n, int b, int f, FILE *
 }
 
 /* bands of one check: how many, how many unstable by the runs' figures, of those how many
- * changed between runs; how many were settled head to head, and of those how many were stable */
+ * changed between runs; how many were settled head to head, of those how many were stable, and
+ * of those how many had every choice shown within 3% */
 struct tally {
-	int bands, unstable, changed, dueled, settled;
+	int bands, unstable, changed, dueled, settled, within;
 };
 
-int bench_sel_settled(const double *rel, const bool *chosen, int n)
+/* the largest j with P(X < j) <= 2.5% for X ~ Binomial(n, 1/2): the median's 95% bounds are the
+ * j-th smallest and the j-th largest of n values (at least 1) */
+static int sign_bound(int n)
 {
-	double top = 0;
+	double p = 1, cdf = 0; /* p = P(X = j), cdf = P(X < j) */
+	int j = 0;
 
 	for (int i = 0; i < n; i++)
-		top = rel[i] > top ? rel[i] : top;
+		p *= 0.5;
+	while (cdf + p <= 0.025) {
+		cdf += p;
+		p *= (double)(n - j) / (j + 1);
+		j++;
+	}
+	return j > 0 ? j : 1;
+}
+
+void bench_sel_paired(const double *a, const double *b, int rounds, struct bench_sel_ratio *out)
+{
+	double v[PQ_DUEL_ROUNDS_MAX];
+	int j = sign_bound(rounds);
+
+	for (int r = 0; r < rounds; r++)
+		v[r] = a[r] / b[r];
+	qsort(v, rounds, sizeof(v[0]), cmp_double);
+	*out = (struct bench_sel_ratio){v[j - 1], v[rounds / 2], v[rounds - j]};
+}
+
+int bench_sel_settled(const double *rel, const bool *chosen, int n, int rounds,
+		      struct bench_sel_gap *gap)
+{
+	bool within = true;
+
+	gap->slow = gap->than = -1;
 	for (int i = 0; i < n; i++)
-		if (chosen[i] && rel[i] < (1 - PQ_SEL_TIE) * top)
-			return 0;
-	return n > 0;
+		for (int o = 0; chosen[i] && o < n; o++) {
+			struct bench_sel_ratio r;
+
+			if (o == i)
+				continue;
+			bench_sel_paired(rel + (size_t)i * rounds, rel + (size_t)o * rounds, rounds,
+					 &r);
+			within &= r.lo >= 1 - PQ_SEL_TIE;
+			if (gap->slow < 0 || r.hi < gap->r.hi)
+				*gap = (struct bench_sel_gap){i, o, r};
+		}
+	if (!n || (gap->slow >= 0 && gap->r.hi < 1 - PQ_SEL_TIE))
+		return 0;
+	return within ? 2 : 1;
 }
 
 /*
  * Band b, unstable by the runs' figures (or any band, with --settle): its choices and every
- * candidate within SETTLE_NEAR of the fastest median (top) head to head; true when every choice is
- * within PQ_SEL_TIE of the fastest there. -1 when it could not be measured (then the runs' verdict
- * stands).
+ * candidate within SETTLE_NEAR of the fastest median (top) head to head for SETTLE_ROUNDS rounds,
+ * each chosen one compared round by round with every other (bench_sel_settled()). 1 when none is
+ * shown more than PQ_SEL_TIE slower than another, 0 when one is, -1 when it could not be measured
+ * (then the runs' verdict stands); *within set when every choice was shown within PQ_SEL_TIE.
  */
 static int settle(enum pq_use use, const struct pq_selection *runs, int n, int b, double top,
-		  FILE *out)
+		  bool *within, FILE *out)
 {
-	int idx[PQ_SEL_MAX] = {0}, m = 0, ok;
+	static double rel[PQ_SEL_MAX * SETTLE_ROUNDS];
+	int idx[PQ_SEL_MAX] = {0}, m = 0, v;
 	bool chosen[PQ_SEL_MAX];
-	double rel[PQ_SEL_MAX];
+	struct bench_sel_gap g;
 
 	for (int c = 0; c < runs[0].n; c++) {
 		bool ch = false;
@@ -172,15 +218,27 @@ static int settle(enum pq_use use, const struct pq_selection *runs, int n, int b
 		fprintf(out, "  settled head to head: could not be measured (out of memory)\n");
 		return -1;
 	}
-	ok = bench_sel_settled(rel, chosen, m);
+	v = bench_sel_settled(rel, chosen, m, SETTLE_ROUNDS, &g);
 	fprintf(out, "  settled head to head (%d rounds, these alone):", SETTLE_ROUNDS);
-	for (int i = 0; i < m; i++)
-		fprintf(out, "%s %s %.2fx%s", i ? "," : "", runs[0].cand[idx[i]].name, rel[i],
-			chosen[i] ? " (chosen)" : "");
-	fprintf(out, ": %s\n",
-		ok ? "stable: every choice within 3% of the fastest"
-		   : "NOT stable: a choice more than 3% slower than the fastest");
-	return ok;
+	for (int i = 0; i < m; i++) {
+		double x[SETTLE_ROUNDS];
+
+		memcpy(x, rel + (size_t)i * SETTLE_ROUNDS, sizeof(x));
+		qsort(x, SETTLE_ROUNDS, sizeof(x[0]), cmp_double);
+		fprintf(out, "%s %s %.2fx%s", i ? "," : "", runs[0].cand[idx[i]].name,
+			x[SETTLE_ROUNDS / 2], chosen[i] ? " (chosen)" : "");
+	}
+	fprintf(out, ": %s",
+		v == 2	 ? "stable: every choice within 3% of the fastest"
+		: v == 1 ? "stable: no choice shown more than 3% slower than another"
+			 : "NOT stable: a choice more than 3% slower than another");
+	if (g.slow >= 0)
+		fprintf(out, " (%s %s: %.2fx of %s round by round, 95%%: %.2f-%.2f)",
+			v ? "closest" : "here", runs[0].cand[idx[g.slow]].name, g.r.med,
+			runs[0].cand[idx[g.than]].name, g.r.lo, g.r.hi);
+	fputc('\n', out);
+	*within = v == 2;
+	return v > 0;
 }
 
 /* band b of the N runs: stable when the same candidate was chosen every run or each choice's
@@ -231,12 +289,14 @@ static bool check_band(enum pq_use use, const struct pq_selection *runs, int n, 
 	} else if (!settle_all) {
 		return true;
 	}
-	int st = settle(use, runs, n, b, top, out);
+	bool within = false;
+	int st = settle(use, runs, n, b, top, &within, out);
 
 	if (st < 0)
 		return same || near;
 	t->dueled++;
 	t->settled += st;
+	t->within += within;
 	return st;
 }
 
@@ -249,8 +309,11 @@ static void print_tally(const char *what, int n, const struct tally *t, FILE *ou
 			"; of the %d unstable, %d changed between runs, %d moved within the noise",
 			t->unstable, t->changed, t->unstable - t->changed);
 	if (t->dueled)
-		fprintf(out, "; settled head to head (%d), %d of %d bands stable", t->dueled,
-			t->bands - t->dueled + t->settled, t->bands);
+		fprintf(
+		    out,
+		    "; settled head to head (%d), %d of %d bands stable (%d of the %d shown within "
+		    "3%%)",
+		    t->dueled, t->bands - t->dueled + t->settled, t->bands, t->within, t->dueled);
 	fputc('\n', out);
 }
 
@@ -286,6 +349,7 @@ static bool check(enum pq_use use, int n, bool kept, bool settle_all, struct tal
 	all->changed += t.changed;
 	all->dueled += t.dueled;
 	all->settled += t.settled;
+	all->within += t.within;
 	return ok;
 }
 

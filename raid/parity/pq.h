@@ -193,9 +193,11 @@ int pq_select_measure_kept(enum pq_use use, struct pq_selection *out);
 /*
  * Head to head: candidates idx[0..n) (indices into a selection of this build, all of one band)
  * and the band's reference timed against each other alone, for `rounds` rounds (at most
- * PQ_DUEL_ROUNDS_MAX) as a selection times them; rel[i] is idx[i]'s median ratio to the
- * reference. Changes nothing in use. 0, -EINVAL (not one band, an index or count out of range)
- * or -ENOMEM. (raid-parity-bench --selection settles a band with it.)
+ * PQ_DUEL_ROUNDS_MAX) as a selection times them; rel[i * rounds + r] is idx[i]'s rate over the
+ * reference's in round r (a selection judges by the median of these; two candidates compare
+ * round by round as rel[i * rounds + r] / rel[j * rounds + r]). Changes nothing in use. 0,
+ * -EINVAL (not one band, an index or count out of range) or -ENOMEM. (raid-parity-bench
+ * --selection settles a band with it.)
  */
 #define PQ_DUEL_ROUNDS_MAX 1000
 int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *rel);

@@ -581,9 +581,10 @@ int pq_select_measure(enum pq_use use, struct pq_selection *out)
 /*
  * Head to head (raid-parity-bench --selection settles an unstable band with it): only the given
  * candidates of one band and its reference take their turns, for many more rounds than a
- * selection gives them, and each is judged by the median of its per-round ratio to the reference,
- * as a selection judges. Fewer candidates a round put their turns closer together in time, and
- * the rounds are many: a difference a five-run median cannot resolve, this can.
+ * selection gives them, and every round's ratios to the reference are handed back, so that the
+ * caller can judge by their medians, as a selection judges, and compare two candidates round by
+ * round. Fewer candidates a round put their turns closer together in time, and the rounds are
+ * many: a difference a five-run median cannot resolve, this can.
  */
 int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *rel)
 {
@@ -627,7 +628,8 @@ int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *r
 
 		while (list[j] != idx[i])
 			j++;
-		rel[i] = median(ratio + j * rounds, rounds);
+		memcpy(rel + (size_t)i * rounds, ratio + (size_t)j * rounds,
+		       rounds * sizeof(double));
 	}
 unmap:
 	if (w.mem)

@@ -466,15 +466,16 @@ static void test_sel_pick(void **state)
 }
 
 /*
- * pq_select_duel(): a band's candidates head to head. The reference's ratio is 1 exactly, a
- * candidate named twice is timed once and gets one figure, and every figure is a rate; a count,
- * a round count or an index out of range, or candidates of two bands, are refused.
+ * pq_select_duel(): a band's candidates head to head, a figure a round. The reference's ratio is
+ * 1 exactly in every round, a candidate named twice is timed once and gets the same figures, and
+ * every figure is a ratio of two rates; a count, a round count or an index out of range, or
+ * candidates of two bands, are refused.
  */
 static void test_duel(void **state)
 {
 	for (int u = PQ_USE_HOT; u <= PQ_USE_STREAM; u++) {
 		const struct pq_selection *s = pq_selection(u);
-		double rel[4] = {0};
+		double rel[3 * 3] = {0}; /* three candidates, three rounds */
 
 		if (s->forced) /* RAID_PARITY_IMPL: nothing was listed */
 			continue;
@@ -484,9 +485,11 @@ static void test_duel(void **state)
 		int bad[] = {-1, s->n};
 
 		assert_int_equal(pq_select_duel(u, idx, 3, 3, rel), 0);
-		assert_true(rel[1] == 1.0);
-		assert_true(rel[0] > 0.05 && rel[0] < 20);
-		assert_true(rel[0] == rel[2]);
+		for (int r = 0; r < 3; r++) {
+			assert_true(rel[3 + r] == 1.0);
+			assert_true(rel[r] > 0.05 && rel[r] < 20);
+			assert_true(rel[r] == rel[6 + r]);
+		}
 		assert_int_equal(pq_select_duel(u, idx, 0, 3, rel), -EINVAL);
 		assert_int_equal(pq_select_duel(u, idx, 3, 0, rel), -EINVAL);
 		assert_int_equal(pq_select_duel(u, idx, 3, PQ_DUEL_ROUNDS_MAX + 1, rel), -EINVAL);
