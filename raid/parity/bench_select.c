@@ -37,6 +37,7 @@
  * choice more than 3% slower than the truly fastest is so against one of them) */
 #define SETTLE_NEAR 0.10
 #define SETTLE_ROUNDS 90 /* six selections' worth of rounds */
+_Static_assert(SETTLE_ROUNDS <= PQ_DUEL_ROUNDS_MAX, "a duel's rounds, bench_sel_paired()'s too");
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -23,7 +23,7 @@ int bench_sel_flipped(const double *a, const double *b, int n, char *ahead);
  * Candidate a against b head to head, round by round: the median over the rounds of a's rate
  * over b's in the same round (a[r] / b[r], two candidates' ratios to one reference), and the
  * 95% confidence bounds of that median (distribution-free: the order statistics the sign test
- * gives; with fewer than six rounds, the smallest and the largest).
+ * gives; with fewer than six rounds, the smallest and the largest). rounds: 1..PQ_DUEL_ROUNDS_MAX.
  */
 struct bench_sel_ratio {
 	double lo, med, hi;
