@@ -255,6 +255,11 @@ static void medians(struct pq_selection *s, const struct cand *cs)
  * (docs/parity.md), and the rounds saved go to the close calls. Far is 20%: five rounds of a
  * streaming band measured its fastest kernel 15-25% low often enough that at 10% it was dropped
  * and a slower one chosen (0.94-1.13x ISA-L head to head against 1.31x).
+ * In a hot band past L2 a variant goes on in its one shape ahead after the first rounds: its
+ * other shape, timed in the same turns, changed how the others' figures came out. On the Zen 5,
+ * with the prefetching l2-2k shapes (0.6-0.95x of the best there) in every round, hot k = 10
+ * 1 MiB chose avx512 none over avx512gfni none, 0.90-0.92x of it head to head, in 7 of 24
+ * checks of five selections; with the rule, in none of 12.
  */
 static void prune(struct pq_selection *s, const struct cand *cs, bool *live)
 {
@@ -266,9 +271,16 @@ static void prune(struct pq_selection *s, const struct cand *cs, bool *live)
 		for (int c = 0; c < s->n; c++)
 			if (cs[c].band == b && s->cand[c].rel > top)
 				top = s->cand[c].rel;
-		for (int c = 0; c < s->n; c++)
+		for (int c = 0; c < s->n; c++) {
+			bool behind = false; /* hot: a shape behind its variant's other shape */
+
+			for (int d = 0; s->use == PQ_USE_HOT && cs[c].fam && d < s->n; d++)
+				behind |= d != c && cs[d].band == b && cs[d].fam == cs[c].fam &&
+					  s->cand[d].rel > s->cand[c].rel;
 			if (cs[c].band == b)
-				close += live[c] = s->cand[c].rel >= (1 - PQ_SEL_CLOSE) * top;
+				close += live[c] =
+				    !behind && s->cand[c].rel >= (1 - PQ_SEL_CLOSE) * top;
+		}
 		for (int c = 0; c < s->n; c++)
 			if (cs[c].band == b)
 				live[c] = close > 1 && (live[c] || c == s->band[b].ref);

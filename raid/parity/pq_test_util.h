@@ -183,7 +183,8 @@ static inline void m_syndrome(int a, int b, size_t len, void **ptrs, uint8_t *p,
 
 /*
  * A selection's bands follow its rule: each band's candidates timed in the first rounds or to
- * the end of each of its runs (s->runs: 1 measured here, PQ_KEEP_RUNS kept), the choice
+ * the end of each of its runs (s->runs: 1 measured here, PQ_KEEP_RUNS kept), a hot variant past
+ * the first rounds in one shape at most, the choice
  * pq_sel_pick()'s over all of the band's candidates with its reference (ISA-L) first, ISA-L the
  * reference at 1.00x, timed whenever another was.
  */
@@ -225,6 +226,18 @@ static inline void t_check_bands(const struct pq_selection *s)
 					last = s->cand[c].rounds;
 				idx[n++] = c;
 			}
+		/* hot, one selection: a variant timed in two shapes (a band past L2) goes on past
+		 * the first rounds in one of them at most */
+		for (int i = 0; s->use == PQ_USE_HOT && s->runs == 1 && i < n; i++) {
+			const char *sp = strchr(s->cand[idx[i]].name, ' ');
+			int on = 0;
+
+			for (int j = 0; sp && j < n; j++)
+				on += s->cand[idx[j]].rounds > first &&
+				      !strncmp(s->cand[idx[j]].name, s->cand[idx[i]].name,
+					       sp - s->cand[idx[i]].name + 1);
+			assert_in_range(on, 0, 1);
+		}
 		assert_int_equal(s->band[b].best, t_rule_pick(s, idx, n));
 		assert_string_equal(s->cand[s->band[b].ref].name, "isal");
 		assert_int_equal(s->cand[s->band[b].ref].k, k);
