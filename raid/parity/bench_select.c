@@ -46,6 +46,13 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the median of v[0..n) (the upper one of an even n), v sorted in place */
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return v[n / 2];
+}
+
 /* candidate c's median over the runs of its ratio to the reference (rel), or of its rate */
 static double median_of(const struct pq_selection *runs, int n, int c, bool rel)
 {
@@ -53,8 +60,7 @@ static double median_of(const struct pq_selection *runs, int n, int c, bool rel)
 
 	for (int r = 0; r < n; r++)
 		v[r] = rel ? runs[r].cand[c].rel : runs[r].cand[c].gbps;
-	qsort(v, n, sizeof(v[0]), cmp_double);
-	return v[n / 2];
+	return median(v, n);
 }
 
 static bool in_band(const struct pq_selection *runs, int c, int b)
@@ -225,9 +231,8 @@ static int settle(enum pq_use use, const struct pq_selection *runs, int n, int b
 		double x[SETTLE_ROUNDS];
 
 		memcpy(x, rel + (size_t)i * SETTLE_ROUNDS, sizeof(x));
-		qsort(x, SETTLE_ROUNDS, sizeof(x[0]), cmp_double);
 		fprintf(out, "%s %s %.2fx%s", i ? "," : "", runs[0].cand[idx[i]].name,
-			x[SETTLE_ROUNDS / 2], chosen[i] ? " (chosen)" : "");
+			median(x, SETTLE_ROUNDS), chosen[i] ? " (chosen)" : "");
 	}
 	fprintf(out, ": %s",
 		v == 2	 ? "stable: every choice within 3% of the fastest"

@@ -274,12 +274,12 @@ static void prune(struct pq_selection *s, const struct cand *cs, bool *live)
 		for (int c = 0; c < s->n; c++) {
 			bool behind = false; /* hot: a shape behind its variant's other shape */
 
+			if (cs[c].band != b)
+				continue;
 			for (int d = 0; s->use == PQ_USE_HOT && cs[c].fam && d < s->n; d++)
 				behind |= d != c && cs[d].band == b && cs[d].fam == cs[c].fam &&
 					  s->cand[d].rel > s->cand[c].rel;
-			if (cs[c].band == b)
-				close += live[c] =
-				    !behind && s->cand[c].rel >= (1 - PQ_SEL_CLOSE) * top;
+			close += live[c] = !behind && s->cand[c].rel >= (1 - PQ_SEL_CLOSE) * top;
 		}
 		for (int c = 0; c < s->n; c++)
 			if (cs[c].band == b)
@@ -603,8 +603,8 @@ int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *r
 	struct pq_selection s;
 	struct cand cs[PQ_SEL_MAX];
 	struct walk w;
-	int list[PQ_SEL_MAX + 1], m = 0, rc = 0;
-	double *ratio = NULL, rate[PQ_SEL_MAX + 1];
+	int list[PQ_SEL_MAX + 1], pos[PQ_SEL_MAX], m = 0, rc = 0; /* idx[i] is list[pos[i]] */
+	double rate[PQ_SEL_MAX + 1];
 
 	if (n < 1 || n > PQ_SEL_MAX || rounds < 1 || rounds > PQ_DUEL_ROUNDS_MAX)
 		return -EINVAL;
@@ -616,37 +616,24 @@ int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *r
 	if (rc)
 		goto out;
 	list[m++] = s.band[cs[idx[0]].band].ref; /* list[0]: the reference */
-	for (int i = 0; i < n; i++) {
-		bool dup = false;
-
-		for (int j = 0; j < m; j++)
-			dup |= list[j] == idx[i];
-		if (!dup)
+	for (int i = 0; i < n; i++) { /* each candidate timed once, however often named */
+		pos[i] = 0;
+		while (pos[i] < m && list[pos[i]] != idx[i])
+			pos[i]++;
+		if (pos[i] == m)
 			list[m++] = idx[i];
 	}
 	walk_map(use, &w);
-	ratio = malloc(sizeof(double) * m * rounds);
-	if (!w.mem || !ratio) {
+	if (!w.mem) {
 		rc = -ENOMEM;
-		goto unmap;
+		goto out;
 	}
 	for (int r = 0; r < rounds; r++) {
 		run_round(&s, cs, &w, list, m, rate);
-		for (int j = 0; j < m; j++) /* relative to the reference, list[0] */
-			ratio[j * rounds + r] = rate[j] / rate[0];
+		for (int i = 0; i < n; i++) /* relative to the reference, list[0] */
+			rel[(size_t)i * rounds + r] = rate[pos[i]] / rate[0];
 	}
-	for (int i = 0; i < n; i++) {
-		int j = 0;
-
-		while (list[j] != idx[i])
-			j++;
-		memcpy(rel + (size_t)i * rounds, ratio + (size_t)j * rounds,
-		       rounds * sizeof(double));
-	}
-unmap:
-	if (w.mem)
-		munmap(w.mem, w.len);
-	free(ratio);
+	munmap(w.mem, w.len);
 out:
 	pthread_mutex_unlock(&sel_lock);
 	return rc;
