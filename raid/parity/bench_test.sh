@@ -2,8 +2,8 @@
 # bench_test.sh - raid-parity-bench's command line: --help (naming the streaming twins), the
 # JSON contract (one array of {impl, op, k, chunk, mode, gbps} rows, checked with jq as every
 # test reads JSON; the cachebw and membw references present), the forced selection through
-# RAID_PARITY_IMPL (hot and streaming), the selections' figures, the targets table (and the
-# selected rows against ISA-L's), the form of
+# RAID_PARITY_IMPL (hot and streaming), the selections' figures, the targets table (its ceilings,
+# the selected rows against ISA-L's), the form of
 # the --selection stability check, and one-line errors on bad input. Figures are not checked
 # (timing is never asserted); a short --runs/--pool keeps this to a few seconds.
 source "$(dirname "$0")/../../tests/lib.sh"
@@ -39,6 +39,20 @@ t_case "unknown forced name is reported" bash -c "RAID_PARITY_IMPL=nope '$BENCH'
 t_case "forced selection streams through the forced variant" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --impl base | grep -q 'streaming: base'"
 t_case "both selections print their candidates, isal among them" bash -c "'$BENCH' ${Q[*]} --op gen --impl base | grep -A80 'streaming selection' | grep -qE '^raid parity:   k = 10 +64K  isal '"
 t_case "targets table" bash -c "'$BENCH' ${Q[*]} --op gen,recov2 >'$T_SCRATCH/t.txt' && grep -q '^| gen, from memory (streaming) ' '$T_SCRATCH/t.txt'"
+# the ceiling: membw / isal of this run (the stream rows), cachebw / isal (the hot row); "-" where none
+ceiling_ok() { # FILE
+	awk -F'|' '
+		function num(s) { gsub(/[^0-9.]/, "", s); return s + 0 }
+		function gb(s) { n = split(s, w, " "); return w[n] + 0 }
+		$2 ~ /^ gen, data in cache +$/ { hc = num($7); hi = gb($4) }
+		$2 ~ /^ gen, from memory \(streaming\) +$/ { sc = num($7); si = gb($4) }
+		$2 ~ /^ streaming gen \/ read-XOR/ { mb = gb($4); dash = $7 ~ /^ +- $/ }
+		END {
+			ok = si > 0 && mb > 0 && dash && (sc - mb / si) < 0.006 && (mb / si - sc) < 0.006
+			exit !(ok && hc > 0 && hi > 0)
+		}' "$1" && grep -q '^| figure .*| ceiling | met |$' "$1" && grep -q '^(ceiling: ' "$1"
+}
+t_case "targets table: the ceiling is membw / isal of the run" bash -c "$(declare -f ceiling_ok); ceiling_ok '$T_SCRATCH/t.txt'"
 # the wide variants: their rows where the CPU runs them, else a row that says they are unavailable
 # "never slower than ISA-L": the selected rows against isal, with the variant each one ran
 t_case "targets table: selected against isal" bash -c "grep -qE '^\| +10 \| +64K \| hot +\| [a-z0-9-]+ +\|.*x \|$' '$T_SCRATCH/t.txt' && grep -qE '^\| +10 \| +64K \| stream +\| [a-z0-9-]+-stream +\|' '$T_SCRATCH/t.txt'"
