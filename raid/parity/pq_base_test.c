@@ -29,6 +29,13 @@ static void test_tables(void **state)
 		seen[pq_gf_exp[i]]++;
 	for (int a = 1; a < 256; a++)
 		assert_int_equal(seen[a], 1);
+	/* what n biased multiplications by g leave in a Horner sum (pq_impl.h) */
+	uint8_t e = 0;
+
+	for (int n = 0; n < PQ_MAX_DATA + 2; n++) {
+		assert_int_equal(pq_horner_bias[n], e);
+		e = m_mul(e, 2) ^ 0x1d;
+	}
 }
 
 /* gen_p and gen_pq equal the model for every k, random lengths, unaligned blocks */

@@ -165,6 +165,14 @@ static inline void pq_recov_2d_coef(int fa, int fb, uint8_t *pbmul, uint8_t *qmu
 	*pbmul = pq_gf_mul(pq_gf_exp[fa], *qmul);
 }
 
+/*
+ * A multiplication by g that leaves 0x1d in every result (mul2(q) ^ 0x1d: cheaper in some
+ * variants, MUL2_BIASED in pq_simd_body.h) leaves pq_horner_bias[n] in a Horner sum of n steps
+ * begun from a true value: E_n = g E_{n-1} ^ 0x1d, E_0 = 0, that is 0x1d (g^n ^ 1) / (g ^ 1).
+ * Literal like the field tables (gf.c); pq_base_test checks it against that recurrence.
+ */
+extern const uint8_t pq_horner_bias[PQ_MAX_DATA + 2];
+
 /* c * x = c * (x & 0x0f) ^ c * (x & 0xf0): two 16-entry tables, for vpshufb. */
 static inline void pq_nibble_tables(uint8_t c, uint8_t lo[16], uint8_t hi[16])
 {

@@ -5,6 +5,9 @@
  *   V                 the vector type, W its width in bytes (32 or 64; 64 % W == 0)
  *   LOADU(p) STOREU(p, v) STREAM(p, v)   unaligned load/store, non-temporal store (W-aligned)
  *   XOR(a, b) ZERO()  MUL2XOR(q, d): q * g ^ d, bytewise in GF(2^8)
+ *   MUL2_BIASED, SET1(b) optional: MUL2XOR gives q * g ^ d ^ 0x1d in every byte (cheaper that
+ *                     way: pq_avx2.c), and SET1 broadcasts a byte; the body then xors each
+ *                     Horner sum with what its steps left (unbias())
  *   XOR3(a, b, c)     optional: a ^ b ^ c in one instruction (default: two XORs)
  *   HORNER2(q, x1, x0) optional: (q * g ^ x1) * g ^ x0, two Horner steps at once; a variant
  *                     defines it when it can do better than two MUL2XORs (GFNI: q * g^2 ^
@@ -85,6 +88,26 @@ AI int cur_shape(int k, size_t len, bool always)
 #ifndef HORNER2
 #define HORNER2(q, x1, x0) MUL2XOR(MUL2XOR((q), (x1)), (x0))
 #endif
+
+/*
+ * q, a Horner sum of n MUL2XOR steps begun from a true value, made exact (MUL2_BIASED: xor with
+ * what the steps left, pq_horner_bias[n]). The byte goes through an empty asm so that the
+ * broadcast stays at the end of each step: hoisted out of the loop (the first version passed
+ * the vector in), it held a register the accumulators needed, and the AVX2 loops spilled them
+ * to the stack (hot gen at k = 4 lost 5-10% against the same code with no correction).
+ */
+AI V unbias(V q, int n)
+{
+#ifdef MUL2_BIASED
+	uint8_t b = pq_horner_bias[n];
+
+	__asm__ volatile("" : "+r"(b));
+	return XOR(q, SET1(b));
+#else
+	(void)n;
+	return q;
+#endif
+}
 
 AI void put(uint8_t *p, V v, bool nt)
 {
@@ -210,7 +233,7 @@ AI void gen_pq_step(int k, size_t o, uint8_t **d, int n, bool nt)
 	LANES(l, n)
 	{
 		put(d[k] + o + l * W, p[l], nt);
-		put(d[k + 1] + o + l * W, q[l], nt);
+		put(d[k + 1] + o + l * W, unbias(q[l], k - 1), nt);
 	}
 }
 
@@ -305,7 +328,7 @@ AI void xor_pq_step(int k, int a, int b, size_t o, uint8_t **d, int n)
 	LANES(l, n)
 	{
 		STOREU(d[k] + o + l * W, XOR(p[l], LOADU(d[k] + o + l * W)));
-		STOREU(d[k + 1] + o + l * W, XOR(q[l], LOADU(d[k + 1] + o + l * W)));
+		STOREU(d[k + 1] + o + l * W, XOR(unbias(q[l], b), LOADU(d[k + 1] + o + l * W)));
 	}
 }
 
@@ -341,6 +364,8 @@ AI void survivors(int k, int fa, int fb, size_t o, uint8_t **d, int n, V *p, V *
 			q[l] = MUL2XOR(q[l], x);
 		}
 	}
+	LANES(l, n)
+	q[l] = unbias(q[l], k);
 }
 
 AI void recov_2d_step(int k, int fa, int fb, size_t o, uint8_t **d, int n, const MULC_T *pbm,
