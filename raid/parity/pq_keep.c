@@ -9,14 +9,16 @@
  * others; the choice is made by the same rule from the kept figures.
  *
  * A kept selection is used only on the machine and build it was measured for: the same CPU
- * (model name, family, model and stepping, cache sizes, the variants this CPU runs) and the same
- * candidates (names, bands, order). Anything else, or a file that is not such a record, is measured
- * again and rewritten, with a line on stderr that names the file and says why. A file that cannot
- * be written is reported and the process keeps its own selection: parity is never held up by it.
+ * (model name, family, model and stepping, cache sizes, the variants this CPU runs), the same
+ * kernels (PQ_KERNELS_REV) and the same candidates (names, bands, order). Anything else, or a
+ * file that is not such a record, is measured again and rewritten, with a line on stderr that
+ * names the file and says why. A file that cannot be written is reported and the process keeps
+ * its own selection: parity is never held up by it.
  *
  * The format (json-c): {"format": 1, "cpu": ..., "l2": N, "l3": N, "variants": "avx2 isal",
- * "hot": SEL, "streaming": SEL}, SEL = {"measured": "2026-12-01T19:55:00Z", "runs": 3,
- * "cpu_s": S, "candidates": [{"name", "k", "len", "rounds", "gbps", "rel"}, ...]}.
+ * "kernels": PQ_KERNELS_REV, "hot": SEL, "streaming": SEL}, SEL = {"measured":
+ * "2026-12-01T19:55:00Z", "runs": 3, "cpu_s": S, "candidates": [{"name", "k", "len", "rounds",
+ * "gbps", "rel"}, ...]}.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -172,6 +174,8 @@ static const char *same_machine(json_object *root, const struct machine *m)
 	if (!get(root, "l2", json_type_int, &v) || json_object_get_int64(v) != m->l2 ||
 	    !get(root, "l3", json_type_int, &v) || json_object_get_int64(v) != m->l3)
 		return "other cache sizes";
+	if (!get(root, "kernels", json_type_int, &v) || json_object_get_int(v) != PQ_KERNELS_REV)
+		return "other kernels (another build)";
 	return NULL;
 }
 
@@ -294,6 +298,7 @@ int pq_keep_write(const char *path, const struct pq_selection *s)
 	json_object_object_add(root, "l2", json_object_new_int64(m.l2));
 	json_object_object_add(root, "l3", json_object_new_int64(m.l3));
 	json_object_object_add(root, "variants", json_object_new_string(m.variants));
+	json_object_object_add(root, "kernels", json_object_new_int(PQ_KERNELS_REV));
 	json_object_object_add(root, pq_use_name(s->use), sel_json(s));
 	/* the other use's record stays when it was measured on this machine */
 	if (old && !same_machine(old, &m) &&

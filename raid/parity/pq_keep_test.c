@@ -163,6 +163,10 @@ static void test_other_machine(void **state)
 	assert_int_equal(read_after(KEYS("variants"), "\"base avx2\"", &why), -ESTALE);
 	assert_string_equal(why, "another set of variants");
 	assert_int_equal(read_after(KEYS("l2"), "4096", &why), -ESTALE);
+	assert_int_equal(read_after(KEYS("kernels"), "1", &why), -ESTALE); /* an older build */
+	assert_string_equal(why, "other kernels (another build)");
+	assert_int_equal(read_after(KEYS("kernels"), NULL, &why), -ESTALE); /* before the field */
+	assert_string_equal(why, "other kernels (another build)");
 	assert_int_equal(read_after(KEYS("format"), "2", &why), -ESTALE);
 	assert_string_equal(why, "another format");
 }
