@@ -43,7 +43,7 @@
 #define STREAM_ROUND_S 0.001
 #define SLICE_BYTES (1u << 20)	/* a candidate's turn within a round (run_round()) */
 #define HOT_WARM_CALLS 2	/* untimed calls before a hot turn past L2 (run_round()) */
-#define HOT_WARM_MAX (4u << 20) /* ... where a call reads at most this much data */
+#define HOT_WARM_MAX (4u << 20) /* ... at most this read; past it, alone (band_alone()) */
 
 static const int band_ks[PQ_SEL_KBANDS] = PQ_BAND_KS;
 static const size_t band_lens[PQ_SEL_LBANDS] = PQ_BAND_LENS;
@@ -233,6 +233,29 @@ static size_t pool_size(void)
 static double rates[PQ_SEL_MAX][PQ_SEL_ROUNDS]; /* measure()'s, under sel_lock */
 static pthread_mutex_t sel_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * Hot bands whose stripe is past L2 and whose call reads more than HOT_WARM_MAX (k = 10 and 22
+ * with 1 MiB blocks: 12 and 24 MiB stripes) are timed alone, their rounds one after the other,
+ * after the other bands' (measure_locked()). Between two rounds of such a band, round by round,
+ * the other bands' stripes (the same memory) displaced part of its stripe from L3, and how each
+ * kernel coped with a stripe partly in memory decided the order. On the Zen 5, hot k = 22 1 MiB
+ * chose avx2 none, 0.85-0.91x of avx512gfni none head to head, in 13 of 16 checks of five
+ * selections; alone, in 1 of 8 (docs/parity.md, Selection).
+ */
+static bool band_alone(const struct pq_selection *s, int b)
+{
+	int k = s->band[b].k;
+	size_t len = s->band[b].len;
+
+	return s->use == PQ_USE_HOT && pq_stripe_past_l2(k, len) && (size_t)k * len > HOT_WARM_MAX;
+}
+
+/* pass 0 times every band not timed alone, round by round; pass b + 1, band b alone */
+static bool in_pass(const struct pq_selection *s, int b, int pass)
+{
+	return pass ? b == pass - 1 : !band_alone(s, b);
+}
+
 /* each candidate's medians over the rounds it was timed in: its rate and its ratio to the ref */
 static void medians(struct pq_selection *s, const struct cand *cs)
 {
@@ -240,6 +263,8 @@ static void medians(struct pq_selection *s, const struct cand *cs)
 		int ref = s->band[cs[c].band].ref, nr = s->cand[c].rounds;
 		double v[PQ_SEL_ROUNDS];
 
+		if (!nr) /* a band timed alone, not yet (measure_locked()) */
+			continue;
 		for (int r = 0; r < nr; r++)
 			v[r] = rates[c][r] / rates[ref][r]; /* ref is timed whenever c is */
 		s->cand[c].rel = median(v, nr);
@@ -260,14 +285,17 @@ static void medians(struct pq_selection *s, const struct cand *cs)
  * with the prefetching l2-2k shapes (0.6-0.95x of the best there) in every round, hot k = 10
  * 1 MiB chose avx512 none over avx512gfni none, 0.90-0.92x of it head to head, in 7 of 24
  * checks of five selections; with the rule, in none of 12.
+ * The bands pruned: those of one pass of measure_locked() (in_pass()).
  */
-static void prune(struct pq_selection *s, const struct cand *cs, bool *live)
+static void prune(struct pq_selection *s, const struct cand *cs, bool *live, int pass)
 {
 	medians(s, cs);
 	for (int b = 0; b < s->nbands; b++) {
 		double top = 0;
 		int close = 0;
 
+		if (!in_pass(s, b, pass))
+			continue;
 		for (int c = 0; c < s->n; c++)
 			if (cs[c].band == b && s->cand[c].rel > top)
 				top = s->cand[c].rel;
@@ -355,7 +383,8 @@ static void shuffle(const int *list, int n, int *ord)
  * there each turn starts with HOT_WARM_CALLS untimed calls: the timed ones find the stripe as
  * their own kernel leaves it, as in a caller that runs one kernel (k = 4, 1 MiB, avx512 against
  * ISA-L: alone 0.74-1.04x; in turns 1.25-1.89x with no untimed call, 0.99-1.07x with one,
- * 0.87-0.95x with two). Past 4 MiB the winner did not depend on them (docs/parity.md).
+ * 0.87-0.95x with two). Past 4 MiB the winner did not depend on them (docs/parity.md); those
+ * bands are timed alone instead (band_alone()).
  * The turns go in a new order every pass (shuffle()): in a fixed order, rotated from round to
  * round as until the Zen 5 round, a candidate always followed the same one, and what that one
  * left behind moved its figure. An A/A test (every kernel listed twice) showed it: at k = 22 in
@@ -430,6 +459,34 @@ static void walk_map(enum pq_use use, struct walk *w)
 	}
 }
 
+/* the rounds of one pass (in_pass()): round r of each of its bands, then round r + 1 */
+static void time_pass(struct pq_selection *s, const struct cand *cs, struct walk *w, bool *live,
+		      const int *first, const int *count, int pass)
+{
+	for (int r = 0; r < PQ_SEL_ROUNDS; r++) {
+		if (r == PQ_SEL_ROUNDS_FIRST)
+			prune(s, cs, live, pass);
+		for (int b = 0; b < s->nbands; b++) {
+			int list[PQ_SEL_MAX], n = 0;
+
+			if (!in_pass(s, b, pass))
+				continue;
+			for (int c = first[b]; c < first[b] + count[b]; c++)
+				if (live[c])
+					list[n++] = c;
+			if (!n)
+				continue;
+			double rate[PQ_SEL_MAX];
+
+			run_round(s, cs, w, list, n, rate);
+			for (int j = 0; j < n; j++) {
+				rates[list[j]][r] = rate[j];
+				s->cand[list[j]].rounds = r + 1;
+			}
+		}
+	}
+}
+
 /* times every candidate and fills s; 0 or -ENOMEM */
 static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
@@ -447,26 +504,9 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 		first[cs[c].band] = c;
 		count[cs[c].band]++;
 	}
-	for (int r = 0; r < PQ_SEL_ROUNDS; r++) {
-		if (r == PQ_SEL_ROUNDS_FIRST)
-			prune(s, cs, live);
-		for (int b = 0; b < s->nbands; b++) {
-			int list[PQ_SEL_MAX], n = 0;
-
-			for (int c = first[b]; c < first[b] + count[b]; c++)
-				if (live[c])
-					list[n++] = c;
-			if (!n)
-				continue;
-			double rate[PQ_SEL_MAX];
-
-			run_round(s, cs, &w, list, n, rate);
-			for (int j = 0; j < n; j++) {
-				rates[list[j]][r] = rate[j];
-				s->cand[list[j]].rounds = r + 1;
-			}
-		}
-	}
+	for (int pass = 0; pass <= s->nbands; pass++)
+		if (!pass || band_alone(s, pass - 1))
+			time_pass(s, cs, &w, live, first, count, pass);
 	munmap(w.mem, w.len);
 	medians(s, cs);
 	decide(s, cs);
