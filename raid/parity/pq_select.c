@@ -239,8 +239,8 @@ static pthread_mutex_t sel_lock = PTHREAD_MUTEX_INITIALIZER;
  * after the other bands' (measure_locked()). Between two rounds of such a band, round by round,
  * the other bands' stripes (the same memory) displaced part of its stripe from L3, and how each
  * kernel coped with a stripe partly in memory decided the order. On the Zen 5, hot k = 22 1 MiB
- * chose avx2 none, 0.85-0.91x of avx512gfni none head to head, in 13 of 16 checks of five
- * selections; alone, in 1 of 8 (docs/parity.md, Selection).
+ * chose avx2 none, 0.85-0.91x of avx512gfni none head to head, in 21 of 24 checks of five
+ * selections; alone, in 1 of 16 (docs/parity.md, Selection).
  */
 static bool band_alone(const struct pq_selection *s, int b)
 {
@@ -402,7 +402,9 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 	double t[PQ_SEL_MAX] = {0}, sum = 0;
 	long calls[PQ_SEL_MAX] = {0};
 	void *ptrs[SEL_KMAX + 2];
-	int warm = w->hot && pq_stripe_past_l2(k, blk) && data <= HOT_WARM_MAX ? HOT_WARM_CALLS : 0;
+	int warm = w->hot && pq_stripe_past_l2(k, blk) && !band_alone(s, cs[list[0]].band)
+		       ? HOT_WARM_CALLS
+		       : 0; /* past L2: warmed turns, or the band timed alone */
 
 	while (sum < n * round_s) {
 		int ord[PQ_SEL_MAX + 1];
