@@ -164,6 +164,8 @@ struct pq_selection {
 		size_t len;
 		int rounds;  /* rounds it was timed in: PQ_SEL_ROUNDS_FIRST, or PQ_SEL_ROUNDS if
 				close (summed over the runs of a kept selection) */
+		int finals;  /* runs in which it was timed to its band's last round (a finalist):
+				0 or 1, of s->runs when kept */
 		double gbps; /* median of the rounds, data bytes per second / 1e9 (of the runs'
 				medians when kept) */
 		double rel;  /* median over the rounds of gbps / the band's ref's in that round */

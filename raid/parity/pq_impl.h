@@ -148,6 +148,24 @@ static inline bool pq_stripe_past_l2(int k, size_t len)
  */
 int pq_sel_pick(const double *gbps, const int *idx, int n);
 
+/*
+ * Whether candidate c of s takes part in its band's choice: a finalist (timed to its band's last
+ * round, struct pq_candidate's finals) in most of the runs s is the medians of, in one run that
+ * run's. A candidate dropped after the first rounds keeps the median of those rounds, and the
+ * finalists' medians over all of them came out lower than their medians over the first ones: on
+ * the Xeon of a 480 MiB L3, streaming k = 4 4 KiB, ISA-L ran at 6.4-7.8 GB/s in the first five
+ * rounds and 8.2-9.5 in the rest, so that avx512gfni-stream none fell from 1.45-1.83x to
+ * 1.36-1.49x, and a shape dropped at 1.39x or 1.53x (0.77x of none head to head) was chosen in
+ * two of five runs. Dropped, it had lost to a finalist over the rounds they shared. In a band
+ * decided after its first rounds every candidate is a finalist: a rule that took only those timed
+ * past them in some run left a kept selection nothing but ISA-L (1.00x) where the winner (1.15x)
+ * had been dropped in the one run in which its band was not decided early.
+ */
+static inline bool pq_sel_finalist(const struct pq_selection *s, int c)
+{
+	return 2 * s->cand[c].finals > s->runs;
+}
+
 /* Our fastest valid SIMD variant by CPU features alone (no timing): what "isal" falls back on
  * for the operations ISA-L does not have. */
 const struct pq_calls *pq_best_native(void);

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "pq.h"
+#include "pq_impl.h"
 
 static json_object *cand_obj(const struct pq_selection *s, int c)
 {
@@ -17,6 +18,8 @@ static json_object *cand_obj(const struct pq_selection *s, int c)
 	json_object_object_add(o, "len", json_object_new_int64((int64_t)s->cand[c].len));
 	json_object_object_add(o, "gbps", json_object_new_double(s->cand[c].gbps));
 	json_object_object_add(o, "vs_isal", json_object_new_double(s->cand[c].rel));
+	/* took part in its band's choice (pq_sel_finalist()): timed to the band's last round */
+	json_object_object_add(o, "finalist", json_object_new_boolean(pq_sel_finalist(s, c)));
 	return o;
 }
 

@@ -15,10 +15,10 @@
  * names the file and says why. A file that cannot be written is reported and the process keeps
  * its own selection: parity is never held up by it.
  *
- * The format (json-c): {"format": 1, "cpu": ..., "l2": N, "l3": N, "variants": "avx2 isal",
+ * The format (json-c): {"format": 2, "cpu": ..., "l2": N, "l3": N, "variants": "avx2 isal",
  * "kernels": PQ_KERNELS_REV, "hot": SEL, "streaming": SEL}, SEL = {"measured":
- * "2026-12-01T19:55:00Z", "runs": 3, "cpu_s": S, "candidates": [{"name", "k", "len", "rounds",
- * "gbps", "rel"}, ...]}.
+ * "2026-12-01T19:55:00Z", "runs": 5, "cpu_s": S, "candidates": [{"name", "k", "len", "rounds",
+ * "finals", "gbps", "rel"}, ...]}.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +36,7 @@
 #include "pq.h"
 #include "pq_impl.h"
 
-#define KEEP_FORMAT 1
+#define KEEP_FORMAT 2 /* 2: each candidate's "finals" */
 #define KEEP_MAX_BYTES (1 << 20)
 
 /* this machine as the file records it */
@@ -209,14 +209,15 @@ static const char *fill(json_object *sel, struct pq_selection *s)
 		return "no time of measurement";
 	snprintf(s->measured, sizeof(s->measured), "%s", json_object_get_string(v));
 	for (int c = 0; c < s->n; c++) {
-		json_object *o = json_object_array_get_idx(cands, c), *name, *k, *len, *rounds, *g,
-			    *rel;
+		json_object *o = json_object_array_get_idx(cands, c), *name, *k, *len, *rounds,
+			    *finals, *g, *rel;
 		struct pq_candidate *pc = &s->cand[c];
 
 		if (!json_object_is_type(o, json_type_object) ||
 		    !get(o, "name", json_type_string, &name) || !get(o, "k", json_type_int, &k) ||
 		    !get(o, "len", json_type_int, &len) ||
 		    !get(o, "rounds", json_type_int, &rounds) ||
+		    !get(o, "finals", json_type_int, &finals) ||
 		    !json_object_object_get_ex(o, "gbps", &g) ||
 		    !json_object_object_get_ex(o, "rel", &rel))
 			return "a candidate without its figures";
@@ -225,8 +226,9 @@ static const char *fill(json_object *sel, struct pq_selection *s)
 		    json_object_get_int64(len) != (int64_t)pc->len)
 			return "other candidates";
 		pc->rounds = json_object_get_int(rounds);
-		if (pc->rounds < 1 || pc->rounds > runs * PQ_SEL_ROUNDS ||
-		    !finite_pos(g, &pc->gbps) || !finite_pos(rel, &pc->rel))
+		pc->finals = json_object_get_int(finals);
+		if (pc->rounds < 1 || pc->rounds > runs * PQ_SEL_ROUNDS || pc->finals < 0 ||
+		    pc->finals > runs || !finite_pos(g, &pc->gbps) || !finite_pos(rel, &pc->rel))
 			return "a figure out of range";
 	}
 	s->runs = runs;
@@ -274,6 +276,7 @@ static json_object *sel_json(const struct pq_selection *s)
 		json_object_object_add(e, "k", json_object_new_int(pc->k));
 		json_object_object_add(e, "len", json_object_new_int64((int64_t)pc->len));
 		json_object_object_add(e, "rounds", json_object_new_int(pc->rounds));
+		json_object_object_add(e, "finals", json_object_new_int(pc->finals));
 		json_object_object_add(e, "gbps", json_object_new_double(pc->gbps));
 		json_object_object_add(e, "rel", json_object_new_double(pc->rel));
 		json_object_array_add(cands, e);

@@ -48,7 +48,7 @@ static void blank(struct pq_selection *s, enum pq_use use)
 	s->cpu_s = 0;
 	s->measured[0] = '\0';
 	for (int c = 0; c < s->n; c++)
-		s->cand[c].rel = s->cand[c].gbps = 0, s->cand[c].rounds = 0;
+		s->cand[c].rel = s->cand[c].gbps = 0, s->cand[c].rounds = s->cand[c].finals = 0;
 }
 
 static void write_hot(void)
@@ -73,6 +73,7 @@ static void test_round_trip(void **state)
 		assert_true(s.cand[c].rel == hot.cand[c].rel); /* exact: %.17g */
 		assert_true(s.cand[c].gbps == hot.cand[c].gbps);
 		assert_int_equal(s.cand[c].rounds, hot.cand[c].rounds);
+		assert_int_equal(s.cand[c].finals, hot.cand[c].finals);
 	}
 }
 
@@ -167,7 +168,7 @@ static void test_other_machine(void **state)
 	assert_string_equal(why, "other kernels (another build)");
 	assert_int_equal(read_after(KEYS("kernels"), NULL, &why), -ESTALE); /* before the field */
 	assert_string_equal(why, "other kernels (another build)");
-	assert_int_equal(read_after(KEYS("format"), "2", &why), -ESTALE);
+	assert_int_equal(read_after(KEYS("format"), "1", &why), -ESTALE); /* before "finals" */
 	assert_string_equal(why, "another format");
 }
 
@@ -192,6 +193,9 @@ static void test_damaged(void **state)
 	    {{"hot", "candidates", "0", "gbps"}, 4, NULL},
 	    {{"hot", "candidates", "0", "rounds"}, 4, "46"}, /* more than 3 runs of 15 */
 	    {{"hot", "candidates", "0", "rounds"}, 4, "0"},
+	    {{"hot", "candidates", "0", "finals"}, 4, "4"}, /* more than 3 runs */
+	    {{"hot", "candidates", "0", "finals"}, 4, "-1"},
+	    {{"hot", "candidates", "0", "finals"}, 4, NULL},
 	    {{"hot", "candidates", "0"}, 3, "[]"},
 	    {{"hot", "candidates"}, 2, "[]"},
 	    {{"hot"}, 1, "[]"},

@@ -180,13 +180,11 @@ static void list_cands(enum pq_use use, struct pq_selection *s, struct cand *cs)
 
 /*
  * The choice among band b's candidates (of family fam only when it is not NULL): the rule's over
- * all of them, by their median ratios, the band's reference (ISA-L) first: a kernel of ours wins
- * only when it is more than PQ_SEL_PREFER faster than ISA-L, so that a tie, which is noise, does
- * not put a kernel in use that the bench then finds slower than ISA-L. (The choice was once over
- * the band's finalists, those timed past the first rounds in at least one run: a kept selection
- * in which the band's winner ran at 0.30x in one of its five runs, and so was dropped early
- * there, chose ISA-L at 1.00x beside it at 1.15x. Only a median over the runs outvotes a run
- * like that.)
+ * its finalists (pq_sel_finalist()), by their median ratios, the band's reference (ISA-L) first:
+ * a kernel of ours wins only when it is more than PQ_SEL_PREFER faster than ISA-L, so that a tie,
+ * which is noise, does not put a kernel in use that the bench then finds slower than ISA-L. A
+ * family none of whose shapes is a finalist (it still needs a shape per band) chooses among all
+ * of them.
  */
 static int pick(const struct pq_selection *s, const struct cand *cs, int b,
 		const struct pq_family *fam)
@@ -194,12 +192,15 @@ static int pick(const struct pq_selection *s, const struct cand *cs, int b,
 	double rel[PQ_SEL_MAX];
 	int idx[PQ_SEL_MAX], n = 0, ref = s->band[b].ref;
 
-	if (!fam && ref < s->n && cs[ref].band == b)
-		idx[n++] = ref;
-	for (int c = 0; c < s->n; c++) {
-		rel[c] = s->cand[c].rel;
-		if (cs[c].band == b && (!fam || cs[c].fam == fam) && (fam || c != ref))
-			idx[n++] = c;
+	for (int all = 0; all < 2 && !n; all++) {
+		if (!fam && ref < s->n && cs[ref].band == b)
+			idx[n++] = ref;
+		for (int c = 0; c < s->n; c++) {
+			rel[c] = s->cand[c].rel;
+			if (cs[c].band == b && (!fam || cs[c].fam == fam) && (fam || c != ref) &&
+			    (all || pq_sel_finalist(s, c)))
+				idx[n++] = c;
+		}
 	}
 	return pq_sel_pick(rel, idx, n);
 }
@@ -313,6 +314,18 @@ static void prune(struct pq_selection *s, const struct cand *cs, bool *live, int
 			if (cs[c].band == b)
 				live[c] = close > 1 && (live[c] || c == s->band[b].ref);
 	}
+}
+
+/* each candidate's finals in one run: 1 when it was timed in its band's last round */
+static void mark_finalists(struct pq_selection *s, const struct cand *cs)
+{
+	int last[PQ_SEL_BANDS] = {0};
+
+	for (int c = 0; c < s->n; c++)
+		if (s->cand[c].rounds > last[cs[c].band])
+			last[cs[c].band] = s->cand[c].rounds;
+	for (int c = 0; c < s->n; c++)
+		s->cand[c].finals = s->cand[c].rounds == last[cs[c].band];
 }
 
 /* the band's winner, and the variant a call in that band runs */
@@ -511,6 +524,7 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 			time_pass(s, cs, &w, live, first, count, pass);
 	munmap(w.mem, w.len);
 	medians(s, cs);
+	mark_finalists(s, cs);
 	decide(s, cs);
 	s->cpu_s = now_s() - t_start;
 	return 0;
@@ -527,8 +541,8 @@ static int measure(enum pq_use use, struct pq_selection *s, struct cand *cs)
 
 /*
  * A selection to keep (pq_keep.c): PQ_KEEP_RUNS selections, each candidate's median of their
- * figures and the sum of its rounds, and the choice made from those by the one rule. Under
- * sel_lock.
+ * figures, the sums of its rounds and of its finals, and the choice made from those by the one
+ * rule. Under sel_lock.
  */
 static int measure_kept(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
@@ -546,11 +560,12 @@ static int measure_kept(enum pq_use use, struct pq_selection *s, struct cand *cs
 	for (int c = 0; c < s->n; c++) {
 		double rel[PQ_KEEP_RUNS], gbps[PQ_KEEP_RUNS];
 
-		s->cand[c].rounds = 0;
+		s->cand[c].rounds = s->cand[c].finals = 0;
 		for (int r = 0; r < PQ_KEEP_RUNS; r++) {
 			rel[r] = run[r].cand[c].rel;
 			gbps[r] = run[r].cand[c].gbps;
 			s->cand[c].rounds += run[r].cand[c].rounds;
+			s->cand[c].finals += run[r].cand[c].finals;
 		}
 		s->cand[c].rel = median(rel, PQ_KEEP_RUNS);
 		s->cand[c].gbps = median(gbps, PQ_KEEP_RUNS);

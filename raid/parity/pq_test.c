@@ -445,6 +445,8 @@ static void test_json(void **state)
 
 		assert_true(json_object_object_get_ex(c0, "vs_isal", &f));
 		assert_true(json_object_get_double(f) == st->cand[0].rel);
+		assert_true(json_object_object_get_ex(c0, "finalist", &f));
+		assert_true(json_object_get_boolean(f) == pq_sel_finalist(st, 0));
 	}
 	json_object_put(o);
 }

@@ -183,9 +183,10 @@ static inline void m_syndrome(int a, int b, size_t len, void **ptrs, uint8_t *p,
 
 /*
  * A selection's bands follow its rule: each band's candidates timed in the first rounds or to
- * the end of each of its runs (s->runs: 1 measured here, PQ_KEEP_RUNS kept), a hot variant past
- * the first rounds in one shape at most, the choice
- * pq_sel_pick()'s over all of the band's candidates with its reference (ISA-L) first, ISA-L the
+ * the end of each of its runs (s->runs: 1 measured here, PQ_KEEP_RUNS kept), a finalist in a run
+ * when timed in its band's last round, a hot variant past the first rounds in one shape at most,
+ * the choice pq_sel_pick()'s over the band's finalists (pq_sel_finalist()) with its reference
+ * (ISA-L) first, over a family's own shapes all of them when none is a finalist, ISA-L the
  * reference at 1.00x, timed whenever another was.
  */
 static inline int t_rule_pick(const struct pq_selection *s, const int *idx, int n)
@@ -197,12 +198,14 @@ static inline int t_rule_pick(const struct pq_selection *s, const int *idx, int 
 
 	for (int c = 0; c < s->n; c++)
 		rel[c] = s->cand[c].rel;
-	for (int i = 0; i < n; i++) /* the reference first, then the rest in order */
-		if (idx[i] == ref)
-			ord[m++] = ref;
-	for (int i = 0; i < n; i++)
-		if (idx[i] != ref)
-			ord[m++] = idx[i];
+	for (int all = 0; all < 2 && !m; all++) {
+		for (int i = 0; i < n; i++) /* the reference first, then the rest in order */
+			if (idx[i] == ref)
+				ord[m++] = ref;
+		for (int i = 0; i < n; i++)
+			if (idx[i] != ref && (all || pq_sel_finalist(s, idx[i])))
+				ord[m++] = idx[i];
+	}
 	return pq_sel_pick(rel, ord, m);
 }
 
@@ -226,6 +229,12 @@ static inline void t_check_bands(const struct pq_selection *s)
 					last = s->cand[c].rounds;
 				idx[n++] = c;
 			}
+		for (int i = 0; i < n; i++) { /* in one run, a finalist is one timed to the end */
+			assert_in_range(s->cand[idx[i]].finals, 0, s->runs);
+			if (s->runs == 1)
+				assert_int_equal(s->cand[idx[i]].finals,
+						 s->cand[idx[i]].rounds == last);
+		}
 		/* hot, one selection: a variant timed in two shapes (a band past L2) goes on past
 		 * the first rounds in one of them at most */
 		for (int i = 0; s->use == PQ_USE_HOT && s->runs == 1 && i < n; i++) {
@@ -239,7 +248,9 @@ static inline void t_check_bands(const struct pq_selection *s)
 			assert_in_range(on, 0, 1);
 		}
 		assert_int_equal(s->band[b].best, t_rule_pick(s, idx, n));
+		assert_true(pq_sel_finalist(s, s->band[b].best));
 		assert_string_equal(s->cand[s->band[b].ref].name, "isal");
+		assert_int_equal(s->cand[s->band[b].ref].finals, s->runs);
 		assert_int_equal(s->cand[s->band[b].ref].k, k);
 		assert_int_equal(s->cand[s->band[b].ref].len, len);
 		assert_int_equal(s->cand[s->band[b].ref].rounds, last);
