@@ -37,7 +37,11 @@
  * choice more than 3% slower than the truly fastest is so against one of them) */
 #define SETTLE_NEAR 0.10
 #define SETTLE_ROUNDS 90 /* six selections' worth of rounds */
+/* hot: steady rounds, as the selection judges its finalists (pq_select_duel()); each is 8 ms a
+ * candidate, and the ratio of two candidates moves less from one to the next */
+#define SETTLE_STEADY 20
 _Static_assert(SETTLE_ROUNDS <= PQ_DUEL_ROUNDS_MAX, "a duel's rounds, bench_sel_paired()'s too");
+_Static_assert(SETTLE_STEADY <= SETTLE_ROUNDS, "rel[] holds a streaming duel's rounds");
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -197,7 +201,8 @@ int bench_sel_settled(const double *rel, const bool *chosen, int n, int rounds,
 
 /*
  * Band b, unstable by the runs' figures (or any band, with --settle): its choices and every
- * candidate within SETTLE_NEAR of the fastest median (top) head to head for SETTLE_ROUNDS rounds,
+ * candidate within SETTLE_NEAR of the fastest median (top) head to head for SETTLE_ROUNDS rounds
+ * (hot: SETTLE_STEADY steady ones),
  * each chosen one compared round by round with every other (bench_sel_settled()). 1 when none is
  * shown more than PQ_SEL_TIE slower than another, 0 when one is, -1 when it could not be measured
  * (then the runs' verdict stands); *within set when every choice was shown within PQ_SEL_TIE.
@@ -206,7 +211,8 @@ static int settle(enum pq_use use, const struct pq_selection *runs, int n, int b
 		  bool *within, FILE *out)
 {
 	static double rel[PQ_SEL_MAX * SETTLE_ROUNDS];
-	int idx[PQ_SEL_MAX] = {0}, m = 0, v;
+	int idx[PQ_SEL_MAX] = {0}, m = 0, v,
+	    rounds = use == PQ_USE_HOT ? SETTLE_STEADY : SETTLE_ROUNDS;
 	bool chosen[PQ_SEL_MAX];
 	struct bench_sel_gap g;
 
@@ -221,18 +227,19 @@ static int settle(enum pq_use use, const struct pq_selection *runs, int n, int b
 			idx[m++] = c;
 		}
 	}
-	if (pq_select_duel(use, idx, m, SETTLE_ROUNDS, rel)) {
+	if (pq_select_duel(use, idx, m, rounds, rel)) {
 		fprintf(out, "  settled head to head: could not be measured (out of memory)\n");
 		return -1;
 	}
-	v = bench_sel_settled(rel, chosen, m, SETTLE_ROUNDS, &g);
-	fprintf(out, "  settled head to head (%d rounds, these alone):", SETTLE_ROUNDS);
+	v = bench_sel_settled(rel, chosen, m, rounds, &g);
+	fprintf(out, "  settled head to head (%d %srounds, these alone):", rounds,
+		use == PQ_USE_HOT ? "steady " : "");
 	for (int i = 0; i < m; i++) {
 		double x[SETTLE_ROUNDS];
 
-		memcpy(x, rel + (size_t)i * SETTLE_ROUNDS, sizeof(x));
+		memcpy(x, rel + (size_t)i * rounds, rounds * sizeof(x[0]));
 		fprintf(out, "%s %s %.2fx%s", i ? "," : "", runs[0].cand[idx[i]].name,
-			median(x, SETTLE_ROUNDS), chosen[i] ? " (chosen)" : "");
+			median(x, rounds), chosen[i] ? " (chosen)" : "");
 	}
 	fprintf(out, ": %s",
 		v == 2	 ? "stable: every choice within 3% of the fastest"

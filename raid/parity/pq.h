@@ -125,6 +125,9 @@ enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
 #define PQ_SEL_PREFER 0.01
 #define PQ_SEL_ROUNDS_FIRST 5
 #define PQ_SEL_ROUNDS 15
+/* hot: the rounds in which a band's finalists are then timed as a caller runs one kernel, each
+ * turn milliseconds long after a lead-in of its own calls (pq_select.c, steady_round()) */
+#define PQ_SEL_STEADY 3
 /* after the first rounds, what a band keeps timing: candidates within this of its best. It was 10%:
  * five rounds are too few for that on a shared machine (streaming, a Zen 5 dropped its fastest
  * candidate, 1.3x ISA-L head to head, at 1.00-1.05x after them); docs/parity.md */
@@ -163,7 +166,8 @@ struct pq_selection {
 		int k;	       /* the band it was timed in */
 		size_t len;
 		int rounds;  /* rounds it was timed in: PQ_SEL_ROUNDS_FIRST, or PQ_SEL_ROUNDS if
-				close (summed over the runs of a kept selection) */
+				close, PQ_SEL_STEADY more for a hot finalist (summed over the
+				runs of a kept selection) */
 		int finals;  /* runs in which it was timed to its band's last round (a finalist):
 				0 or 1, of s->runs when kept */
 		double gbps; /* median of the rounds, data bytes per second / 1e9 (of the runs'
@@ -195,10 +199,10 @@ int pq_select_measure_kept(enum pq_use use, struct pq_selection *out);
 /*
  * Head to head: candidates idx[0..n) (indices into a selection of this build, all of one band)
  * and the band's reference timed against each other alone, for `rounds` rounds (at most
- * PQ_DUEL_ROUNDS_MAX) as a selection times them; rel[i * rounds + r] is idx[i]'s rate over the
- * reference's in round r (a selection judges by the median of these; two candidates compare
- * round by round as rel[i * rounds + r] / rel[j * rounds + r]). Changes nothing in use. 0,
- * -EINVAL (not one band, an index or count out of range) or -ENOMEM. (raid-parity-bench
+ * PQ_DUEL_ROUNDS_MAX) as a selection times them (hot: its steady rounds); rel[i * rounds + r] is
+ * idx[i]'s rate over the reference's in round r (a selection judges by the median of these; two
+ * candidates compare round by round as rel[i * rounds + r] / rel[j * rounds + r]). Changes nothing
+ * in use. 0, -EINVAL (not one band, an index or count out of range) or -ENOMEM. (raid-parity-bench
  * --selection settles a band with it.)
  */
 #define PQ_DUEL_ROUNDS_MAX 1000

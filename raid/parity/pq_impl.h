@@ -215,8 +215,9 @@ static inline void pq_nibble_tables(uint8_t c, uint8_t lo[16], uint8_t hi[16])
  * speed or how the selection times them, so that a file measured before is measured again
  * rather than choosing by its figures. 2: the multiplication by g without a mask (avx2,
  * avx512; pq_avx2.c). 3: the hot bands of 12 and 24 MiB stripes timed alone (pq_select.c).
+ * 4: hot finalists judged in steady rounds (pq_select.c, steady_round()).
  */
-#define PQ_KERNELS_REV 3
+#define PQ_KERNELS_REV 4
 int pq_keep_lock(const char *path);
 void pq_keep_unlock(int fd);
 int pq_keep_read(const char *path, struct pq_selection *s, const char **why);

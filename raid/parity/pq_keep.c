@@ -227,8 +227,9 @@ static const char *fill(json_object *sel, struct pq_selection *s)
 			return "other candidates";
 		pc->rounds = json_object_get_int(rounds);
 		pc->finals = json_object_get_int(finals);
-		if (pc->rounds < 1 || pc->rounds > runs * PQ_SEL_ROUNDS || pc->finals < 0 ||
-		    pc->finals > runs || !finite_pos(g, &pc->gbps) || !finite_pos(rel, &pc->rel))
+		if (pc->rounds < 1 || pc->rounds > runs * (PQ_SEL_ROUNDS + PQ_SEL_STEADY) ||
+		    pc->finals < 0 || pc->finals > runs || !finite_pos(g, &pc->gbps) ||
+		    !finite_pos(rel, &pc->rel))
 			return "a figure out of range";
 	}
 	s->runs = runs;

@@ -191,7 +191,7 @@ static void test_damaged(void **state)
 	    {{"hot", "candidates", "0", "rel"}, 4, "1e300"},
 	    {{"hot", "candidates", "0", "rel"}, 4, "\"fast\""},
 	    {{"hot", "candidates", "0", "gbps"}, 4, NULL},
-	    {{"hot", "candidates", "0", "rounds"}, 4, "46"}, /* more than 3 runs of 15 */
+	    {{"hot", "candidates", "0", "rounds"}, 4, "55"}, /* more than 3 runs of 15 + 3 */
 	    {{"hot", "candidates", "0", "rounds"}, 4, "0"},
 	    {{"hot", "candidates", "0", "finals"}, 4, "4"}, /* more than 3 runs */
 	    {{"hot", "candidates", "0", "finals"}, 4, "-1"},

@@ -42,6 +42,8 @@
 #define HOT_ROUND_S 0.0005
 #define STREAM_ROUND_S 0.001
 #define SLICE_BYTES (1u << 20)	/* a candidate's turn within a round (run_round()) */
+#define STEADY_LEAD_S 0.005	/* hot, a steady turn: its own calls, untimed (steady_round()) */
+#define STEADY_TURN_S 0.003	/* ... then timed */
 #define HOT_WARM_CALLS 2	/* untimed calls before a hot turn past L2 (run_round()) */
 #define HOT_WARM_MAX (4u << 20) /* ... at most this read; past it, alone (band_alone()) */
 
@@ -446,6 +448,51 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 		rate[j] = calls[list[j]] * (double)data / t[list[j]] / 1e9;
 }
 
+/*
+ * One steady round of a hot band: its candidates list[0..n), in a new order (shuffle()), each
+ * for STEADY_LEAD_S untimed and then STEADY_TURN_S timed, in calls of SLICE_BYTES between two
+ * readings of the clock as run_round()'s. A caller runs one kernel for milliseconds, and on the
+ * Xeon of the fourth round a kernel ran slower for the first 4 ms after another: hot k = 4
+ * 64 KiB, avx512gfni at 59-63 GB/s after ISA-L's or our avx512 code, 66-71 after its own or
+ * avx2's (1 ms slices, twenty times each); ISA-L at 4 KiB 0.93-0.94x of its own speed after
+ * avx512gfni. In turns of 1 MiB every turn starts after another kernel's, and the selection had
+ * avx512gfni at 0.92x of ISA-L there where alone it ran at 1.14-1.25x; turns of 1024 calls (4
+ * ms) still gave 1.00-1.02x, of 4096 and more 1.12-1.16x. Short rounds stay the screen (many
+ * rounds interleaved are what makes the ratios robust to load); the steady ones judge the close.
+ */
+static void steady_round(struct pq_selection *s, const struct cand *cs, struct walk *w,
+			 const int *list, int n, double *rate)
+{
+	int k = s->cand[list[0]].k;
+	size_t blk = s->cand[list[0]].len, data = (size_t)k * blk;
+	int per = data >= SLICE_BYTES ? 1 : (int)(SLICE_BYTES / data), ord[PQ_SEL_MAX + 1];
+	void *ptrs[SEL_KMAX + 2];
+
+	shuffle(list, n, ord);
+	for (int j = 0; j < n; j++) {
+		const struct cand *c = &cs[ord[j]];
+		double t0 = now_s(), dt;
+		long calls = 0;
+
+		while (now_s() - t0 < STEADY_LEAD_S)
+			for (int q = 0; q < per; q++) {
+				next_stripe(w, k, blk, ptrs);
+				cand_gen(s, c, ptrs);
+			}
+		t0 = now_s();
+		do {
+			for (int q = 0; q < per; q++) {
+				next_stripe(w, k, blk, ptrs);
+				cand_gen(s, c, ptrs);
+			}
+			calls += per;
+		} while ((dt = now_s() - t0) < STEADY_TURN_S);
+		for (int i = 0; i < n; i++) /* rate[i]: list[i]'s */
+			if (list[i] == ord[j])
+				rate[i] = calls * (double)data / dt / 1e9;
+	}
+}
+
 /* s empty but for the candidates of use (cs: how to run each) */
 static void prepare(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
@@ -502,6 +549,46 @@ static void time_pass(struct pq_selection *s, const struct cand *cs, struct walk
 	}
 }
 
+/*
+ * Hot: a band with two finalists or more (its live candidates after the short rounds, its
+ * reference among them) times them in PQ_SEL_STEADY steady rounds (steady_round()), and their
+ * figures become those rounds' medians: the choice is made among them (pq_sel_finalist()) as a
+ * caller would find them. A band decided after its first rounds has none.
+ */
+static void time_steady(struct pq_selection *s, const struct cand *cs, struct walk *w,
+			const bool *live)
+{
+	static double srates[PQ_SEL_MAX][PQ_SEL_STEADY]; /* under sel_lock */
+
+	for (int b = 0; b < s->nbands; b++) {
+		int list[PQ_SEL_MAX], n = 0, ref = s->band[b].ref;
+
+		for (int c = 0; c < s->n; c++)
+			if (cs[c].band == b && live[c])
+				list[n++] = c;
+		if (n < 2)
+			continue;
+		for (int r = 0; r < PQ_SEL_STEADY; r++) {
+			double rate[PQ_SEL_MAX];
+
+			steady_round(s, cs, w, list, n, rate);
+			for (int j = 0; j < n; j++)
+				srates[list[j]][r] = rate[j];
+		}
+		for (int j = 0; j < n; j++) {
+			int c = list[j];
+			double v[PQ_SEL_STEADY];
+
+			for (int r = 0; r < PQ_SEL_STEADY; r++)
+				v[r] = srates[c][r] / srates[ref][r];
+			s->cand[c].rel = median(v, PQ_SEL_STEADY);
+			memcpy(v, srates[c], sizeof(v));
+			s->cand[c].gbps = median(v, PQ_SEL_STEADY);
+			s->cand[c].rounds += PQ_SEL_STEADY;
+		}
+	}
+}
+
 /* times every candidate and fills s; 0 or -ENOMEM */
 static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *cs)
 {
@@ -522,8 +609,10 @@ static int measure_locked(enum pq_use use, struct pq_selection *s, struct cand *
 	for (int pass = 0; pass <= s->nbands; pass++)
 		if (!pass || band_alone(s, pass - 1))
 			time_pass(s, cs, &w, live, first, count, pass);
-	munmap(w.mem, w.len);
 	medians(s, cs);
+	if (use == PQ_USE_HOT)
+		time_steady(s, cs, &w, live);
+	munmap(w.mem, w.len);
 	mark_finalists(s, cs);
 	decide(s, cs);
 	s->cpu_s = now_s() - t_start;
@@ -653,7 +742,8 @@ int pq_select_measure(enum pq_use use, struct pq_selection *out)
  * selection gives them, and every round's ratios to the reference are handed back, so that the
  * caller can judge by their medians, as a selection judges, and compare two candidates round by
  * round. Fewer candidates a round put their turns closer together in time, and the rounds are
- * many: a difference a five-run median cannot resolve, this can.
+ * many: a difference a five-run median cannot resolve, this can. Hot rounds are steady ones
+ * (steady_round()), as the selection's finalists are judged.
  */
 int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *rel)
 {
@@ -686,7 +776,7 @@ int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *r
 		goto out;
 	}
 	for (int r = 0; r < rounds; r++) {
-		run_round(&s, cs, &w, list, m, rate);
+		(use == PQ_USE_HOT ? steady_round : run_round)(&s, cs, &w, list, m, rate);
 		for (int i = 0; i < n; i++) /* relative to the reference, list[0] */
 			rel[(size_t)i * rounds + r] = rate[pos[i]] / rate[0];
 	}
@@ -709,17 +799,20 @@ static int band_of(const struct pq_selection *s, int c)
 
 void pq_selection_print(FILE *f, const struct pq_selection *s)
 {
-	char from[160] = "";
+	char from[160] = "", steady[48] = "";
 
+	if (s->use == PQ_USE_HOT)
+		snprintf(steady, sizeof(steady), ", those then in %d steady rounds", PQ_SEL_STEADY);
 	if (s->kept) /* how it came to be, when kept in a file */
 		snprintf(from, sizeof(from), "; %s %s, measured %s, medians of %d selections",
 			 s->loaded ? "read from" : "kept in", s->kept, s->measured, s->runs);
 	fprintf(
 	    f,
 	    "raid parity: %s selection (gen_pq, bands of k and block length, %d rounds, %d where "
-	    "within %.0f%% of the best, by the median ratio to the round's reference, ties within "
+	    "within %.0f%% of the best%s, by the median ratio to the round's reference, ties "
+	    "within "
 	    "%.0f%% to the first listed; %.0f ms of CPU%s%s): %s%s%s\n",
-	    pq_use_name(s->use), PQ_SEL_ROUNDS_FIRST, PQ_SEL_ROUNDS, PQ_SEL_CLOSE * 100,
+	    pq_use_name(s->use), PQ_SEL_ROUNDS_FIRST, PQ_SEL_ROUNDS, PQ_SEL_CLOSE * 100, steady,
 	    PQ_SEL_PREFER * 100, s->cpu_s * 1e3, s->loaded ? " then" : "", from, s->chosen->name,
 	    s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");
 	for (int c = 0; c < s->n; c++) {
@@ -728,6 +821,8 @@ void pq_selection_print(FILE *f, const struct pq_selection *s)
 
 		if (s->cand[c].rounds < s->runs * PQ_SEL_ROUNDS)
 			snprintf(few, sizeof(few), " (%d rounds)", s->cand[c].rounds);
+		else if (s->runs == 1 && s->cand[c].rounds > PQ_SEL_ROUNDS)
+			snprintf(few, sizeof(few), " (steady)");
 		fprintf(f, "raid parity:   k = %2d %5zuK  %-28s %7.2f GB/s %5.2fx %s%s%s\n",
 			s->cand[c].k, s->cand[c].len >> 10, s->cand[c].name, s->cand[c].gbps,
 			s->cand[c].rel, s->cand[s->band[b].ref].name, few,

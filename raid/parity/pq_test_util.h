@@ -221,12 +221,18 @@ static inline void t_check_bands(const struct pq_selection *s)
 		assert_int_equal(pq_sel_band(k, len), b);
 		for (int c = 0; c < s->n; c++)
 			if (s->cand[c].k == k && s->cand[c].len == len) {
-				assert_in_range(s->cand[c].rounds, first, s->runs * PQ_SEL_ROUNDS);
-				assert_int_equal((s->cand[c].rounds - first) %
-						     (PQ_SEL_ROUNDS - PQ_SEL_ROUNDS_FIRST),
-						 0);
-				if (s->cand[c].rounds > last)
-					last = s->cand[c].rounds;
+				int r = s->cand[c].rounds;
+
+				/* one run: 5, 15, or hot 15 + PQ_SEL_STEADY (a finalist) */
+				assert_in_range(r, first,
+						s->runs * (PQ_SEL_ROUNDS + PQ_SEL_STEADY));
+				if (s->runs == 1)
+					assert_true(r == PQ_SEL_ROUNDS_FIRST ||
+						    r == PQ_SEL_ROUNDS ||
+						    (s->use == PQ_USE_HOT &&
+						     r == PQ_SEL_ROUNDS + PQ_SEL_STEADY));
+				if (r > last)
+					last = r;
 				idx[n++] = c;
 			}
 		for (int i = 0; i < n; i++) { /* in one run, a finalist is one timed to the end */
@@ -234,6 +240,11 @@ static inline void t_check_bands(const struct pq_selection *s)
 			if (s->runs == 1)
 				assert_int_equal(s->cand[idx[i]].finals,
 						 s->cand[idx[i]].rounds == last);
+			/* hot, one run: a band's finalists, when two or more, had steady rounds */
+			if (s->runs == 1 && s->use == PQ_USE_HOT && last > PQ_SEL_ROUNDS_FIRST)
+				assert_int_equal(last, PQ_SEL_ROUNDS + PQ_SEL_STEADY);
+			if (s->runs == 1 && s->use != PQ_USE_HOT)
+				assert_true(last <= PQ_SEL_ROUNDS);
 		}
 		/* hot, one selection: a variant timed in two shapes (a band past L2) goes on past
 		 * the first rounds in one of them at most */
