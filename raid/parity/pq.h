@@ -108,13 +108,15 @@ const struct pq_calls *pq_twin(const struct pq_calls *c);
  * and a call of that k and length uses its band's winner (pq_selected()): which kernel is fastest,
  * ours or ISA-L's, depends on both. After the first PQ_SEL_ROUNDS_FIRST rounds a band keeps timing
  * only the candidates within PQ_SEL_CLOSE of its best (and its reference), up to PQ_SEL_ROUNDS:
- * more rounds only where the choice is close. Hot: every valid variant, ISA-L's pq_gen ("isal")
- * included, on one stripe that stays in cache (where the stripe is past L2, each SIMD variant in
- * each of PQ_HOT_SHAPES: the shape its size rule then keeps). Stream: every valid SIMD variant's
- * twin in every streaming shape, and ISA-L's pq_gen ("isal", which stores non-temporally itself),
- * on stripes walked through a pool larger than the last-level cache: each variant also keeps its
- * fastest shape per band. RAID_PARITY_LOG=1 prints each selection's figures on stderr when it runs;
- * the bench prints them always.
+ * more rounds only where the choice is close; the choice is made among the candidates still timed
+ * at the end (the band's finalists: pq_sel_finalist()). Hot: every valid variant, ISA-L's pq_gen
+ * ("isal") included, on one stripe that stays in cache (where the stripe is past L2, each SIMD
+ * variant in each of PQ_HOT_SHAPES: the shape its size rule then keeps), the finalists then
+ * judged in PQ_SEL_STEADY steady rounds (turns of milliseconds, as a caller runs one kernel).
+ * Stream: every valid SIMD variant's twin in every streaming shape, and ISA-L's pq_gen ("isal",
+ * which stores non-temporally itself), on stripes walked through a pool larger than the last-level
+ * cache: each variant also keeps its fastest shape per band. RAID_PARITY_LOG=1 prints each
+ * selection's figures on stderr when it runs; the bench prints them always.
  */
 enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
 #define PQ_SEL_KBANDS 3

@@ -10,7 +10,9 @@
  * ISA-L's in the same round and band: a burst of load from another process moves a round's
  * rates but hardly their ratio.
  * After PQ_SEL_ROUNDS_FIRST rounds only candidates within PQ_SEL_CLOSE of their band's best go
- * on (more rounds only where the choice is close), which keeps nine bands affordable. (The first
+ * on (more rounds only where the choice is close), which keeps nine bands affordable; a hot
+ * band's finalists are then judged in PQ_SEL_STEADY steady rounds, turns of milliseconds as a
+ * caller runs one kernel (steady_round()). (The first
  * version timed each variant in one block of three rounds, kept the best round, and in three
  * runs on a Zen 4 picked avx512gfni at 53.7 GB/s once while avx512 ran at 62.3; the second took
  * medians of 5 rounds of absolute rates, and two shapes about 2% apart traded places.)
