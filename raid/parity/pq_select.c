@@ -196,15 +196,15 @@ static int pick(const struct pq_selection *s, const struct cand *cs, int b,
 	double rel[PQ_SEL_MAX];
 	int idx[PQ_SEL_MAX], n = 0, ref = s->band[b].ref;
 
+	for (int c = 0; c < s->n; c++)
+		rel[c] = s->cand[c].rel;
 	for (int all = 0; all < 2 && !n; all++) {
 		if (!fam && ref < s->n && cs[ref].band == b)
 			idx[n++] = ref;
-		for (int c = 0; c < s->n; c++) {
-			rel[c] = s->cand[c].rel;
+		for (int c = 0; c < s->n; c++)
 			if (cs[c].band == b && (!fam || cs[c].fam == fam) && (fam || c != ref) &&
 			    (all || pq_sel_finalist(s, c)))
 				idx[n++] = c;
-		}
 	}
 	return pq_sel_pick(rel, idx, n);
 }
@@ -385,6 +385,25 @@ static void shuffle(const int *list, int n, int *ord)
 	}
 }
 
+/* n calls of candidate c, each on the walk's next stripe */
+static void gen_calls(const struct pq_selection *s, const struct cand *c, struct walk *w, long n)
+{
+	int k = s->band[c->band].k;
+	size_t blk = s->band[c->band].len;
+	void *ptrs[SEL_KMAX + 2];
+
+	for (long i = 0; i < n; i++) {
+		next_stripe(w, k, blk, ptrs);
+		cand_gen(s, c, ptrs);
+	}
+}
+
+/* a turn's calls between two readings of the clock: SLICE_BYTES of data, one stripe at least */
+static int slice_calls(size_t data)
+{
+	return data >= SLICE_BYTES ? 1 : (int)(SLICE_BYTES / data);
+}
+
 /*
  * One round of a band: its live candidates list[0..n) take turns slice by slice (SLICE_BYTES of
  * data, one stripe at least: from the walk through the pool when streaming, the one stripe when
@@ -415,10 +434,9 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 	double round_s = w->hot ? HOT_ROUND_S : STREAM_ROUND_S;
 	int k = s->cand[list[0]].k;
 	size_t blk = s->cand[list[0]].len, data = (size_t)k * blk;
-	int per = data >= SLICE_BYTES ? 1 : (int)(SLICE_BYTES / data);
+	int per = slice_calls(data);
 	double t[PQ_SEL_MAX] = {0}, sum = 0;
 	long calls[PQ_SEL_MAX] = {0};
-	void *ptrs[SEL_KMAX + 2];
 	int warm = w->hot && pq_stripe_past_l2(k, blk) && !band_alone(s, cs[list[0]].band)
 		       ? HOT_WARM_CALLS
 		       : 0; /* past L2: warmed turns, or the band timed alone */
@@ -430,16 +448,10 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 		for (int j = 0; j < n; j++) {
 			int c = ord[j];
 
-			for (int u = 0; u < warm; u++) { /* untimed: the stripe as c leaves it */
-				next_stripe(w, k, blk, ptrs);
-				cand_gen(s, &cs[c], ptrs);
-			}
+			gen_calls(s, &cs[c], w, warm); /* untimed: the stripe as c leaves it */
 			double t0 = now_s(), dt;
 
-			for (int q = 0; q < per; q++) {
-				next_stripe(w, k, blk, ptrs);
-				cand_gen(s, &cs[c], ptrs);
-			}
+			gen_calls(s, &cs[c], w, per);
 			dt = now_s() - t0;
 			t[c] += dt;
 			sum += dt;
@@ -465,33 +477,25 @@ static void run_round(struct pq_selection *s, const struct cand *cs, struct walk
 static void steady_round(struct pq_selection *s, const struct cand *cs, struct walk *w,
 			 const int *list, int n, double *rate)
 {
-	int k = s->cand[list[0]].k;
-	size_t blk = s->cand[list[0]].len, data = (size_t)k * blk;
-	int per = data >= SLICE_BYTES ? 1 : (int)(SLICE_BYTES / data), ord[PQ_SEL_MAX + 1];
-	void *ptrs[SEL_KMAX + 2];
+	size_t data = (size_t)s->cand[list[0]].k * s->cand[list[0]].len;
+	int per = slice_calls(data), pos[PQ_SEL_MAX + 1] = {0}, ord[PQ_SEL_MAX + 1];
 
-	shuffle(list, n, ord);
+	for (int i = 0; i < n; i++)
+		pos[i] = i;
+	shuffle(pos, n, ord); /* list[ord[j]] takes the j-th turn */
 	for (int j = 0; j < n; j++) {
-		const struct cand *c = &cs[ord[j]];
+		const struct cand *c = &cs[list[ord[j]]];
 		double t0 = now_s(), dt;
 		long calls = 0;
 
 		while (now_s() - t0 < STEADY_LEAD_S)
-			for (int q = 0; q < per; q++) {
-				next_stripe(w, k, blk, ptrs);
-				cand_gen(s, c, ptrs);
-			}
+			gen_calls(s, c, w, per);
 		t0 = now_s();
 		do {
-			for (int q = 0; q < per; q++) {
-				next_stripe(w, k, blk, ptrs);
-				cand_gen(s, c, ptrs);
-			}
+			gen_calls(s, c, w, per);
 			calls += per;
 		} while ((dt = now_s() - t0) < STEADY_TURN_S);
-		for (int i = 0; i < n; i++) /* rate[i]: list[i]'s */
-			if (list[i] == ord[j])
-				rate[i] = calls * (double)data / dt / 1e9;
+		rate[ord[j]] = calls * (double)data / dt / 1e9;
 	}
 }
 
@@ -811,9 +815,8 @@ void pq_selection_print(FILE *f, const struct pq_selection *s)
 	fprintf(
 	    f,
 	    "raid parity: %s selection (gen_pq, bands of k and block length, %d rounds, %d where "
-	    "within %.0f%% of the best%s, by the median ratio to the round's reference, ties "
-	    "within "
-	    "%.0f%% to the first listed; %.0f ms of CPU%s%s): %s%s%s\n",
+	    "within %.0f%% of the best%s, by the median ratio to the round's reference, "
+	    "ties within %.0f%% to the first listed; %.0f ms of CPU%s%s): %s%s%s\n",
 	    pq_use_name(s->use), PQ_SEL_ROUNDS_FIRST, PQ_SEL_ROUNDS, PQ_SEL_CLOSE * 100, steady,
 	    PQ_SEL_PREFER * 100, s->cpu_s * 1e3, s->loaded ? " then" : "", from, s->chosen->name,
 	    s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");

@@ -240,12 +240,12 @@ static inline void t_check_bands(const struct pq_selection *s)
 			if (s->runs == 1)
 				assert_int_equal(s->cand[idx[i]].finals,
 						 s->cand[idx[i]].rounds == last);
-			/* hot, one run: a band's finalists, when two or more, had steady rounds */
-			if (s->runs == 1 && s->use == PQ_USE_HOT && last > PQ_SEL_ROUNDS_FIRST)
-				assert_int_equal(last, PQ_SEL_ROUNDS + PQ_SEL_STEADY);
-			if (s->runs == 1 && s->use != PQ_USE_HOT)
-				assert_true(last <= PQ_SEL_ROUNDS);
 		}
+		/* hot, one run: a band's finalists, when two or more, had steady rounds */
+		if (s->runs == 1 && s->use == PQ_USE_HOT && last > PQ_SEL_ROUNDS_FIRST)
+			assert_int_equal(last, PQ_SEL_ROUNDS + PQ_SEL_STEADY);
+		if (s->runs == 1 && s->use != PQ_USE_HOT)
+			assert_true(last <= PQ_SEL_ROUNDS);
 		/* hot, one selection: a variant timed in two shapes (a band past L2) goes on past
 		 * the first rounds in one of them at most */
 		for (int i = 0; s->use == PQ_USE_HOT && s->runs == 1 && i < n; i++) {
