@@ -1,7 +1,7 @@
 # raid/parity/parity.mk: build fragment, included by the top-level Makefile (see its header).
 # The parity library (raid/parity/*.c without _test/bench) goes into libraid.a.
 
-PARITY_SRCS := raid/parity/gf.c raid/parity/pq.c raid/parity/pq_select.c raid/parity/pq_base.c raid/parity/pq_avx2.c \
+PARITY_SRCS := raid/parity/gf.c raid/parity/pq.c raid/parity/pq_select.c raid/parity/pq_route.c raid/parity/pq_base.c raid/parity/pq_avx2.c \
 	raid/parity/pq_avx512.c raid/parity/pq_avx512gfni.c raid/parity/pq_isal.c raid/parity/pq_json.c raid/parity/pq_keep.c
 LIBRAID_SRCS += $(PARITY_SRCS)
 

@@ -1,7 +1,7 @@
 /*
  * pq.c - the variant registry, the streaming twins' lookup and shapes, plus the recovery
- * helpers that every variant shares because they reduce to gen_p and gen_pq. The choice of the
- * variant in use is pq_select.c.
+ * helpers that every variant shares because they reduce to gen_p and gen_pq. How a variant is
+ * chosen is pq_select.c, the choice put in use pq_route.c.
  */
 #include <stdint.h>
 #include <string.h>

@@ -166,6 +166,13 @@ static inline bool pq_sel_finalist(const struct pq_selection *s, int c)
 	return 2 * s->cand[c].finals > s->runs;
 }
 
+/*
+ * pq_select.c for pq_route.c: the selection of use that a process puts in use, read from the file
+ * RAID_PARITY_SELECTION names or measured, with each family's shape per band (pq_family's shape
+ * and hot_shape) set from it; 0, or -ENOMEM (nothing set).
+ */
+int pq_select_use(enum pq_use use, struct pq_selection *s);
+
 /* Our fastest valid SIMD variant by CPU features alone (no timing): what "isal" falls back on
  * for the operations ISA-L does not have. */
 const struct pq_calls *pq_best_native(void);

@@ -1,14 +1,13 @@
 /*
- * pq_select.c - which variant is used, chosen by timing at first use like Linux lib/raid6, once
- * for hot stripes (pq_best()) and once for cold ones (pq_streaming(pq_best())), or forced by
- * RAID_PARITY_IMPL. Candidates are timed on gen_pq in nine bands, three of k times three of block
- * length, because the fastest kernel depends on both (on a Zen 4, hot, our avx2 beat ISA-L at 4
- * and 64 KiB and lost to it by a fifth at 1 MiB, k = 4), and a call runs its band's winner
- * through a routing variant (pq_route[]) when the bands chose differently. Each candidate runs
- * for a fraction of a millisecond per round, in turns of 1 MiB of data with the band's other
- * candidates (run_round()), and is judged by the median over the rounds of its rate relative to
- * ISA-L's in the same round and band: a burst of load from another process moves a round's
- * rates but hardly their ratio.
+ * pq_select.c - how the variants are timed and one is chosen, like Linux lib/raid6's choice at
+ * start but per band: candidates are timed on gen_pq in nine bands, three of k times three of
+ * block length, because the fastest kernel depends on both (on a Zen 4, hot, our avx2 beat ISA-L
+ * at 4 and 64 KiB and lost to it by a fifth at 1 MiB, k = 4), separately for hot stripes and for
+ * streaming (cold) ones. Putting a selection in use, once per process, is pq_route.c's.
+ * Each candidate runs for a fraction of a millisecond per round, in turns of 1 MiB of data with
+ * the band's other candidates (run_round()), and is judged by the median over the rounds of its
+ * rate relative to ISA-L's in the same round and band: a burst of load from another process moves
+ * a round's rates but hardly their ratio.
  * After PQ_SEL_ROUNDS_FIRST rounds only candidates within PQ_SEL_CLOSE of their band's best go
  * on (more rounds only where the choice is close), which keeps nine bands affordable; a hot
  * band's finalists are then judged in PQ_SEL_STEADY steady rounds, turns of milliseconds as a
@@ -22,7 +21,7 @@
  * places. ISA-L's pq_gen is a candidate in every band of both, so the variant in use is never
  * slower than ISA-L by more than that. The streaming selection also chooses each SIMD variant's
  * shape (prefetch level and distance, vectors a step: PQ_SHAPES in pq_impl.h) per band, the
- * parameters that differ between microarchitectures.
+ * parameters that differ between microarchitectures (keep_shapes()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -792,167 +791,6 @@ out:
 	return rc;
 }
 
-/* the band candidate c was timed in */
-static int band_of(const struct pq_selection *s, int c)
-{
-	int b = 0;
-
-	while (b + 1 < s->nbands &&
-	       (s->band[b].k != s->cand[c].k || s->band[b].len != s->cand[c].len))
-		b++;
-	return b;
-}
-
-void pq_selection_print(FILE *f, const struct pq_selection *s)
-{
-	char from[160] = "", steady[48] = "";
-
-	if (s->use == PQ_USE_HOT)
-		snprintf(steady, sizeof(steady), ", those then in %d steady rounds", PQ_SEL_STEADY);
-	if (s->kept) /* how it came to be, when kept in a file */
-		snprintf(from, sizeof(from), "; %s %s, measured %s, medians of %d selections",
-			 s->loaded ? "read from" : "kept in", s->kept, s->measured, s->runs);
-	fprintf(
-	    f,
-	    "raid parity: %s selection (gen_pq, bands of k and block length, %d rounds, %d where "
-	    "within %.0f%% of the best%s, by the median ratio to the round's reference, "
-	    "ties within %.0f%% to the first listed; %.0f ms of CPU%s%s): %s%s%s\n",
-	    pq_use_name(s->use), PQ_SEL_ROUNDS_FIRST, PQ_SEL_ROUNDS, PQ_SEL_CLOSE * 100, steady,
-	    PQ_SEL_PREFER * 100, s->cpu_s * 1e3, s->loaded ? " then" : "", from, s->chosen->name,
-	    s->forced ? " (forced by RAID_PARITY_IMPL=" : "", s->forced ? ")" : "");
-	for (int c = 0; c < s->n; c++) {
-		int b = band_of(s, c);
-		char few[24] = ""; /* dropped after the first rounds: how many it was timed in */
-
-		if (s->cand[c].rounds < s->runs * PQ_SEL_ROUNDS)
-			snprintf(few, sizeof(few), " (%d rounds)", s->cand[c].rounds);
-		else if (s->runs == 1 && s->cand[c].rounds > PQ_SEL_ROUNDS)
-			snprintf(few, sizeof(few), " (steady)");
-		fprintf(f, "raid parity:   k = %2d %5zuK  %-28s %7.2f GB/s %5.2fx %s%s%s\n",
-			s->cand[c].k, s->cand[c].len >> 10, s->cand[c].name, s->cand[c].gbps,
-			s->cand[c].rel, s->cand[s->band[b].ref].name, few,
-			s->band[b].best == c ? "  chosen" : "");
-	}
-}
-
-static bool log_on(void)
-{
-	const char *v = getenv("RAID_PARITY_LOG");
-
-	return v && *v && strcmp(v, "0") != 0;
-}
-
-static struct pq_selection sel_hot, sel_stream;
-static pthread_once_t once_hot = PTHREAD_ONCE_INIT, once_stream = PTHREAD_ONCE_INIT;
-
-static bool ran_hot, ran_stream; /* set (release) once the selection is filled in */
-
-const struct pq_selection *pq_selection_ran(enum pq_use use)
-{
-	if (use == PQ_USE_HOT)
-		return __atomic_load_n(&ran_hot, __ATOMIC_ACQUIRE) ? &sel_hot : NULL;
-	return __atomic_load_n(&ran_stream, __ATOMIC_ACQUIRE) ? &sel_stream : NULL;
-}
-
-/* ---- the routing variants: a call goes to its band's winner ---- */
-
-const struct pq_calls *pq_route[2][PQ_SEL_BANDS];
-
-static const struct pq_calls *route(enum pq_use use, int k, size_t len)
-{
-	return __atomic_load_n(&pq_route[use][pq_sel_band(k, len)], __ATOMIC_RELAXED);
-}
-
-#define ROUTED(u, tag)                                                                             \
-	static void tag##_gen_p(int k, size_t len, void **ptrs)                                    \
-	{                                                                                          \
-		route(u, k, len)->gen_p(k, len, ptrs);                                             \
-	}                                                                                          \
-	static void tag##_gen_pq(int k, size_t len, void **ptrs)                                   \
-	{                                                                                          \
-		route(u, k, len)->gen_pq(k, len, ptrs);                                            \
-	}                                                                                          \
-	static void tag##_xor_p(int k, int a, int b, size_t len, void **ptrs)                      \
-	{                                                                                          \
-		route(u, k, len)->xor_p(k, a, b, len, ptrs);                                       \
-	}                                                                                          \
-	static void tag##_xor_pq(int k, int a, int b, size_t len, void **ptrs)                     \
-	{                                                                                          \
-		route(u, k, len)->xor_pq(k, a, b, len, ptrs);                                      \
-	}                                                                                          \
-	static void tag##_recov_2d(int k, int fa, int fb, size_t len, void **ptrs)                 \
-	{                                                                                          \
-		route(u, k, len)->recov_2d(k, fa, fb, len, ptrs);                                  \
-	}                                                                                          \
-	static void tag##_recov_dp(int k, int fa, size_t len, void **ptrs)                         \
-	{                                                                                          \
-		route(u, k, len)->recov_dp(k, fa, len, ptrs);                                      \
-	}                                                                                          \
-	static char tag##_name[PQ_SEL_BANDS * 24];                                                 \
-	const struct pq_calls pq_calls_##tag = {                                                   \
-	    .name = tag##_name,                                                                    \
-	    .valid = route_valid,                                                                  \
-	    .gen_p = tag##_gen_p,                                                                  \
-	    .gen_pq = tag##_gen_pq,                                                                \
-	    .xor_p = tag##_xor_p,                                                                  \
-	    .xor_pq = tag##_xor_pq,                                                                \
-	    .recov_2d = tag##_recov_2d,                                                            \
-	    .recov_dp = tag##_recov_dp,                                                            \
-	};
-
-static int route_valid(void)
-{
-	return 1; /* its routes are valid variants */
-}
-
-ROUTED(PQ_USE_HOT, route_hot)
-ROUTED(PQ_USE_STREAM, route_stream)
-
-/*
- * Puts s in use: each band's winner into pq_route, and s->chosen the one winner of all bands, or
- * the routing variant named after the distinct winners in pq_all_calls[]'s order ("avx2+isal",
- * "avx2-stream+isal-stream"), the same name whichever band each won.
- */
-static void install(struct pq_selection *s)
-{
-	const struct pq_calls *rv =
-	    s->use == PQ_USE_HOT ? &pq_calls_route_hot : &pq_calls_route_stream;
-	char *name = s->use == PQ_USE_HOT ? route_hot_name : route_stream_name;
-	size_t size = sizeof(route_hot_name), used = 0;
-	bool one = true;
-
-	for (int b = 0; b < PQ_SEL_BANDS; b++) {
-		__atomic_store_n(&pq_route[s->use][b], s->band[b].calls, __ATOMIC_RELAXED);
-		one &= s->band[b].calls == s->band[0].calls;
-	}
-	for (int i = 0; pq_all_calls[i] && used < size; i++) {
-		const struct pq_calls *v =
-		    s->use == PQ_USE_HOT ? pq_all_calls[i] : pq_twin(pq_all_calls[i]);
-		bool won = false;
-
-		for (int b = 0; b < PQ_SEL_BANDS; b++)
-			won |= s->band[b].calls == v;
-		if (won)
-			used +=
-			    snprintf(name + used, size - used, "%s%s", used ? "+" : "", v->name);
-	}
-	s->chosen = one ? s->band[0].calls : rv;
-}
-
-/* forced or out of memory: one variant for every band */
-static void install_one(struct pq_selection *s, const struct pq_calls *c)
-{
-	for (int b = 0; b < PQ_SEL_BANDS; b++)
-		s->band[b].calls = c;
-	install(s);
-}
-
-const struct pq_calls *pq_selected(enum pq_use use, int k, size_t len)
-{
-	pq_selection(use);
-	return route(use, k, len);
-}
-
 /*
  * Each family takes its shape per band from s, whichever family won the band: the streaming
  * selection's for its twin, the hot one's (bands past L2) for its size rule.
@@ -970,77 +808,13 @@ static void keep_shapes(const struct pq_selection *s, const struct cand *cs)
 		}
 }
 
-static void choose_hot(void)
+/* the selection a process puts in use (pq_route.c), and each family's shapes per band from it */
+int pq_select_use(enum pq_use use, struct pq_selection *s)
 {
-	const char *force = getenv("RAID_PARITY_IMPL");
 	struct cand cs[PQ_SEL_MAX];
+	int rc = select_use(use, s, cs);
 
-	if (force && *force) {
-		const struct pq_calls *c = pq_find(force);
-
-		if (c) { /* forced: nothing timed */
-			memset(&sel_hot, 0, sizeof(sel_hot));
-			sel_hot.use = PQ_USE_HOT;
-			sel_hot.forced = c->name;
-			sel_hot.best = -1;
-			install_one(&sel_hot, c);
-			__atomic_store_n(&ran_hot, true, __ATOMIC_RELEASE);
-			return;
-		}
-		fprintf(stderr,
-			"raid parity: RAID_PARITY_IMPL=%s is unknown or not supported on this CPU; "
-			"choosing by timing\n",
-			force);
-	}
-	if (select_use(PQ_USE_HOT, &sel_hot, cs)) {
-		install_one(&sel_hot, &pq_calls_base); /* out of memory: base needs no probe */
-	} else {
-		keep_shapes(&sel_hot, cs);
-		install(&sel_hot);
-	}
-	__atomic_store_n(&ran_hot, true, __ATOMIC_RELEASE);
-	if (log_on())
-		pq_selection_print(stderr, &sel_hot);
-}
-
-static void choose_stream(void)
-{
-	const struct pq_calls *hot = pq_best();
-	struct cand cs[PQ_SEL_MAX];
-
-	if (select_use(PQ_USE_STREAM, &sel_stream, cs)) {
-		install_one(&sel_stream, pq_twin(hot)); /* out of memory: the default shapes */
-		__atomic_store_n(&ran_stream, true, __ATOMIC_RELEASE);
-		return;
-	}
-	keep_shapes(&sel_stream, cs);
-	if (sel_hot.forced) {
-		sel_stream.forced = hot->name;
-		install_one(&sel_stream, pq_twin(hot));
-	} else {
-		install(&sel_stream);
-	}
-	__atomic_store_n(&ran_stream, true, __ATOMIC_RELEASE);
-	if (log_on())
-		pq_selection_print(stderr, &sel_stream);
-}
-
-const struct pq_selection *pq_selection(enum pq_use use)
-{
-	if (use == PQ_USE_HOT) {
-		pthread_once(&once_hot, choose_hot);
-		return &sel_hot;
-	}
-	pthread_once(&once_stream, choose_stream);
-	return &sel_stream;
-}
-
-const struct pq_calls *pq_best(void)
-{
-	return pq_selection(PQ_USE_HOT)->chosen;
-}
-
-const char *pq_best_name(void)
-{
-	return pq_best()->name;
+	if (!rc)
+		keep_shapes(s, cs);
+	return rc;
 }
