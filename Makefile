@@ -4,8 +4,9 @@
 #                 build the RAID library, the fio engine, the tools and the tests
 #   make test     build everything and run every test (unit, shim, end-to-end fio runs)
 #   make bench    print the benchmark figures (never part of `make test`)
-#   make sanitize the C tests again under AddressSanitizer and UBSan, in build-san/ (about 2
-#                 minutes; not part of `make test`, which CI holds under 20 minutes)
+#   make sanitize the C tests and the engine's fio tests again under AddressSanitizer and
+#                 UBSan, in build-san/ (about 5 minutes; not part of `make test`, which CI
+#                 holds under 20 minutes)
 #   make clean    remove build/ and build-san/
 #
 # Each component describes itself in its own fragment (raid/raid.mk, engines/engines.mk,
@@ -20,7 +21,8 @@ CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
 CPPFLAGS += -D_GNU_SOURCE -I. -Iraid
 DEPFLAGS  = -MMD -MP
-ALL_CFLAGS = -std=gnu11 -pthread -fPIC $(CFLAGS) $(WARN)
+SAN      :=
+ALL_CFLAGS = -std=gnu11 -pthread -fPIC $(CFLAGS) $(SAN) $(WARN)
 LDLIBS_SYS := -luring -laio -ljson-c -lisal -lnuma -lpthread -lm
 
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -84,17 +86,25 @@ test: all $(TESTS)
 bench: all $(BENCHES)
 	@set -e; for b in $(BENCHES); do echo "== $$b"; $$b; done
 
-# The C tests ($(BUILD)/tests/*) built again with AddressSanitizer and UBSan, every report fatal.
-# The CUDA objects are left out (NVCC empty: the stub): nvcc takes no -fsanitize; the kernels'
-# source still runs, instrumented, under the CPU shim (pq_kernels_test).
+# The C tests ($(BUILD)/tests/*) and the engine built again with AddressSanitizer and UBSan (SAN),
+# every report fatal; the engine's fio tests then load that engine into this build's fio, the
+# sanitizer's runtime preloaded (T_FIO, T_ENGINE: tests/lib.sh), leaks not counted there (fio's
+# own are not ours). The CUDA objects are left out (NVCC empty: the stub): nvcc takes no
+# -fsanitize; the kernels' source still runs, instrumented, under the CPU shim (pq_kernels_test).
 SAN_BUILD := build-san
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SAN_TESTS := $(patsubst $(BUILD)/%,$(SAN_BUILD)/%,$(filter $(BUILD)/tests/%,$(TESTS)))
-sanitize:
-	@$(MAKE) -s BUILD=$(SAN_BUILD) NVCC= CFLAGS="-O1 -g $(SAN_FLAGS)" \
-		CPPFLAGS="$(CPPFLAGS) $(SAN_FLAGS)" $(SAN_TESTS)
+SAN_E2E   := tests/e2e/raid_basic.sh tests/e2e/raid_matrix.sh tests/e2e/raid56_verify.sh \
+	tests/e2e/raid_errors.sh tests/e2e/rebuild.sh tests/e2e/hostile.sh
+sanitize: $(FIO)
+	@$(MAKE) -s BUILD=$(SAN_BUILD) NVCC= FIO=$(FIO) FIO_SRC=$(FIO_SRC) CFLAGS="-O1 -g" \
+		SAN="$(SAN_FLAGS)" $(SAN_TESTS) $(SAN_BUILD)/engines/raid.so
+	@printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0:abort_on_error=1 LD_PRELOAD=%s exec %s "$$@"\n' \
+		"$$($(CC) -print-file-name=libasan.so)" "$(abspath $(FIO))" >$(SAN_BUILD)/fio-san
+	@chmod +x $(SAN_BUILD)/fio-san
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		bash tests/run.sh $(SAN_TESTS)
+		T_FIO=$(abspath $(SAN_BUILD))/fio-san T_ENGINE=$(abspath $(SAN_BUILD))/engines/raid.so \
+		bash tests/run.sh $(SAN_TESTS) $(SAN_E2E)
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

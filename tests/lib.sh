@@ -12,12 +12,13 @@
 #   t_gpu_listed           true when the NVIDIA driver lists a GPU
 # T_ONLY=ERE runs only the cases whose name matches it (the others are not run, nor
 # counted): one case of a long program, e.g. for a mutation check (tools/mutants.sh).
-# Also: ROOT, FIO, ENGINE, T_SCRATCH (a private scratch directory removed at exit), and jget
+# Also: ROOT, FIO, ENGINE (T_FIO and T_ENGINE name others: `make sanitize` sets them),
+# T_SCRATCH (a private scratch directory removed at exit), and jget
 # (one value of a JSON file, with jq: the tests read JSON with jq only).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-FIO=$ROOT/build/bin/fio
-ENGINE=$ROOT/build/engines/raid.so
+FIO=${T_FIO:-$ROOT/build/bin/fio}
+ENGINE=${T_ENGINE:-$ROOT/build/engines/raid.so}
 T_PASS=0
 T_FAIL=0
 T_FAILED_NAMES=()

@@ -35,7 +35,7 @@ endif
 # The kernels on the CPU: the same source as C++ under pq_cuda_shim.h.
 $(OBJ)/$(CUDA_DIR)/pq_kernels.shim.o: $(CUDA_DIR)/pq_kernels.cu | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CXX) -x c++ -std=gnu++17 $(CPPFLAGS) -O2 -g -fPIC -fno-strict-aliasing $(WARN) \
+	$(CXX) -x c++ -std=gnu++17 $(CPPFLAGS) -O2 -g -fPIC -fno-strict-aliasing $(SAN) $(WARN) \
 		-Wno-unknown-pragmas $(DEPFLAGS) -c $< -o $@
 
 TESTS += $(BUILD)/tests/pq_kernels_test
