@@ -12,11 +12,12 @@ static void log_stderr(const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
+/* every fio job's thread sets it as its engine starts, while others may be logging */
 static void (*log_fn)(const char *line) = log_stderr;
 
 void raid_set_log(void (*fn)(const char *line))
 {
-	log_fn = fn ? fn : log_stderr;
+	__atomic_store_n(&log_fn, fn ? fn : log_stderr, __ATOMIC_RELEASE);
 }
 
 void raid_log(const char *fmt, ...)
@@ -27,5 +28,5 @@ void raid_log(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	log_fn(line);
+	__atomic_load_n(&log_fn, __ATOMIC_ACQUIRE)(line);
 }

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,14 +72,18 @@ static inline int t_io(struct raid_queue *q, enum raid_op op, void *buf, uint64_
 	return r.error;
 }
 
-/* The library's log lines, kept for a test to search (t_log_start clears it). */
+/* The library's log lines, kept for a test to search (t_log_start clears it); the recovery
+ * thread logs too, so a line is appended under a lock. */
 static char t_log[8192];
+static pthread_mutex_t t_log_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static inline void t_log_line(const char *line)
 {
+	pthread_mutex_lock(&t_log_mu);
 	size_t n = strlen(t_log);
 
 	snprintf(t_log + n, sizeof(t_log) - n, "%s\n", line);
+	pthread_mutex_unlock(&t_log_mu);
 }
 
 static inline void t_log_start(void)

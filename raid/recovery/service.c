@@ -239,7 +239,11 @@ static int stop_array(struct raid_array *a)
 
 	if (!rec)
 		return 0;
-	if (rec->rb_active)
+	pthread_mutex_lock(&rec->mu); /* the recovery thread sets it as its pass starts and ends */
+	bool active = rec->rb_active;
+
+	pthread_mutex_unlock(&rec->mu);
+	if (active)
 		raid_log("raid: the job's I/O is done; waiting for the rebuild to finish "
 			 "(SIGINT stops it at its checkpoint)");
 	stop_thread(rec, a->cfg.rec.rebuild || a->cfg.rec.scrub);
