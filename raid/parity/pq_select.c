@@ -260,21 +260,26 @@ static bool in_pass(const struct pq_selection *s, int b, int pass)
 	return pass ? b == pass - 1 : !band_alone(s, b);
 }
 
+/* pc's figures from n rounds: the median of its rates own[] and of their ratios to ref[] */
+static void cand_medians(struct pq_candidate *pc, const double *own, const double *ref, int n)
+{
+	double v[PQ_SEL_ROUNDS];
+
+	_Static_assert(PQ_SEL_STEADY <= PQ_SEL_ROUNDS, "v holds a steady band's rounds too");
+	for (int r = 0; r < n; r++)
+		v[r] = own[r] / ref[r];
+	pc->rel = median(v, n);
+	memcpy(v, own, n * sizeof(double));
+	pc->gbps = median(v, n);
+}
+
 /* each candidate's medians over the rounds it was timed in: its rate and its ratio to the ref */
 static void medians(struct pq_selection *s, const struct cand *cs)
 {
-	for (int c = 0; c < s->n; c++) {
-		int ref = s->band[cs[c].band].ref, nr = s->cand[c].rounds;
-		double v[PQ_SEL_ROUNDS];
-
-		if (!nr) /* a band timed alone, not yet (measure_locked()) */
-			continue;
-		for (int r = 0; r < nr; r++)
-			v[r] = rates[c][r] / rates[ref][r]; /* ref is timed whenever c is */
-		s->cand[c].rel = median(v, nr);
-		memcpy(v, rates[c], nr * sizeof(double));
-		s->cand[c].gbps = median(v, nr);
-	}
+	for (int c = 0; c < s->n; c++)
+		if (s->cand[c].rounds) /* else a band timed alone, not yet (measure_locked()) */
+			cand_medians(&s->cand[c], rates[c], rates[s->band[cs[c].band].ref],
+				     s->cand[c].rounds); /* ref is timed whenever c is */
 }
 
 /*
@@ -581,15 +586,9 @@ static void time_steady(struct pq_selection *s, const struct cand *cs, struct wa
 				srates[list[j]][r] = rate[j];
 		}
 		for (int j = 0; j < n; j++) {
-			int c = list[j];
-			double v[PQ_SEL_STEADY];
-
-			for (int r = 0; r < PQ_SEL_STEADY; r++)
-				v[r] = srates[c][r] / srates[ref][r];
-			s->cand[c].rel = median(v, PQ_SEL_STEADY);
-			memcpy(v, srates[c], sizeof(v));
-			s->cand[c].gbps = median(v, PQ_SEL_STEADY);
-			s->cand[c].rounds += PQ_SEL_STEADY;
+			cand_medians(&s->cand[list[j]], srates[list[j]], srates[ref],
+				     PQ_SEL_STEADY);
+			s->cand[list[j]].rounds += PQ_SEL_STEADY;
 		}
 	}
 }
