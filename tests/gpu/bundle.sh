@@ -22,8 +22,7 @@ die() {
 	exit 1
 }
 
-nvcc=${NVCC:-${CUDA_HOME:+$CUDA_HOME/bin/nvcc}}
-[[ -n ${NVCC:-} || -x ${nvcc:-} ]] || nvcc=/usr/local/cuda/bin/nvcc
+source tests/gpu/nvcc.sh
 [[ -x $nvcc ]] || die "no nvcc ($nvcc): the GPU programs would be built without GPU support"
 command -v jq >/dev/null || die "no jq here: check.sh needs it on the GPU machine too"
 

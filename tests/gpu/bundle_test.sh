@@ -6,8 +6,7 @@
 # their no-GPU paths, which check.sh reports as failures, as it must.
 source "$(dirname "$0")/../lib.sh"
 BUNDLE=$T_SCRATCH/bundle
-nvcc=${NVCC:-${CUDA_HOME:+$CUDA_HOME/bin/nvcc}}
-[[ -n ${NVCC:-} || -x ${nvcc:-} ]] || nvcc=/usr/local/cuda/bin/nvcc
+source "$ROOT/tests/gpu/nvcc.sh"
 [[ -x $nvcc ]] || t_skip "no nvcc here: the GPU programs cannot be built"
 
 libdir=$(dirname "$(ldd "$ROOT/build/bin/fio" | awk '$1 == "libc.so.6" { print $3 }')")

@@ -83,8 +83,7 @@ if [[ -n $bundle ]]; then
 	export FIO=$bundle/x/fio RAID_ENGINE=$bundle/engines/raid.so JQ=$jq
 	built() { step bundle 30 "$jq" --version; } # its loader and C library run here
 else
-	nvcc=${NVCC:-${CUDA_HOME:+$CUDA_HOME/bin/nvcc}}
-	[[ -n ${NVCC:-} || -x ${nvcc:-} ]] || nvcc=/usr/local/cuda/bin/nvcc
+	source tests/gpu/nvcc.sh
 	if [[ ! -x $nvcc ]]; then
 		echo "FAIL  check.sh: a GPU is here but no nvcc ($nvcc): cannot build the GPU path" \
 			"(or make a bundle elsewhere: tests/gpu/bundle.sh, then check.sh --bundle DIR)" >&2
