@@ -43,7 +43,7 @@ all:
 include raid/raid.mk
 include engines/engines.mk
 include report/report.mk
-include workloads/workloads.mk
+include run/run.mk
 include tools/tools.mk
 include tests/tests.mk
 

@@ -5,7 +5,7 @@
 # The presets are data (presets/NAME.preset, read by build/bin/raid-preset, which also reads
 # the fio job files' facts: workloads/*.fio); host facts and NUMA placement come from
 # build/bin/raid-hwinfo, JSON is written and read by build/bin/raid-json (json-c). Targets
-# (engine, md, dev: volumes): workloads/targets.sh and workloads/md.sh.
+# (engine, md, dev: volumes): run/targets.sh and run/md.sh.
 set -euo pipefail
 ORIG_ARGS=("$@")
 
@@ -108,11 +108,11 @@ die() {
 	echo "run.sh: $*" >&2
 	exit 1
 }
-# shellcheck source=workloads/hosts.sh
-source "$ROOT/workloads/hosts.sh"
-source "$ROOT/workloads/md.sh"
-source "$ROOT/workloads/targets.sh"
-source "$ROOT/workloads/levels.sh"
+# shellcheck source=run/hosts.sh
+source "$ROOT/run/hosts.sh"
+source "$ROOT/run/md.sh"
+source "$ROOT/run/targets.sh"
+source "$ROOT/run/levels.sh"
 
 auto_scale() {
 	local cores s=1

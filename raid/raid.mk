@@ -1,7 +1,7 @@
 # raid/raid.mk: build fragment, included by the top-level Makefile (see its header).
 # The RAID engine library (libraid.a, no fio types), one folder a part (raid/README.md):
 # core, levels, backends, recovery and parity each describe themselves in their own
-# fragment. Includes between the parts go one way only: tools/check_includes.sh holds the
+# fragment. Includes between the parts go one way only: tools/dev/check_includes.sh holds the
 # allowed directions and runs as a test.
 
 # A cmocka test beside the code: $(call raid_ctest,PART,NAME) builds build/tests/NAME from

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tests/layering_test.sh - the include directions between the tree's parts
-# (tools/check_includes.sh) hold, and the check catches a wrong one: a backend that includes
+# (tools/dev/check_includes.sh) hold, and the check catches a wrong one: a backend that includes
 # recovery, a level that includes the fio adapter's world, a header path that is no file.
 source "$(dirname "$0")/lib.sh"
 
-t_case "the tree's includes go only in the allowed directions" "$ROOT/tools/check_includes.sh"
+t_case "the tree's includes go only in the allowed directions" "$ROOT/tools/dev/check_includes.sh"
 
 # a copy of the sources with one wrong include each; the check must refuse every copy
 bad_copy() { # NAME FILE LINE
@@ -13,7 +13,7 @@ bad_copy() { # NAME FILE LINE
 	(cd "$ROOT" && cp -r --parents raid engines report tools "$d")
 	rm -rf "$d"/tools/mdvm
 	echo "$3" >>"$d/$2"
-	"$d/tools/check_includes.sh"
+	"$d/tools/dev/check_includes.sh"
 }
 t_case_fail "a backend that includes recovery is refused" \
 	bad_copy b raid/backends/member_null.c '#include "recovery/rebuild.h"'

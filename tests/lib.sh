@@ -11,7 +11,7 @@
 #   t_need_md              t_skip unless md can be had (host kernel or tools/mdvm)
 #   t_gpu_listed           true when the NVIDIA driver lists a GPU
 # T_ONLY=ERE runs only the cases whose name matches it (the others are not run, nor
-# counted): one case of a long program, e.g. for a mutation check (tools/mutants.sh).
+# counted): one case of a long program, e.g. for a mutation check (tools/dev/mutants.sh).
 # Also: ROOT, FIO, ENGINE (T_FIO and T_ENGINE name others: `make sanitize` sets them),
 # T_SCRATCH (a private scratch directory removed at exit), and jget
 # (one value of a JSON file, with jq: the tests read JSON with jq only).

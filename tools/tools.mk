@@ -1,39 +1,39 @@
 # tools/tools.mk: build fragment, included by the top-level Makefile (see its header).
 # The C tools beside the engine, one folder each: raid-hwinfo (host facts and NUMA placement
-# over hwloc, tools/hwinfo), raid-json (run.sh's JSON helper, tools/json), raid-hostcpu
-# (whole-machine CPU of a test, tools/hostcpu), raid-mdadm (the mdadm line for an engine
-# array, tools/mdadm), raid-tool (the engine's level and option tables, tools/raidtool), and
+# over hwloc, tools/run/hwinfo), raid-json (run.sh's JSON helper, tools/run/json), raid-hostcpu
+# (whole-machine CPU of a test, tools/run/hostcpu), raid-mdadm (the mdadm line for an engine
+# array, tools/run/mdadm), raid-tool (the engine's level and option tables, tools/run/raidtool), and
 # the md appliance (QEMU + a stock Debian kernel, tools/mdvm, docs/md.md) with the md tests.
 
 # NUMA placement is the host tool's, not the engine's: libraid does not link hwloc. The
 # tool links libraid for the level table (what a profile's array can be).
 BINS += $(BUILD)/bin/raid-hwinfo $(BUILD)/bin/raid-json $(BUILD)/bin/raid-hostcpu
-$(BUILD)/bin/raid-hwinfo: $(OBJ)/tools/hwinfo/hwinfo.o $(OBJ)/tools/hwinfo/numa.o $(LIBRAID)
+$(BUILD)/bin/raid-hwinfo: $(OBJ)/tools/run/hwinfo/hwinfo.o $(OBJ)/tools/run/hwinfo/numa.o $(LIBRAID)
 LDLIBS_raid-hwinfo := -lhwloc
-$(BUILD)/bin/raid-json: $(OBJ)/tools/json/fiojson.o
-$(BUILD)/bin/raid-hostcpu: $(OBJ)/tools/hostcpu/hostcpu.o
+$(BUILD)/bin/raid-json: $(OBJ)/tools/run/json/fiojson.o
+$(BUILD)/bin/raid-hostcpu: $(OBJ)/tools/run/hostcpu/hostcpu.o
 
 TESTS += $(BUILD)/tests/numa_test
-$(BUILD)/tests/numa_test: $(OBJ)/tools/hwinfo/numa_test.o $(OBJ)/tools/hwinfo/numa.o
+$(BUILD)/tests/numa_test: $(OBJ)/tools/run/hwinfo/numa_test.o $(OBJ)/tools/run/hwinfo/numa.o
 LDLIBS_numa_test := -lcmocka -lhwloc
 
 # raid-mdadm: the mdadm --create line that reads an engine array (the engine's config parser)
 BINS += $(BUILD)/bin/raid-mdadm
-$(BUILD)/bin/raid-mdadm: $(OBJ)/tools/mdadm/raid_mdadm.o $(LIBRAID)
+$(BUILD)/bin/raid-mdadm: $(OBJ)/tools/run/mdadm/raid_mdadm.o $(LIBRAID)
 
 # md as the judge of the engine's bytes, and placement on a real two-node kernel (one boot each)
 TESTS += tests/md/mdvm_test.sh tests/md/raid_mdadm_test.sh
 TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh
 
 # raid-preset: run.sh's presets (presets/*.preset) and the job files' facts, checked against
-# the engine's level table (tools/preset, presets/README.md)
+# the engine's level table (tools/run/preset, presets/README.md)
 BINS += $(BUILD)/bin/raid-preset
-$(BUILD)/bin/raid-preset: $(OBJ)/tools/preset/preset.o $(LIBRAID)
+$(BUILD)/bin/raid-preset: $(OBJ)/tools/run/preset/preset.o $(LIBRAID)
 TESTS += tests/presets/preset_test.sh
 
 # raid-tool: the engine's level and option tables, for run.sh, the tests and the README
 BINS += $(BUILD)/bin/raid-tool
-$(BUILD)/bin/raid-tool: $(OBJ)/tools/raidtool/raid_tool.o $(LIBRAID)
+$(BUILD)/bin/raid-tool: $(OBJ)/tools/run/raidtool/raid_tool.o $(LIBRAID)
 # one source for each fact: the README's option table and fio's --enghelp are the engine's
 # table; the level facts run.sh and raid-hwinfo use are the engine's
 TESTS += tests/facts/readme_test.sh tests/facts/levels_test.sh

@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "layout.h"
+#include "geom.h"
 #include "member.h"
 #include "raid.h"
 

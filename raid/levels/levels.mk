@@ -2,11 +2,11 @@
 # RAID 0/1/10 over the generic planner (plan.c); RAID5/6 with their stripe lock table,
 # parity path and rows_recover (rebuild56.c); their tests, end-to-end fio runs and benchmark.
 
-LIBRAID_SRCS += raid/levels/plan.c raid/levels/raid0.c raid/levels/raid1.c raid/levels/raid10.c
+LIBRAID_SRCS += raid/levels/layout.c raid/levels/plan.c raid/levels/raid0.c raid/levels/raid1.c raid/levels/raid10.c
 LIBRAID_SRCS += raid/levels/raid56.c raid/levels/raid56_parity.c raid/levels/raid5.c \
 	raid/levels/raid6.c raid/levels/stripe.c raid/levels/parity_path.c raid/levels/rebuild56.c
 
-$(foreach t,plan_test raid56_mdbytes_test raid56_random_test rebuild56_test \
+$(foreach t,layout_test plan_test raid56_mdbytes_test raid56_random_test rebuild56_test \
 	raid56_dread_test,$(eval $(call raid_ctest,levels,$(t))))
 TESTS += tests/e2e/raid56_verify.sh
 # The random test again with raid_parity=cuda against a mock GPU (raid56_gpu_mock.c), so the

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/layout.h"
+#include "layout.h"
 #include "parity_path.h"
 
 struct pworker {

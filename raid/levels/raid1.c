@@ -3,6 +3,7 @@
  * same offset; md does not split RAID1 requests by chunk, and neither do we.
  */
 #include "core/level.h"
+#include "layout.h"
 
 static uint64_t raid1_size(const struct raid_geom *g)
 {

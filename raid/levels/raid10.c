@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "core/level.h"
+#include "layout.h"
 
 static uint64_t raid10_size(const struct raid_geom *g)
 {

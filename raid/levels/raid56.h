@@ -6,6 +6,7 @@
 #define RAID_RAID56_H
 
 #include "core/level.h"
+#include "layout.h"
 
 /* Most columns one stripe operation, and so one GPU stripe, covers (bounds their buffers). */
 #define RAID56_SLICE (64ULL << 10)

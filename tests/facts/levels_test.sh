@@ -10,8 +10,8 @@ RMD=$ROOT/build/bin/raid-mdadm
 HW=$ROOT/build/bin/raid-hwinfo
 R284=$ROOT/hw-profiles/gigabyte-r284-s93-aal1.json
 die() { echo "$*" >&2; exit 1; }
-# shellcheck source=workloads/levels.sh
-source "$ROOT/workloads/levels.sh"
+# shellcheck source=run/levels.sh
+source "$ROOT/run/levels.sh"
 levels_load "$TOOL"
 
 CHUNK=65536 MSIZE=$((5 * 65536 + 4096)) # not a whole number of chunks: the rounding counts

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tests/facts/readme_test.sh: the engine's option table is the one source of the README's
-# option table (tools/raidtool/readme.sh --check) and of fio's --enghelp; the check fails
+# option table (tools/run/raidtool/readme.sh --check) and of fio's --enghelp; the check fails
 # on a README that differs.
 source "$(dirname "$0")/../lib.sh"
 TOOL=$ROOT/build/bin/raid-tool
-README_SH=$ROOT/tools/raidtool/readme.sh
+README_SH=$ROOT/tools/run/raidtool/readme.sh
 
 t_case "the README's option table is the engine's" "$README_SH" --check "$ROOT/README.md"
 

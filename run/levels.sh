@@ -1,4 +1,4 @@
-# workloads/levels.sh (sourced by run.sh): the levels' facts as the engine has them, asked of
+# run/levels.sh (sourced by run.sh): the levels' facts as the engine has them, asked of
 # raid-tool levels once, never written here: the members a level needs, the volume an
 # array of n members gives, its default layout, whether it has parity.
 # Tested against the engine itself by tests/facts/levels_test.sh.

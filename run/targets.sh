@@ -1,7 +1,7 @@
-# workloads/targets.sh: run.sh's targets (sourced): --target LIST, the plan of every target,
+# run/targets.sh: run.sh's targets (sourced): --target LIST, the plan of every target,
 # the fio target of an md or dev: test, the checks of a dev: volume, the whole-machine CPU of
 # every test (build/bin/raid-hostcpu) and the re-run of the whole preset inside the md
-# appliance (tools/mdvm) on a host whose kernel has no md. md itself: workloads/md.sh.
+# appliance (tools/mdvm) on a host whose kernel has no md. md itself: run/md.sh.
 #
 #   engine        the fio-raid engine (today's runs; test ids unchanged)
 #   md            the same arrays made by mdadm, fio's io_uring on /dev/mdN (ids md-<id>)

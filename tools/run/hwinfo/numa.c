@@ -1,4 +1,4 @@
-/* tools/hwinfo/numa.c: NUMA placement decisions from an hwloc topology (see numa.h).
+/* tools/run/hwinfo/numa.c: NUMA placement decisions from an hwloc topology (see numa.h).
  *
  * Only decisions live here; binding is done by whoever runs the jobs (fio's cpus_allowed),
  * so the same code answers for this machine and for synthetic models of the published

@@ -1,7 +1,7 @@
-# workloads/md.sh: run.sh's md target (sourced): the preset's arrays made by mdadm over the
+# run/md.sh: run.sh's md target (sourced): the preset's arrays made by mdadm over the
 # same members, md's knobs, degraded and rebuilding states, and a teardown that removes
 # exactly what this run made. It runs on a kernel with md: the host's, or the md appliance's
-# (tools/mdvm), where run.sh re-runs itself when the host has none (workloads/targets.sh).
+# (tools/mdvm), where run.sh re-runs itself when the host has none (run/targets.sh).
 #
 # Everything the run creates is recorded as it is created (MD_UUID: arrays and their UUID,
 # MD_BACKING: loop devices and their file), so that a teardown after an error or a Ctrl-C

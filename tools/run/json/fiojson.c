@@ -1,4 +1,4 @@
-/* tools/json/fiojson.c: raid-json, the JSON helper of run.sh (json-c, so the shell never
+/* tools/run/json/fiojson.c: raid-json, the JSON helper of run.sh (json-c, so the shell never
  * writes or parses JSON by hand).
  *
  *   raid-json obj KEY:T=VALUE ...   print one object; KEY may be a.b.c (nested objects);

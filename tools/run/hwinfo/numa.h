@@ -1,4 +1,4 @@
-/* tools/hwinfo/numa.h: NUMA placement of an array's fio jobs and engine threads (hwloc).
+/* tools/run/hwinfo/numa.h: NUMA placement of an array's fio jobs and engine threads (hwloc).
  *
  * Plain library code, no fio types: it answers "which CPUs and which NUMA node should the
  * work of an array whose members sit on these NUMA nodes run on", from a topology that is

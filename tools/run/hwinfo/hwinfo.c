@@ -1,4 +1,4 @@
-/* tools/hwinfo/hwinfo.c: raid-hwinfo, the host side of run.sh.
+/* tools/run/hwinfo/hwinfo.c: raid-hwinfo, the host side of run.sh.
  *
  *   raid-hwinfo facts                    host facts as JSON (run.json's "host")
  *   raid-hwinfo host-profile             a hardware profile of this machine (hw-profiles schema)

@@ -3,7 +3,7 @@
  * the members drawn as a grid of chunk slots filled in order, as md's documentation
  * describes the layouts, for many member counts (odd ones too) and chunk sizes.
  */
-#include "testutil.h"
+#include "core/testutil.h"
 
 #include "layout.h"
 

@@ -4,8 +4,8 @@
  * count are real divisions (odd counts are allowed).
  */
 #include "layout.h"
-#include "level.h"
-#include "raid.h"
+#include "core/level.h"
+#include "core/raid.h"
 
 static inline unsigned chunk_shift(const struct raid_geom *g)
 {

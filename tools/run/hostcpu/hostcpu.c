@@ -1,4 +1,4 @@
-/* tools/hostcpu/hostcpu.c: raid-hostcpu, the whole-machine CPU cost of one fio test, the same
+/* tools/run/hostcpu/hostcpu.c: raid-hostcpu, the whole-machine CPU cost of one fio test, the same
  * for every target. fio's usr/sys figures count only its job threads: the engine's own threads
  * (parity workers, rebuild) and md's kernel threads (mdX_raid5, its workqueues, softirqs of
  * the block layer) are invisible to them. So run.sh samples /proc/stat (and fio's whole

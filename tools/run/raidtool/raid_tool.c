@@ -1,4 +1,4 @@
-/* tools/raidtool/raid_tool.c: raid-tool, the engine's facts as the engine itself has them,
+/* tools/run/raidtool/raid_tool.c: raid-tool, the engine's facts as the engine itself has them,
  * for run.sh, the tests and the README (which then need not know them):
  *
  *   raid-tool levels [--json]              the level table: members, parity, copies, layouts

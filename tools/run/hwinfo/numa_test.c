@@ -1,4 +1,4 @@
-/* tools/hwinfo/numa_test.c: placement decisions of numa.c on synthetic models of the two
+/* tools/run/hwinfo/numa_test.c: placement decisions of numa.c on synthetic models of the two
  * published hosts (binding is not tested: on a fake topology it succeeds without effect). */
 #include <stdarg.h>
 #include <stddef.h>

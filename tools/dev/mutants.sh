@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/mutants.sh - shows that each test of docs/rebuild.md's defect table can fail: every
+# tools/dev/mutants.sh - shows that each test of docs/rebuild.md's defect table can fail: every
 # mutant undoes one fix (one exact replacement in one file), the tree is rebuilt, the
 # defect's test runs and must FAIL; then the file is restored. One line per mutant:
 #   killed    the test failed, as it must
@@ -7,11 +7,11 @@
 #             named for a mutant must fail on its own)
 #   stale     the text to replace is no longer there (the code moved on): update the mutant
 # Usage, in a built tree whose mutated files have no local edits (they are restored from a
-# copy, also on ^C): tools/mutants.sh [ERE]   (only the mutants whose name matches ERE).
+# copy, also on ^C): tools/dev/mutants.sh [ERE]   (only the mutants whose name matches ERE).
 # Not part of `make test`: each mutant rebuilds the library and its test (a minute or more).
 # Exit status: 0 when every mutant that applied was killed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 only=${1:-}
 log=build/mutants
 mkdir -p "$log"

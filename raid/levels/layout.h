@@ -6,21 +6,7 @@
 #ifndef RAID_LAYOUT_H
 #define RAID_LAYOUT_H
 
-#include <stdint.h>
-
-struct raid_geom {
-	int level;
-	int n;		      /* member count */
-	uint64_t chunk;	      /* bytes, a power of two */
-	uint64_t member_size; /* usable bytes of each member */
-	int layout;	      /* enum raid_layout_kind */
-};
-
-/* One place a volume byte is stored: member index and byte offset in its data area. */
-struct raid_loc {
-	int member;
-	uint64_t offset;
-};
+#include "core/geom.h"
 
 /* RAID0, equal members (md's single zone): chunk c on member c % n, row c / n. */
 void raid0_locate(const struct raid_geom *g, uint64_t off, struct raid_loc *loc);
@@ -54,11 +40,5 @@ void raid56_stripe_map(const struct raid_geom *g, uint64_t stripe, struct raid56
 uint64_t raid56_volume_size(const struct raid_geom *g);
 /* parity members per stripe row of g's level: the level table's `parity` (RAID5 1, RAID6 2) */
 int raid56_parity(const struct raid_geom *g);
-
-/* Bytes from `off` to the next chunk boundary. */
-static inline uint64_t raid_chunk_left(const struct raid_geom *g, uint64_t off)
-{
-	return g->chunk - (off & (g->chunk - 1));
-}
 
 #endif

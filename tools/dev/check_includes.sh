@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/check_includes.sh - the layering of the tree, checked: every #include "..." of the
+# tools/dev/check_includes.sh - the layering of the tree, checked: every #include "..." of the
 # engine's C sources must resolve to a file, and may point only in an allowed direction
 # between the parts below. Run by `make test` (and so by CI); prints each offending line.
 #
@@ -11,7 +11,7 @@
 #   engines         the fio adapter: only the public API (raid/core/raid.h)
 #   tools/*, report one folder each: their own files, and only the engine's public API
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 # part -> the parts it may include from (itself always). The core reaches the recovery
 # service only through what it declares itself (core/service.h), as it does the levels.

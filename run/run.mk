@@ -1,5 +1,5 @@
-# workloads/workloads.mk: build fragment, included by the top-level Makefile (see its header).
-# The job files and run.sh's shell parts live here; their tests are the preset and target
+# run/run.mk: build fragment, included by the top-level Makefile (see its header).
+# run.sh's shell parts live here (the job files in workloads/); their tests are the preset and target
 # shell tests (edges: run.sh's bad input; hosts: --hosts end to end on fio servers on
 # loopback ports). The C helpers that run.sh calls are in tools/.
 

@@ -1,4 +1,4 @@
-# workloads/hosts.sh: sourced by run.sh. Directories made with one error line, the checks of
+# run/hosts.sh: sourced by run.sh. Directories made with one error line, the checks of
 # --drives (attached block devices, none named twice or through another path) and run.sh's
 # multi-host runs through fio's client/server mode: host names validated, per-host member
 # paths (--hosts-file), the hosts reachable before the run, one fio client for all hosts per
