@@ -10,20 +10,6 @@ set -uo pipefail
 passed=0 failed=0 failed_progs=() skipped=()
 log_dir=${TEST_LOG_DIR:-build/test-logs}
 mkdir -p "$log_dir"
-# One parity selection for the whole run, as run.sh keeps one per run: measured by the first
-# process that needs it, read by every later fio and test (docs/parity.md, "Kept selection"),
-# instead of measured again in each (0.3-0.5 s hot, 1.2 s streaming). A new one each run; the
-# tests of the selection itself measure their own, and keep_test.sh sets its own file.
-sel=$(cd "$log_dir" && pwd)/parity-selection.json
-rm -f "$sel" "$sel.lock"
-export RAID_PARITY_SELECTION=${RAID_PARITY_SELECTION-$sel}
-# measured here, both uses, before the first test (about 9 s): a test whose rebuild must overlap
-# its writes would otherwise wait for the streaming one in its rebuild thread
-if [[ $RAID_PARITY_SELECTION == "$sel" && -x build/bin/raid-parity-bench ]]; then
-	build/bin/raid-parity-bench --quick --runs 1 --pool 64m --op gen --mode stream \
-		--impl selected >"$log_dir/parity-selection.log" 2>&1 ||
-		echo "tests/run.sh: the parity selection could not be measured first (see $log_dir/parity-selection.log)"
-fi
 
 for t in "$@"; do
 	name=$(basename "$t")

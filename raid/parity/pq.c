@@ -1,7 +1,7 @@
 /*
  * pq.c - the variant registry, the streaming twins' lookup and shapes, plus the recovery
- * helpers that every variant shares because they reduce to gen_p and gen_pq. How a variant is
- * chosen is pq_select.c, the choice put in use pq_route.c.
+ * helpers that every variant shares because they reduce to gen_p and gen_pq. Which variant and
+ * shape a CPU runs is the rule's (pq_rule.c).
  */
 #include <stdint.h>
 #include <string.h>
@@ -26,32 +26,6 @@ const struct pq_calls *pq_find(const char *name)
 	return NULL;
 }
 
-/*
- * Found once: "isal" calls it on every call it passes on (and, before, on every call: an
- * argument of its generation), and avx512gfni's valid() computes two GF bit matrices, 0.35 us
- * that made "isal" a third of ISA-L's own speed on a hot k = 4 stripe of 4 KiB blocks (25 GB/s
- * against pq_gen's 61) and took the selection's reference down with it.
- */
-const struct pq_calls *pq_best_native(void)
-{
-	/* best first: the order the bench measures them in on a machine that has them all */
-	static const struct pq_calls *const pref[] = {&pq_calls_avx512gfni, &pq_calls_avx512,
-						      &pq_calls_avx2};
-	static const struct pq_calls *best; /* every thread finds the same one */
-	const struct pq_calls *b = __atomic_load_n(&best, __ATOMIC_ACQUIRE);
-
-	if (b)
-		return b;
-	b = &pq_calls_base;
-	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++)
-		if (pref[i]->valid()) {
-			b = pref[i];
-			break;
-		}
-	__atomic_store_n(&best, b, __ATOMIC_RELEASE);
-	return b;
-}
-
 const struct pq_family *const pq_families[] = {&pq_family_avx512gfni, &pq_family_avx512,
 					       &pq_family_avx2, NULL};
 
@@ -70,16 +44,9 @@ const struct pq_calls *pq_twin(const struct pq_calls *c)
 {
 	if (c == &pq_calls_isal)
 		return &pq_calls_isal_stream;
-	if (c == &pq_calls_route_hot) /* the bands' winners: their streaming counterpart */
-		return pq_selection(PQ_USE_STREAM)->chosen;
 	const struct pq_family *f = pq_family_of(c);
 
 	return f ? f->twin : c;
-}
-
-const struct pq_calls *pq_streaming(const struct pq_calls *c)
-{
-	return c == pq_best() ? pq_selection(PQ_USE_STREAM)->chosen : pq_twin(c);
 }
 
 void *pq_map_huge(size_t n)

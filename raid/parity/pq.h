@@ -54,21 +54,23 @@ extern const struct pq_calls pq_calls_base;
 extern const struct pq_calls *const pq_all_calls[];
 
 /*
- * The variant in use: chosen on first call by timing every valid variant (see pq_selection()
- * below), unless RAID_PARITY_IMPL=<name> forces one (an unknown or invalid name is reported on
- * stderr and ignored). Thread-safe.
+ * The variant in use, chosen once by the CPU's features as ISA-L's dispatch chooses: the first of
+ * avx512gfni, avx512, avx2, base that this CPU runs (pq_rule.c; docs/parity.md, "The rule").
+ * RAID_PARITY_IMPL=<name> forces one (an unknown or invalid name is reported on stderr once and
+ * ignored); RAID_PARITY_LOG=1 prints the choice and why on stderr once. No timing, no file.
+ * Thread-safe.
  */
 const struct pq_calls *pq_best(void);
 /* pq_best()->name: for the benchmark's output and the engine's stats. */
 const char *pq_best_name(void);
+/* why pq_best() is what it is: "AVX-512 F/BW/VL + GFNI" or "forced by RAID_PARITY_IMPL" */
+const char *pq_best_why(void);
 
 /*
- * n bytes of anonymous memory that start on a 2 MiB boundary, huge pages
- * advised; munmap(p, n) frees it; NULL when it cannot be mapped. For the stripes the selection
- * and the bench time: where a hot stripe lay in 4 KiB pages (the unaligned head of a mapping), the
- * pages' places in the physically indexed L2 changed from mapping to mapping, and with them a
- * kernel's figure (k = 10, 64 KiB, avx512gfni against ISA-L: 1.12-1.40x in twelve mappings;
- * 1.19-1.31x in huge pages), which one selection then saw in all of its runs.
+ * n bytes of anonymous memory that start on a 2 MiB boundary, huge pages advised; munmap(p, n)
+ * frees it; NULL when it cannot be mapped. For the stripes the bench times: a hot stripe in 4 KiB
+ * pages changed its places in the physically indexed L2 from mapping to mapping, and with them a
+ * kernel's figure by up to a quarter.
  */
 void *pq_map_huge(size_t n);
 /* Look a variant up by name; NULL if unknown or not valid on this CPU. */
@@ -78,148 +80,22 @@ const struct pq_calls *pq_find(const char *name);
  * The streaming counterpart of variant c, for a caller that knows the stripe is cold: its inputs
  * come from member reads and its outputs go to a device (DMA) or are not read again soon, as in
  * rebuild and scrub. Same bytes as c; generation and recovery write their outputs with
- * non-temporal stores whenever those are vector-aligned, whatever the size, and prefetch the
- * sources in the shape the streaming selection measured fastest for that variant on this CPU.
- * RMW (xor_p/xor_pq) is c's own: an RMW reads what it writes.
- *
- * For the variant in use (c == pq_best()) it returns the winner of the streaming selection,
- * which may be another variant's twin or ISA-L ("isal-stream"); unless RAID_PARITY_IMPL forced
- * the variant, then c's own twin. For any other c it is pq_twin(c). The first call runs the
- * streaming selection (a few hundred ms, once per process).
+ * non-temporal stores whenever those are vector-aligned, whatever the size, reading the sources
+ * in the shape the rule gives this CPU (pq_rule.c). RMW (xor_p/xor_pq) is c's own: an RMW reads
+ * what it writes. pq_twin(c): "<name>-stream" for the SIMD variants, "isal-stream" (ISA-L's
+ * generation, our best variant's streaming recovery) for isal, c itself for base and a twin.
+ * Twins are never in pq_all_calls[] nor known to pq_find().
  */
 const struct pq_calls *pq_streaming(const struct pq_calls *c);
-/*
- * c's own twin, whatever was selected: "<name>-stream" for the SIMD variants, "isal-stream"
- * (ISA-L's generation, our best variant's streaming recovery) for isal, c itself for base and a
- * twin; for the hot selection's routing variant (pq_best() when its bands chose differently),
- * the streaming selection's choice. Twins are never in pq_all_calls[] nor known to pq_find().
- */
 const struct pq_calls *pq_twin(const struct pq_calls *c);
 
 /*
- * The selections, hot (pq_best()) and streaming (pq_streaming(pq_best())), like Linux lib/raid6:
- * every candidate is timed on gen_pq in rounds (one of every candidate a round), each round's
- * figures taken relative to the round's reference (ISA-L), and the first candidate (in a fixed
- * order) whose median ratio is within PQ_SEL_PREFER of the best wins: a burst of load changes a
- * round's figures, hardly their ratios, and kernels the timing cannot tell apart do not trade
- * places from run to run. PQ_SEL_TIE is the stability criterion (raid-parity-bench
- * --selection): a choice within 3% of the fastest is as good as the fastest. Candidates are timed
- * in bands: three of k (timed at k = 4, 10, 22) times three of block length (4 KiB, 64 KiB, 1 MiB),
- * and a call of that k and length uses its band's winner (pq_selected()): which kernel is fastest,
- * ours or ISA-L's, depends on both. After the first PQ_SEL_ROUNDS_FIRST rounds a band keeps timing
- * only the candidates within PQ_SEL_CLOSE of its best (and its reference), up to PQ_SEL_ROUNDS:
- * more rounds only where the choice is close; the choice is made among the candidates still timed
- * at the end (the band's finalists: pq_sel_finalist()). Hot: every valid variant, ISA-L's pq_gen
- * ("isal") included, on one stripe that stays in cache (where the stripe is past L2, each SIMD
- * variant in each of PQ_HOT_SHAPES: the shape its size rule then keeps), the finalists then
- * judged in PQ_SEL_STEADY steady rounds (turns of milliseconds, as a caller runs one kernel).
- * Stream: every valid SIMD variant's twin in every streaming shape, and ISA-L's pq_gen ("isal",
- * which stores non-temporally itself), on stripes walked through a pool larger than the last-level
- * cache: each variant also keeps its fastest shape per band. RAID_PARITY_LOG=1 prints each
- * selection's figures on stderr when it runs; the bench prints them always.
- */
-enum pq_use { PQ_USE_HOT, PQ_USE_STREAM };
-#define PQ_SEL_KBANDS 3
-#define PQ_SEL_LBANDS 3
-#define PQ_SEL_BANDS (PQ_SEL_KBANDS * PQ_SEL_LBANDS)
-#define PQ_SEL_MAX 160
-#define PQ_SEL_TIE 0.03
-#define PQ_SEL_PREFER 0.01
-#define PQ_SEL_ROUNDS_FIRST 5
-#define PQ_SEL_ROUNDS 15
-/* hot: the rounds in which a band's finalists are then timed as a caller runs one kernel, each
- * turn milliseconds long after a lead-in of its own calls (pq_select.c, steady_round()) */
-#define PQ_SEL_STEADY 3
-/* after the first rounds, what a band keeps timing: candidates within this of its best. It was 10%:
- * five rounds are too few for that on a shared machine (streaming, a Zen 5 dropped its fastest
- * candidate, 1.3x ISA-L head to head, at 1.00-1.05x after them); docs/parity.md */
-#define PQ_SEL_CLOSE 0.20
-/*
- * The selections a kept one (RAID_PARITY_SELECTION) is the median of. Five, not three: a median
- * of five outvotes two runs that one state of the machine coloured (a placement, a neighbour's
- * load: docs/parity.md), and with three, five kept selections in a row had 4.3-6.7 of their 18
- * bands unstable on average, with five 3.7.
- */
-#define PQ_KEEP_RUNS 5
-
-struct pq_selection {
-	enum pq_use use;
-	/* what pq_best() (hot) or pq_streaming(pq_best()) returns: the one winner of every band,
-	 * or, when the bands chose differently, a variant that routes each call to its band's
-	 * (named after the winners, "avx2+isal") */
-	const struct pq_calls *chosen;
-	const char *forced; /* RAID_PARITY_IMPL when it decided the variant, else NULL */
-	int n, best;	    /* candidates timed; the choice at k = 10, 64 KiB (-1 if none timed) */
-	int nbands;
-	double cpu_s;	   /* the CPU time the selection took, pool and stripe set-up included */
-	int runs;	   /* selections its figures are medians of: 1, or PQ_KEEP_RUNS when kept */
-	const char *kept;  /* RAID_PARITY_SELECTION's file when kept there, else NULL */
-	bool loaded;	   /* read from that file (measured by an earlier process) */
-	char measured[24]; /* when kept: the UTC time it was measured, "2026-12-01T19:55:00Z" */
-	struct pq_band_pick {
-		int k;	    /* the k the band was timed at */
-		size_t len; /* and the block length */
-		int best;   /* its choice (an index of cand) */
-		int ref;    /* the reference of its ratios: isal when present, else its first */
-		const struct pq_calls *calls; /* what a call in this band runs */
-	} band[PQ_SEL_BANDS];
-	struct pq_candidate {
-		char name[40]; /* "avx2", "isal", "avx2-stream l12-1l" */
-		int k;	       /* the band it was timed in */
-		size_t len;
-		int rounds;  /* rounds it was timed in: PQ_SEL_ROUNDS_FIRST, or PQ_SEL_ROUNDS if
-				close, PQ_SEL_STEADY more for a hot finalist (summed over the
-				runs of a kept selection) */
-		int finals;  /* runs in which it was timed to its band's last round (a finalist):
-				0 or 1, of s->runs when kept */
-		double gbps; /* median of the rounds, data bytes per second / 1e9 (of the runs'
-				medians when kept) */
-		double rel;  /* median over the rounds of gbps / the band's ref's in that round */
-	} cand[PQ_SEL_MAX];
-};
-
-/*
- * The variant a call of k data blocks of len bytes runs when it goes through the selection's
- * choice (pq_best() hot, pq_streaming(pq_best()) streaming): its band's winner (the selection is
- * run first if it has not been).
- */
-const struct pq_calls *pq_selected(enum pq_use use, int k, size_t len);
-
-/* the selection in use (run first if it has not been) */
-const struct pq_selection *pq_selection(enum pq_use use);
-
-/* "hot" or "streaming": a use as the log, the stats file and a kept selection's file name it */
-const char *pq_use_name(enum pq_use use);
-/*
- * A fresh measurement into *out, changing nothing in use (for the bench's stability check).
- * Returns 0 or -ENOMEM.
- */
-int pq_select_measure(enum pq_use use, struct pq_selection *out);
-/* as a kept selection is measured (RAID_PARITY_SELECTION: each candidate's median of
- * PQ_KEEP_RUNS selections), afresh, nothing read, written or changed in use */
-int pq_select_measure_kept(enum pq_use use, struct pq_selection *out);
-/*
- * Head to head: candidates idx[0..n) (indices into a selection of this build, all of one band)
- * and the band's reference timed against each other alone, for `rounds` rounds (at most
- * PQ_DUEL_ROUNDS_MAX) as a selection times them (hot: its steady rounds); rel[i * rounds + r] is
- * idx[i]'s rate over the reference's in round r (a selection judges by the median of these; two
- * candidates compare round by round as rel[i * rounds + r] / rel[j * rounds + r]). Changes nothing
- * in use. 0, -EINVAL (not one band, an index or count out of range) or -ENOMEM. (raid-parity-bench
- * --selection settles a band with it.)
- */
-#define PQ_DUEL_ROUNDS_MAX 1000
-int pq_select_duel(enum pq_use use, const int *idx, int n, int rounds, double *rel);
-/* the selection if it has run (or been forced), else NULL: starts nothing */
-const struct pq_selection *pq_selection_ran(enum pq_use use);
-/*
- * Both selections that have run as a json-c object for the engine's stats ({"hot", "streaming"}:
- * chosen, forced, each band's choice and every candidate's figures; null for one that has not
- * run), or NULL when neither has. The caller owns it.
+ * The choice for the engine's stats, as a json-c object: {"hot": {"chosen", "why"},
+ * "streaming": {"chosen", "why"}}, the streaming one the twin of the hot one and its shapes; or
+ * NULL before pq_best() has run. The caller owns it.
  */
 struct json_object;
 struct json_object *pq_selection_json(void);
-/* one line per candidate, the chosen one marked */
-void pq_selection_print(FILE *f, const struct pq_selection *s);
 
 /* Helpers built on a variant, for the cases every variant shares. */
 /* one data block lost, P present: D_fa = P ^ xor of the others */

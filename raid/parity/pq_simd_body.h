@@ -32,8 +32,8 @@
  * outputs are W-aligned, whatever the size, for callers that know the stripe is cold and its
  * outputs go to a device. Its xor_p/xor_pq are the variant's own: an RMW reads the parities it
  * writes, so their lines are in cache and streaming would save nothing. How a streaming loop
- * reads (vectors a step, prefetch level and distance) is one of PQ_SHAPES (pq_impl.h), chosen
- * by timing (pq_select.c), and the body's pq_family describes the variant to that selection.
+ * reads (vectors a step, prefetch level and distance) is one of PQ_SHAPES (pq_impl.h), given by
+ * the rule (pq_shape_of()).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,21 +49,14 @@
 #define LANES(l, n) _Pragma("GCC unroll 8") for (int l = 0; l < (n); l++)
 
 /*
- * How the streaming path reads (gen and recovery with non-temporal stores): one of the shapes
- * of PQ_SHAPES (pq_impl.h), chosen per variant and band of k and length (pq_sel_band()) by timing
- * on cold stripes at the first streaming use (pq_select.c); PQ_SHAPE_DEFAULT until then. Each shape
- * is a loop of its own, specialised at compile time (lanes, prefetch level and distance are
- * constants in it).
+ * How the streaming path reads (gen and recovery with non-temporal stores): one of the shapes of
+ * PQ_SHAPES (pq_impl.h), the rule's for this CPU and k (pq_shape_of()), the twin's (always) or
+ * the size rule's. Each shape is a loop of its own, specialised at compile time (lanes, prefetch
+ * level and distance are constants in it).
  */
-static int FN(shape_cur)[PQ_SEL_BANDS] = {[0 ... PQ_SEL_BANDS - 1] = PQ_SHAPE_DEFAULT};
-/* the size rule's (a hot stripe past L2): chosen by the hot selection, the same way */
-static int FN(hot_shape_cur)[PQ_SEL_BANDS] = {[0 ... PQ_SEL_BANDS - 1] = PQ_SHAPE_DEFAULT};
-
-/* the twin's shape (always), or the size rule's */
-AI int cur_shape(int k, size_t len, bool always)
+AI int cur_shape(int k, bool always)
 {
-	return __atomic_load_n(&(always ? FN(shape_cur) : FN(hot_shape_cur))[pq_sel_band(k, len)],
-			       __ATOMIC_RELAXED);
+	return pq_shape_of(k, always);
 }
 
 /* vectors a step of a shape that reads `lines` cache lines of every source */
@@ -184,7 +177,7 @@ AI void gen_p_any(int k, size_t len, void **ptrs, bool always)
 
 	if (stream_ok(always, k + 1, len, d[k], d[k])) {
 #define RUN(l, pf, dist) gen_p_run(k, len, d, true, l, pf, dist)
-		SHAPED(cur_shape(k, len, always));
+		SHAPED(cur_shape(k, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -249,14 +242,13 @@ AI void gen_pq_run(int k, size_t len, uint8_t **d, bool nt, int lanes, int pf, i
 		gen_pq_step(k, o, d, 1, nt);
 }
 
-/* shape < 0: the current one (cur_shape()) */
-AI void gen_pq_any(int k, size_t len, void **ptrs, bool always, int shape)
+AI void gen_pq_any(int k, size_t len, void **ptrs, bool always)
 {
 	uint8_t **d = (uint8_t **)ptrs;
 
 	if (stream_ok(always, k + 2, len, d[k], d[k + 1])) {
 #define RUN(l, pf, dist) gen_pq_run(k, len, d, true, l, pf, dist)
-		SHAPED(shape < 0 ? cur_shape(k, len, always) : shape);
+		SHAPED(cur_shape(k, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -266,18 +258,12 @@ AI void gen_pq_any(int k, size_t len, void **ptrs, bool always, int shape)
 
 static void FN(gen_pq)(int k, size_t len, void **ptrs)
 {
-	gen_pq_any(k, len, ptrs, false, -1);
+	gen_pq_any(k, len, ptrs, false);
 }
 
 static void FN(stream_gen_pq)(int k, size_t len, void **ptrs)
 {
-	gen_pq_any(k, len, ptrs, true, -1);
-}
-
-/* the twin's gen_pq in a given shape: what the selection times (pq_family) */
-static void FN(stream_gen_pq_shaped)(int shape, int k, size_t len, void **ptrs)
-{
-	gen_pq_any(k, len, ptrs, true, shape);
+	gen_pq_any(k, len, ptrs, true);
 }
 
 /* ---- xor_p, xor_pq: read-modify-write, the parities are hot: ordinary stores ---- */
@@ -409,7 +395,7 @@ AI void recov_2d_any(int k, int fa, int fb, size_t len, void **ptrs, bool always
 	MULC_INIT(qm, qc);
 	if (stream_ok(always, k + 2, len, d[fa], d[fb])) {
 #define RUN(l, pf, dist) recov_2d_run(k, fa, fb, len, d, &pbm, &qm, true, l, pf, dist)
-		SHAPED(cur_shape(k, len, always));
+		SHAPED(cur_shape(k, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -462,7 +448,7 @@ AI void recov_dp_any(int k, int fa, size_t len, void **ptrs, bool always)
 	MULC_INIT(inv, pq_gf_inv(pq_gf_exp[fa]));
 	if (stream_ok(always, k + 2, len, d[fa], d[k])) {
 #define RUN(l, pf, dist) recov_dp_run(k, fa, len, d, &inv, true, l, pf, dist)
-		SHAPED(cur_shape(k, len, always));
+		SHAPED(cur_shape(k, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -480,11 +466,8 @@ static void FN(stream_recov_dp)(int k, int fa, size_t len, void **ptrs)
 	recov_dp_any(k, fa, len, ptrs, true);
 }
 
-/* what the streaming selection needs of this variant (pq_select.c) */
+/* the variant and its twin, for pq_twin() (pq.c) */
 const struct pq_family CAT(pq_family_, VARIANT) = {
     .variant = &CAT(pq_calls_, VARIANT),
     .twin = &CAT(pq_calls_, CAT(VARIANT, _stream)),
-    .gen_pq_shaped = FN(stream_gen_pq_shaped),
-    .shape = FN(shape_cur),
-    .hot_shape = FN(hot_shape_cur),
 };

@@ -1,17 +1,18 @@
 /*
  * bench.h - raid-parity-bench's parts, shared between its files: the options (bench.c), the
  * sources that are measured (bench_sources.c), the timed runs that fill the table of rows
- * (bench_run.c) and the output made from the rows (bench_report.c). Every figure is a row;
- * another backend (CUDA) adds a source, not a new output path.
+ * (bench_run.c) and the output made from the rows (bench_report.c: the bands, the rule's pick
+ * against the fastest and against ISA-L, and the start-up cost of a parity array in fio). Every
+ * figure is a row; another backend (CUDA) adds a source, not a new output path.
  */
-#ifndef RAID_PARITY_BENCH_H
-#define RAID_PARITY_BENCH_H
+#ifndef TOOLS_DEV_PARITY_BENCH_H
+#define TOOLS_DEV_PARITY_BENCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pq.h"
+#include "parity/pq.h"
 
 #define PROG "raid-parity-bench"
 
@@ -30,9 +31,9 @@ struct bench_opt {
 	bool op_on[OP_N], mode_on[MODE_N];
 	const char *impls[MAX_LIST];
 	int nimpl; /* 0: every valid variant, isal and membw */
-	int runs, selection;
-	bool kept;   /* --kept: --selection's runs measured as kept selections are */
-	bool settle; /* --settle: --selection settles every band head to head */
+	int runs;
+	bool shapes;  /* gen rows of every SIMD variant in every streaming shape */
+	bool startup; /* the start-up cost of a RAID5 and a RAID0 fio run */
 	double run_s;
 	size_t pool;
 };
@@ -45,13 +46,14 @@ static inline bool has_avx2(void)
 
 /* what is measured (bench_sources.c): a variant, ISA-L's pq_gen, a read-XOR reference */
 struct source {
-	const char *name;
+	char name[32];
 	const struct pq_calls *pq; /* NULL for isal's raw pq_gen, cachebw and membw */
-	bool (*has)(const struct source *s, enum op op, enum mode mode);
+	int shape;		   /* a variant in this streaming shape (pq_impl.h), or -1 */
+	bool (*has)(const struct source *s, enum op op, enum mode mode, int k, size_t chunk);
 	void (*call)(const struct source *s, enum op op, enum mode mode, int k, size_t chunk,
 		     void **ptrs);
 };
-#define MAX_SOURCES 16
+#define MAX_SOURCES 32
 extern struct source sources[MAX_SOURCES];
 extern int nsources;
 /* the sources --impl asked for (all that this CPU can run without it) */
@@ -75,8 +77,12 @@ extern size_t pool_len; /* the stream pool once run_all() mapped it, else 0 */
 size_t default_pool(void);
 void run_all(void);
 
-/* the output (bench_report.c): the JSON array of rows, or the table with the targets */
+/* the output (bench_report.c): the JSON array of rows, or the table with the bands */
 void print_json(void);
-void print_table(const struct pq_selection *stream_sel);
+void print_table(void);
+/* the rule's pick for a row of this mode and k: "avx512gfni", "avx512gfni-stream l12-1l" */
+const char *pick_name(enum mode mode, int k);
+/* the wall time of a one-write RAID5 and RAID0 fio run (bench_startup.c) */
+void print_startup(void);
 
 #endif

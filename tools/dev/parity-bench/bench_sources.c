@@ -1,19 +1,27 @@
 /*
  * bench_sources.c - what raid-parity-bench measures, each a source of rows: every parity variant
- * valid here (stream mode through its twin, as rebuild and scrub call it), ISA-L's pq_gen with its
- * own dispatch and its AVX2 code alone, "selected" (each band's winner, what a caller runs), and
- * the read-XOR references of the cache (cachebw, gen hot's ceiling) and of memory (membw, gen
- * stream's ceiling).
+ * valid here (stream mode through its twin, as rebuild and scrub call it), each SIMD variant's gen
+ * in every streaming shape ("avx2/none"), ISA-L's pq_gen with its own dispatch and its AVX2 code
+ * alone, "selected" (the rule's pick, what a caller runs), and the read-XOR references of the cache
+ * (cachebw, gen hot's ceiling) and of memory (membw, gen stream's ceiling).
  */
 #include <immintrin.h>
 #include <isa-l/raid.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bench.h"
+#include "parity/pq_impl.h"
 
-static bool pq_has(const struct source *s, enum op op, enum mode mode)
+static bool pq_has(const struct source *s, enum op op, enum mode mode, int k, size_t chunk)
 {
 	return true;
+}
+
+/* a shape matters where the loop streams: a twin, or a hot stripe past L2 (the size rule) */
+static bool shape_has(const struct source *s, enum op op, enum mode mode, int k, size_t chunk)
+{
+	return op == OP_GEN && (mode == MODE_STREAM || (size_t)(k + 2) * chunk > pq_stream_min());
 }
 
 /* stream: cold stripes whose outputs go to devices, so the caller asks for the twin */
@@ -22,6 +30,8 @@ static void pq_call(const struct source *s, enum op op, enum mode mode, int k, s
 {
 	const struct pq_calls *c = mode == MODE_STREAM ? pq_twin(s->pq) : s->pq;
 
+	if (s->shape >= 0)
+		__atomic_store_n(&pq_shape_forced, s->shape, __ATOMIC_RELAXED);
 	switch (op) {
 	case OP_GEN:
 		c->gen_pq(k, chunk, ptrs);
@@ -39,9 +49,11 @@ static void pq_call(const struct source *s, enum op op, enum mode mode, int k, s
 	default:
 		break;
 	}
+	if (s->shape >= 0)
+		__atomic_store_n(&pq_shape_forced, -1, __ATOMIC_RELAXED);
 }
 
-static bool isal_has(const struct source *s, enum op op, enum mode mode)
+static bool isal_has(const struct source *s, enum op op, enum mode mode, int k, size_t chunk)
 {
 	return op == OP_GEN;
 }
@@ -65,8 +77,7 @@ static void isal_avx2_call(const struct source *s, enum op op, enum mode mode, i
 
 /*
  * "selected": what a caller of the library runs, pq_best() hot and pq_streaming(pq_best())
- * streaming, that is each band's winner of the selection (pq_selected()), ISA-L's included:
- * the row that says whether the library is ever slower than ISA-L at a given k and chunk.
+ * streaming, in the rule's shape: the row the band table sets against the fastest and ISA-L.
  */
 static void selected_call(const struct source *s, enum op op, enum mode mode, int k, size_t chunk,
 			  void **ptrs)
@@ -74,12 +85,13 @@ static void selected_call(const struct source *s, enum op op, enum mode mode, in
 	(mode == MODE_STREAM ? pq_streaming(pq_best()) : pq_best())->gen_pq(k, chunk, ptrs);
 }
 
-static bool membw_has(const struct source *s, enum op op, enum mode mode)
+static bool membw_has(const struct source *s, enum op op, enum mode mode, int k, size_t chunk)
 {
 	return op == OP_GEN && mode == MODE_STREAM;
 }
 
-static bool cachebw_has(const struct source *s, enum op op, enum mode mode)
+static bool cachebw_has(const struct source *s, enum op op, enum mode mode, int k,
+			size_t chunk)
 {
 	return op == OP_GEN && mode == MODE_HOT;
 }
@@ -157,10 +169,20 @@ static void cachebw_call(const struct source *s, enum op op, enum mode mode, int
 struct source sources[MAX_SOURCES];
 int nsources;
 
-static void add_source(struct source s)
+static void add_source(const char *name, const struct pq_calls *pq, int shape,
+		       bool (*has)(const struct source *, enum op, enum mode, int, size_t),
+		       void (*call)(const struct source *, enum op, enum mode, int, size_t, void **))
 {
-	if (nsources < MAX_SOURCES)
-		sources[nsources++] = s;
+	struct source *s = &sources[nsources];
+
+	if (nsources == MAX_SOURCES)
+		return;
+	nsources++;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->pq = pq;
+	s->shape = shape;
+	s->has = has;
+	s->call = call;
 }
 
 bool impl_wanted(const char *name)
@@ -181,16 +203,26 @@ void build_sources(void)
 		if (!c->valid() || !impl_wanted(c->name))
 			continue;
 		if (strcmp(c->name, "isal") == 0) /* rmw/recovery there are ours: only gen */
-			add_source((struct source){"isal", NULL, isal_has, isal_call});
+			add_source("isal", NULL, -1, isal_has, isal_call);
 		else
-			add_source((struct source){c->name, c, pq_has, pq_call});
+			add_source(c->name, c, -1, pq_has, pq_call);
+	}
+	for (int f = 0; opt.shapes && pq_families[f]; f++) {
+		const struct pq_calls *c = pq_families[f]->variant;
+
+		for (int sh = 0; sh < PQ_NSHAPES && c->valid() && impl_wanted(c->name); sh++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "%s/%s", c->name, pq_shapes[sh].name);
+			add_source(name, c, sh, shape_has, pq_call);
+		}
 	}
 	if (impl_wanted("selected"))
-		add_source((struct source){"selected", NULL, isal_has, selected_call});
+		add_source("selected", NULL, -1, isal_has, selected_call);
 	if (has_avx2() && impl_wanted("isal-avx2"))
-		add_source((struct source){"isal-avx2", NULL, isal_has, isal_avx2_call});
+		add_source("isal-avx2", NULL, -1, isal_has, isal_avx2_call);
 	if (impl_wanted("cachebw"))
-		add_source((struct source){"cachebw", NULL, cachebw_has, cachebw_call});
+		add_source("cachebw", NULL, -1, cachebw_has, cachebw_call);
 	if (impl_wanted("membw"))
-		add_source((struct source){"membw", NULL, membw_has, membw_call});
+		add_source("membw", NULL, -1, membw_has, membw_call);
 }

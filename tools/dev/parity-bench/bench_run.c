@@ -42,7 +42,7 @@ static void add_row(const char *impl, enum op op, int k, size_t chunk, enum mode
 }
 
 /*
- * The thread's CPU time, as the selection's (pq_select.c). For one thread that never sleeps it is
+ * The thread's CPU time. For one thread that never sleeps it is
  * the wall clock (which the engine's parity_ns is, and run.sh gates the engine's parity rate
  * against this bench's membw figure) minus the time the scheduler gave to other processes: on
  * this shared 2-core machine, at a load of 13, the wall clock put ISA-L's streaming gen at 0.39
@@ -187,7 +187,7 @@ void run_all(void)
 	for (int si = 0; si < nsources; si++)
 		for (int op = 0; op < OP_N; op++)
 			any_stream |= opt.op_on[op] && opt.mode_on[MODE_STREAM] &&
-				      sources[si].has(&sources[si], op, MODE_STREAM);
+				      sources[si].has(&sources[si], op, MODE_STREAM, 4, 4096);
 	if (any_stream) {
 		long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
 
@@ -216,7 +216,8 @@ void run_all(void)
 					if (!opt.op_on[op])
 						continue;
 					for (int si = 0; si < nsources; si++)
-						if (sources[si].has(&sources[si], op, mode))
+						if (sources[si].has(&sources[si], op, mode, k,
+								    chunk))
 							ss[n++] = &sources[si];
 					measure_group(ss, n, op, k, chunk, mode, hot, g);
 					for (int i = 0; i < n; i++)

@@ -1,10 +1,10 @@
 /*
  * bench.c - raid-parity-bench: single-thread throughput of every parity variant (and ISA-L's
  * pq_gen, and read-XOR bandwidth figures of the cache and of memory) over a grid of ops, k,
- * chunk sizes and cache modes. In stream mode our variants run through their streaming twins
- * (pq_twin(), in the shape the streaming selection chose), as rebuild and scrub call them. The
- * selections' figures come first; --selection N checks that they are stable (bench_select.c).
- * Prints a table, or with --json one JSON array of rows
+ * chunk sizes and cache modes, and for each band of k and chunk the rule's pick (pq_best(), in
+ * stream mode its twin) against the fastest and against ISA-L. In stream mode our variants run
+ * through their streaming twins, as rebuild and scrub call them. Prints a table, or with --json
+ * one JSON array of rows
  *   {"impl", "op", "k", "chunk", "mode", "gbps"}
  * where gbps counts data bytes per second (see docs/parity.md for what each op counts), the
  * median of several timed runs. This file: the command line and main; bench.h names the rest.
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "bench_select.h"
+#include "parity/pq_impl.h"
 
 #define STR2(x) #x
 #define STR(x) STR2(x)
@@ -30,9 +30,11 @@ static void usage(FILE *f)
 	    "usage: " PROG " [options]\n"
 	    "Single-thread throughput of the RAID-5/6 parity variants, ISA-L's pq_gen and\n"
 	    "read-XOR bandwidth figures of the cache (cachebw) and of memory (membw); gbps\n"
-	    "counts data bytes per second, median of several runs.\n"
+	    "counts data bytes per second, median of several runs. The table ends with the\n"
+	    "bands: the rule's pick against the fastest and against ISA-L, and the start-up\n"
+	    "cost of a one-write RAID5 fio run against a RAID0 one.\n"
 	    "  --json          print one JSON array of {impl, op, k, chunk, mode, gbps} rows\n"
-	    "  --quick         k = 10, chunk 64k, fewer and shorter runs (a smoke run)\n"
+	    "  --quick         k = 10, chunk 64k, fewer and shorter runs, no start-up figures\n"
 	    "  --k LIST        data blocks per stripe, 1..%d (default 4,10,22)\n"
 	    "  --chunk LIST    block sizes, multiples of 64, suffix k or m (default 4k,64k,1m)\n"
 	    "  --op LIST       gen, rmw, recov1, recov2 (default all)\n"
@@ -45,28 +47,16 @@ static void usage(FILE *f)
 	    "                  its own dispatch), isal-avx2 (ISA-L's pq_gen_avx2), cachebw\n"
 	    "                  (read-XOR of the hot stripe's data: gen hot's ceiling), membw\n"
 	    "                  (read-XOR of each pool stripe's data: gen stream's ceiling),\n"
-	    "                  selected (gen through the selection's choice: each band's\n"
-	    "                  winner, what a caller of the library runs)\n"
-	    "                  (default: every one this CPU can run)\n"
+	    "                  selected (gen through the rule's pick, what a caller of the\n"
+	    "                  library runs) (default: every one this CPU can run)\n"
+	    "  --shapes        also gen of each SIMD variant in every streaming shape, where\n"
+	    "                  the loop streams (\"avx2/none\"; default in the table, not --json)\n"
+	    "  --startup       print the start-up figures (default in the table without --quick)\n"
 	    "  --runs N        timed runs per row, the median is printed (default 5)\n"
 	    "  --pool SIZE     stream pool size (default 4x the last-level cache, 256m..2g)\n"
-	    "  --selection N   run the hot and the streaming selection N times and say whether\n"
-	    "                  they are stable: the same choice each time, or every choice\n"
-	    "                  within 3%% of the fastest candidate (medians over the N runs;\n"
-	    "                  where those say no, settled by timing the band's choices and\n"
-	    "                  near candidates head to head, 90 rounds (hot: 20 steady ones,\n"
-	    "                  as the selection times its finalists): unstable when a choice\n"
-	    "                  is shown more than 3%% slower than another, round by round, by\n"
-	    "                  the 95%% bounds of the median); exit status 1 when not\n"
-	    "  --kept          with --selection: each run measured as a kept selection is\n"
-	    "                  (RAID_PARITY_SELECTION): the medians of %d selections\n"
-	    "  --settle        with --selection: settle every band head to head, the stable\n"
-	    "                  ones too (a choice made every run is then checked as well)\n"
 	    "  --help          this text\n"
-	    "LIST is comma-separated. RAID_PARITY_IMPL=<name> forces the selection;\n"
-	    "RAID_PARITY_SELECTION=FILE reads it from FILE, or measures it (the medians of %d)\n"
-	    "and keeps it there (--selection always measures afresh).\n",
-	    PQ_MAX_DATA, PQ_KEEP_RUNS, PQ_KEEP_RUNS);
+	    "LIST is comma-separated. RAID_PARITY_IMPL=<name> forces the pick.\n",
+	    PQ_MAX_DATA);
 }
 
 static void die(const char *fmt, const char *a, const char *b)
@@ -208,9 +198,8 @@ static void parse_args(int argc, char **argv)
 		O_IMPL,
 		O_RUNS,
 		O_POOL,
-		O_SEL,
-		O_KEPT,
-		O_SETTLE
+		O_SHAPES,
+		O_STARTUP
 	};
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, O_JSON},
@@ -222,13 +211,12 @@ static void parse_args(int argc, char **argv)
 	    {"impl", required_argument, NULL, O_IMPL},
 	    {"runs", required_argument, NULL, O_RUNS},
 	    {"pool", required_argument, NULL, O_POOL},
-	    {"selection", required_argument, NULL, O_SEL},
-	    {"kept", no_argument, NULL, O_KEPT},
-	    {"settle", no_argument, NULL, O_SETTLE},
+	    {"shapes", no_argument, NULL, O_SHAPES},
+	    {"startup", no_argument, NULL, O_STARTUP},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	bool any_op = false, any_mode = false;
+	bool any_op = false, any_mode = false, shapes = false, startup = false;
 	int c;
 
 	opt.runs = 5;
@@ -262,14 +250,11 @@ static void parse_args(int argc, char **argv)
 		case O_RUNS:
 			opt.runs = parse_count("--runs", optarg, 1, 101);
 			break;
-		case O_SEL:
-			opt.selection = parse_count("--selection", optarg, 2, 20);
+		case O_SHAPES:
+			shapes = true;
 			break;
-		case O_KEPT:
-			opt.kept = true;
-			break;
-		case O_SETTLE:
-			opt.settle = true;
+		case O_STARTUP:
+			startup = true;
 			break;
 		case O_POOL:
 			opt.pool = parse_size(optarg);
@@ -285,10 +270,8 @@ static void parse_args(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'%s", argv[optind], "");
-	if (opt.kept && !opt.selection)
-		die("--kept: only with --selection N%s%s", "", "");
-	if (opt.settle && !opt.selection)
-		die("--settle: only with --selection N%s%s", "", "");
+	opt.shapes = shapes || (!opt.json && !opt.nimpl);
+	opt.startup = startup || (!opt.json && !opt.quick && !opt.nimpl);
 	if (opt.quick) {
 		if (!opt.nk)
 			opt.ks[opt.nk++] = 10;
@@ -314,39 +297,25 @@ static void parse_args(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	parse_args(argc, argv);
-	const char *force = getenv("RAID_PARITY_IMPL");
-	const char *sel = pq_best_name();
 	FILE *info = opt.json ? stderr : stdout;
 
-	if (opt.selection)
-		return bench_selection_check(opt.selection, opt.kept, opt.settle, stdout) ? 0 : 1;
 	build_sources();
-	if (!nsources) {
+	if (!nsources && !opt.startup) {
 		fprintf(stderr, PROG ": nothing to measure\n");
 		return 2;
 	}
-	bool variants = false; /* the streaming selection runs only when a variant streams */
-	const struct pq_selection *st = NULL;
-
-	for (int i = 0; i < nsources; i++)
-		variants |= (sources[i].pq || !strcmp(sources[i].name, "selected")) &&
-			    opt.mode_on[MODE_STREAM];
-	fprintf(info, "parity variant selected: %s (%s)", sel,
-		force && *force ? "RAID_PARITY_IMPL" : "fastest by timing");
-	if (variants) {
-		st = pq_selection(PQ_USE_STREAM);
-		fprintf(info, ", streaming: %s", st->chosen->name);
-	}
-	fprintf(info, "\n");
-	pq_selection_print(info, pq_selection(PQ_USE_HOT));
-	if (variants)
-		pq_selection_print(info, pq_selection(PQ_USE_STREAM));
-	if (!opt.json && pool_len == 0 && opt.mode_on[MODE_STREAM])
+	fprintf(info, "parity variant: %s (%s); streaming: %s, k <= 6 %s, k > 6 %s\n",
+		pq_best_name(), pq_best_why(), pq_streaming(pq_best())->name,
+		pick_name(MODE_STREAM, 4), pick_name(MODE_STREAM, 10));
+	if (!opt.json && pool_len == 0 && opt.mode_on[MODE_STREAM] && nsources)
 		printf("stream pool: %zu MiB\n", (opt.pool ? opt.pool : default_pool()) >> 20);
-	run_all();
+	if (nsources)
+		run_all();
 	if (opt.json)
 		print_json();
-	else
-		print_table(st);
+	else if (nsources)
+		print_table();
+	if (opt.startup)
+		print_startup();
 	return 0;
 }
