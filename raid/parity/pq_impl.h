@@ -36,6 +36,7 @@ enum { PQ_PF_NONE, PQ_PF_L1, PQ_PF_L2, PQ_PF_L12 };
 #define PQ_PF_L1_NEAR 256 /* PQ_PF_L12's L1 distance */
 /* indices of PQ_SHAPES that the rule names */
 #define PQ_SHAPE_L12_1L 0
+#define PQ_SHAPE_L2_2K 1
 #define PQ_SHAPE_NONE 3
 
 struct pq_shape {
@@ -45,11 +46,11 @@ struct pq_shape {
 extern const struct pq_shape pq_shapes[PQ_NSHAPES];
 
 /*
- * The shape a streaming loop of k data blocks reads in: the twin's (stream) or the size rule's
- * on a stripe past L2 (!stream). The rule's (pq_rule.c) unless pq_shape_forced is a shape index:
- * the tests and the bench set it to run every shape.
+ * The shape a streaming loop of k data blocks of len bytes reads in: the twin's (stream) or the
+ * size rule's on a stripe past L2 (!stream). The rule's (pq_rule.c) unless pq_shape_forced is a
+ * shape index: the tests and the bench set it to run every shape.
  */
-int pq_shape_of(int k, bool stream);
+int pq_shape_of(int k, size_t len, bool stream);
 extern int pq_shape_forced; /* -1: the rule's */
 
 /* A SIMD variant and its twin (defined by pq_simd_body.h). */

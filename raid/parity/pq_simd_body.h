@@ -54,9 +54,9 @@
  * the size rule's. Each shape is a loop of its own, specialised at compile time (lanes, prefetch
  * level and distance are constants in it).
  */
-AI int cur_shape(int k, bool always)
+AI int cur_shape(int k, size_t len, bool always)
 {
-	return pq_shape_of(k, always);
+	return pq_shape_of(k, len, always);
 }
 
 /* vectors a step of a shape that reads `lines` cache lines of every source */
@@ -177,7 +177,7 @@ AI void gen_p_any(int k, size_t len, void **ptrs, bool always)
 
 	if (stream_ok(always, k + 1, len, d[k], d[k])) {
 #define RUN(l, pf, dist) gen_p_run(k, len, d, true, l, pf, dist)
-		SHAPED(cur_shape(k, always));
+		SHAPED(cur_shape(k, len, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -248,7 +248,7 @@ AI void gen_pq_any(int k, size_t len, void **ptrs, bool always)
 
 	if (stream_ok(always, k + 2, len, d[k], d[k + 1])) {
 #define RUN(l, pf, dist) gen_pq_run(k, len, d, true, l, pf, dist)
-		SHAPED(cur_shape(k, always));
+		SHAPED(cur_shape(k, len, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -395,7 +395,7 @@ AI void recov_2d_any(int k, int fa, int fb, size_t len, void **ptrs, bool always
 	MULC_INIT(qm, qc);
 	if (stream_ok(always, k + 2, len, d[fa], d[fb])) {
 #define RUN(l, pf, dist) recov_2d_run(k, fa, fb, len, d, &pbm, &qm, true, l, pf, dist)
-		SHAPED(cur_shape(k, always));
+		SHAPED(cur_shape(k, len, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {
@@ -448,7 +448,7 @@ AI void recov_dp_any(int k, int fa, size_t len, void **ptrs, bool always)
 	MULC_INIT(inv, pq_gf_inv(pq_gf_exp[fa]));
 	if (stream_ok(always, k + 2, len, d[fa], d[k])) {
 #define RUN(l, pf, dist) recov_dp_run(k, fa, len, d, &inv, true, l, pf, dist)
-		SHAPED(cur_shape(k, always));
+		SHAPED(cur_shape(k, len, always));
 #undef RUN
 		__builtin_ia32_sfence();
 	} else {

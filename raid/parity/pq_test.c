@@ -222,19 +222,23 @@ static void test_rule(void **state)
 	}
 	assert_string_equal(pq_best_name(), pq_best()->name);
 	assert_ptr_equal(pq_streaming(pq_best()), pq_twin(pq_best()));
-	for (int k = 1; k <= PQ_MAX_DATA; k++) {
-		int sh = pq_shape_of(k, true);
+	for (int k = 1; k <= PQ_MAX_DATA; k++)
+		for (size_t len = 64; len <= (4u << 20); len *= 4) {
+			int sh = pq_shape_of(k, len, true);
 
-		assert_int_equal(pq_shape_of(k, false), PQ_SHAPE_NONE);
-		assert_true(sh == PQ_SHAPE_NONE || sh == PQ_SHAPE_L12_1L);
-		if (k <= 6) /* every core measured: no prefetch kept up best at small k */
-			assert_int_equal(sh, PQ_SHAPE_NONE);
-		else
-			assert_int_equal(sh, pq_shape_of(10, true)); /* one shape above k = 6 */
-	}
-	pq_shape_forced = 1;
-	assert_int_equal(pq_shape_of(10, true), 1);
-	assert_int_equal(pq_shape_of(10, false), 1);
+			assert_int_equal(pq_shape_of(k, len, false), PQ_SHAPE_NONE);
+			assert_true(sh == PQ_SHAPE_NONE || sh == PQ_SHAPE_L12_1L ||
+				    sh == PQ_SHAPE_L2_2K);
+			/* every core measured: no prefetch kept up best at small k */
+			if (k <= 6)
+				assert_int_equal(sh, PQ_SHAPE_NONE);
+			/* one shape from k = 7 to 15 at a given length */
+			if (k > 6 && k <= 15)
+				assert_int_equal(sh, pq_shape_of(10, len, true));
+		}
+	pq_shape_forced = 4;
+	assert_int_equal(pq_shape_of(10, 4096, true), 4);
+	assert_int_equal(pq_shape_of(10, 4096, false), 4);
 	pq_shape_forced = -1;
 }
 
@@ -262,7 +266,9 @@ static void test_json(void **state)
 	assert_true(json_object_object_get_ex(x, "chosen", &v));
 	assert_string_equal(json_object_get_string(v), pq_streaming(pq_best())->name);
 	assert_true(json_object_object_get_ex(x, "why", &v));
-	assert_non_null(strstr(json_object_get_string(v), pq_shapes[pq_shape_of(4, true)].name));
+	assert_non_null(strstr(json_object_get_string(v), pq_best_name()));
+	assert_non_null(
+	    strstr(json_object_get_string(v), pq_shapes[pq_shape_of(4, 4096, true)].name));
 	json_object_put(o);
 }
 

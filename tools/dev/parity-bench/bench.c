@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "bench.h"
-#include "parity/pq_impl.h"
 
 #define STR2(x) #x
 #define STR(x) STR2(x)
@@ -304,9 +303,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": nothing to measure\n");
 		return 2;
 	}
-	fprintf(info, "parity variant: %s (%s); streaming: %s, k <= 6 %s, k > 6 %s\n",
-		pq_best_name(), pq_best_why(), pq_streaming(pq_best())->name,
-		pick_name(MODE_STREAM, 4), pick_name(MODE_STREAM, 10));
+	fprintf(info, "parity variant: %s (%s); streaming: %s (its shape by k and chunk: the bands)\n",
+		pq_best_name(), pq_best_why(), pq_streaming(pq_best())->name);
 	if (!opt.json && pool_len == 0 && opt.mode_on[MODE_STREAM] && nsources)
 		printf("stream pool: %zu MiB\n", (opt.pool ? opt.pool : default_pool()) >> 20);
 	if (nsources)

@@ -80,8 +80,8 @@ void run_all(void);
 /* the output (bench_report.c): the JSON array of rows, or the table with the bands */
 void print_json(void);
 void print_table(void);
-/* the rule's pick for a row of this mode and k: "avx512gfni", "avx512gfni-stream l12-1l" */
-const char *pick_name(enum mode mode, int k);
+/* the rule's pick for a row of this mode, k and chunk: "avx512gfni", "avx512gfni-stream none" */
+const char *pick_name(enum mode mode, int k, size_t chunk);
 /* the wall time of a one-write RAID5 and RAID0 fio run (bench_startup.c) */
 void print_startup(void);
 

@@ -5,6 +5,7 @@
  * floor (docs/parity.md, "The rule").
  */
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,18 +51,18 @@ void print_json(void)
 	json_object_put(arr);
 }
 
-const char *pick_name(enum mode mode, int k)
+const char *pick_name(enum mode mode, int k, size_t chunk)
 {
-	static char name[2][48];
+	static char name[48];
 	const struct pq_calls *c = pq_best();
 
 	if (mode == MODE_HOT)
 		return c->name;
 	if (!pq_family_of(c)) /* base, isal: no shapes */
 		return pq_streaming(c)->name;
-	snprintf(name[k > 6], sizeof(name[0]), "%s %s", pq_streaming(c)->name,
-		 pq_shapes[pq_shape_of(k, true)].name);
-	return name[k > 6];
+	snprintf(name, sizeof(name), "%s %s", pq_streaming(c)->name,
+		 pq_shapes[pq_shape_of(k, chunk, true)].name);
+	return name;
 }
 
 /* a row of what is measured, not a reference */
@@ -81,7 +82,7 @@ static bool runs_pick(const struct row *r)
 	char shaped[48];
 
 	snprintf(shaped, sizeof(shaped), "%s/%s", pq_best_name(),
-		 pq_shapes[pq_shape_of(r->k, r->mode == MODE_STREAM)].name);
+		 pq_shapes[pq_shape_of(r->k, r->chunk, r->mode == MODE_STREAM)].name);
 	return r->op == OP_GEN &&
 	       (!strcmp(r->impl, "selected") || !strcmp(r->impl, pq_best_name()) ||
 		!strcmp(r->impl, shaped));
@@ -129,15 +130,17 @@ static void print_bands(void)
 			       "%7s | %-5s |\n",
 			       FLOOR, "mode", "k", "chunk", "pick", "GB/s", "spread", "fastest other",
 			       "GB/s", "/fastest", "isal", "/isal", "floor");
-		double f = pick / best->gbps, vi = isal && isal->gbps > 0 ? pick / isal->gbps : 1;
-		bool ok = (f >= FLOOR || !strcmp(best->impl, "isal")) && vi >= FLOOR;
+		/* judged as printed, to the hundredth */
+		double f = round(100 * pick / best->gbps) / 100,
+		       vi = isal && isal->gbps > 0 ? round(100 * pick / isal->gbps) / 100 : 1;
+		bool ok = f >= FLOOR && vi >= FLOOR;
 		bool within = !ok && pick / low >= 1 / (f < vi ? f : vi);
 
 		met += ok;
 		noise += within;
 		printf("| %-6s | %3d | %5zuK | %-26s | %6.2f | %5.2fx | %-20s | %6.2f | %7.2fx | "
 		       "%6.2f | %6.2fx | %-5s |\n",
-		       mode_names[p->mode], p->k, p->chunk >> 10, pick_name(p->mode, p->k), pick,
+		       mode_names[p->mode], p->k, p->chunk >> 10, pick_name(p->mode, p->k, p->chunk), pick,
 		       pick / low, best->impl, best->gbps, f, isal ? isal->gbps : 0, vi,
 		       ok ? "met" : within ? "noise" : "MISS");
 	}

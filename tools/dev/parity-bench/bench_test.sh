@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # bench_test.sh - raid-parity-bench's command line: --help (naming the streaming twins), the
 # JSON contract (one array of {impl, op, k, chunk, mode, gbps} rows, checked with jq as every
-# test reads JSON; the cachebw and membw references present), the forced selection through
-# RAID_PARITY_IMPL (hot and streaming), the selections' figures, the targets table (its ceilings,
-# the selected rows against ISA-L's), the form of
-# the --selection stability check, and one-line errors on bad input. Figures are not checked
+# test reads JSON; the cachebw and membw references present), the pick forced through
+# RAID_PARITY_IMPL, the band table (one line per mode, k and chunk, its ratios the figures of
+# its own rows), the start-up line, and one-line errors on bad input. Figures are not checked
 # (timing is never asserted); a short --runs/--pool keeps this to a few seconds.
-source "$(dirname "$0")/../../tests/lib.sh"
+source "$(dirname "$0")/../../../tests/lib.sh"
 BENCH=$ROOT/build/bin/raid-parity-bench
 Q=(--quick --runs 1 --pool 64m)
 
@@ -34,44 +33,38 @@ check_json() { # FILE: a non-empty array of well-formed rows, with isal and memb
 		and uses("selected") == [["gen", "hot"], ["gen", "stream"]]' "$1" >/dev/null
 }
 t_case "json contract" bash -c "'$BENCH' --json ${Q[*]} >'$T_SCRATCH/b.json' && $(declare -f check_json); check_json '$T_SCRATCH/b.json'"
-t_case "forced selection" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --mode hot --impl base | grep -q 'selected: base (RAID_PARITY_IMPL)'"
+t_case "forced pick" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --mode hot --impl base | grep -q '^parity variant: base (forced by RAID_PARITY_IMPL); streaming: base '"
 t_case "unknown forced name is reported" bash -c "RAID_PARITY_IMPL=nope '$BENCH' ${Q[*]} --op gen --mode hot --impl base 2>&1 | grep -q 'RAID_PARITY_IMPL=nope is unknown'"
-t_case "forced selection streams through the forced variant" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --impl base | grep -q 'streaming: base'"
-t_case "both selections print their candidates, isal among them" bash -c "'$BENCH' ${Q[*]} --op gen --impl base | grep -A80 'streaming selection' | grep -qE '^raid parity:   k = 10 +64K  isal '"
-t_case "targets table" bash -c "'$BENCH' ${Q[*]} --op gen,recov2 >'$T_SCRATCH/t.txt' && grep -q '^| gen, from memory (streaming) ' '$T_SCRATCH/t.txt'"
-# the ceiling: membw / isal of this run (the stream rows), cachebw / isal (the hot row); "-" where none
-ceiling_ok() { # FILE
-	awk -F'|' '
-		function num(s) { gsub(/[^0-9.]/, "", s); return s + 0 }
-		function gb(s) { n = split(s, w, " "); return w[n] + 0 }
-		$2 ~ /^ gen, data in cache +$/ { hc = num($7); hi = gb($4) }
-		$2 ~ /^ gen, from memory \(streaming\) +$/ { sc = num($7); si = gb($4) }
-		$2 ~ /^ streaming gen \/ read-XOR/ { mb = gb($4); dash = $7 ~ /^ +- $/ }
-		END {
-			ok = si > 0 && mb > 0 && dash && (sc - mb / si) < 0.006 && (mb / si - sc) < 0.006
-			exit !(ok && hc > 0 && hi > 0)
-		}' "$1" && grep -q '^| figure .*| ceiling | met |$' "$1" && grep -q '^(ceiling: ' "$1"
-}
-t_case "targets table: the ceiling is membw / isal of the run" bash -c "$(declare -f ceiling_ok); ceiling_ok '$T_SCRATCH/t.txt'"
-# the wide variants: their rows where the CPU runs them, else a row that says they are unavailable
-# "never slower than ISA-L": the selected rows against isal, with the variant each one ran
-t_case "targets table: selected against isal" bash -c "grep -qE '^\| +10 \| +64K \| hot +\| [a-z0-9-]+ +\|.*x \|$' '$T_SCRATCH/t.txt' && grep -qE '^\| +10 \| +64K \| stream +\| [a-z0-9-]+-stream +\|' '$T_SCRATCH/t.txt'"
+t_case "the rule's pick is named" bash -c "'$BENCH' ${Q[*]} --op gen --mode hot --impl base | grep -qE '^parity variant: (avx512gfni|avx512|avx2|base) \((AVX|no AVX2)'"
 t_case "selected by name" bash -c "'$BENCH' ${Q[*]} --op gen --mode hot --impl selected | grep -q '^selected '"
-t_case "targets table: avx512gfni measured or said unavailable" bash -c "grep -qE '^\| (gen, data in cache, avx512gfni +\| avx512gfni|avx512gfni +\| unavailable: this CPU does not report)' '$T_SCRATCH/t.txt'"
-t_case "targets table: which candidate won, band by band" bash -c "grep -qE '^hot selection won by: k = 4 4K .*; k = 10 64K .*; k = 22 1024K ' '$T_SCRATCH/t.txt' && grep -qE '^streaming selection won by: k = 4 4K .*; k = 10 64K .*; k = 22 1024K ' '$T_SCRATCH/t.txt'"
-# the stability check: its verdict depends on timing, so only its form is checked (exit 0 or 1)
-t_case "selection stability check" bash -c "'$BENCH' --selection 2 >'$T_SCRATCH/s.txt'; [ \$? -le 1 ] && [ \$(grep -c '^hot selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/s.txt') -eq 9 ] && [ \$(grep -c '^streaming selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/s.txt') -eq 9 ]"
-t_case "the check sums up: bands stable of 18, and why the others were not" bash -c "grep -qE '^hot selection over 2 runs: [0-9] of 9 bands stable' '$T_SCRATCH/s.txt' && grep -qE '^streaming selection over 2 runs: [0-9] of 9 bands stable' '$T_SCRATCH/s.txt' && grep -qE '^both selections over 2 runs: [0-9]+ of 18 bands stable(; of the [0-9]+ unstable, [0-9]+ changed between runs, [0-9]+ moved within the noise; settled head to head \\([0-9]+\\), [0-9]+ of 18 bands stable \\([0-9]+ of the [0-9]+ shown within 3%\\))?\$' '$T_SCRATCH/s.txt' && [ \$(grep -cE '^(hot|streaming) selection over 2 runs, k = .*NOT stable' '$T_SCRATCH/s.txt') -eq \$((18 - \$(sed -n 's/^both selections over 2 runs: \\([0-9]*\\) of 18.*/\\1/p' '$T_SCRATCH/s.txt'))) ]"
-# every unstable band says why: the fastest changed between runs, or the choice moved in the noise
-t_case "each unstable band is explained" bash -c "[ \$(grep -cE '^(hot|streaming) selection over 2 runs, k = .*NOT stable' '$T_SCRATCH/s.txt') -eq \$(grep -cE '^  (the fastest changed between runs: .* in runs? [0-9 ]+, .* in runs? [0-9 ]+: more than noise|.* and .* were not each more than 5% ahead of the other in some run: the choice moved)' '$T_SCRATCH/s.txt') ]"
-# and settled head to head: one line per unstable band, its candidates' ratios and a verdict
-t_case "each unstable band is settled head to head" bash -c "[ \$(grep -cE '^(hot|streaming) selection over 2 runs, k = .*NOT stable' '$T_SCRATCH/s.txt') -eq \$(grep -cE '^  settled head to head \\((90|20 steady) rounds, these alone\\): .*[0-9]\\.[0-9]{2}x.*: (stable: every choice within 3% of the fastest|stable: no choice shown more than 3% slower than another|NOT stable: a choice more than 3% slower than another)( \\((closest|here) .*: [0-9]\\.[0-9]{2}x of .* round by round, 95%: [0-9]\\.[0-9]{2}-[0-9]\\.[0-9]{2}\\))?\$' '$T_SCRATCH/s.txt') ]"
-# --settle: every band settled, the summary counts them, and the exit status follows them
-t_case "--selection --settle settles every band" bash -c "'$BENCH' --selection 2 --settle >'$T_SCRATCH/st.txt'; rc=\$?; [ \$rc -le 1 ] && [ \$(grep -cE '^  settled head to head \\((90|20 steady) rounds, these alone\\): .*\\(chosen\\)' '$T_SCRATCH/st.txt') -eq 18 ] && [ \$(grep -c '^  settled head to head (20 steady rounds' '$T_SCRATCH/st.txt') -eq 9 ] && grep -qE '^both selections over 2 runs: [0-9]+ of 18 bands stable.*; settled head to head \\(18\\), [0-9]+ of 18 bands stable \\([0-9]+ of the 18 shown within 3%\\)\$' '$T_SCRATCH/st.txt' && n=\$(sed -n 's/^both selections.*settled head to head (18), \\([0-9]*\\) of 18.*/\\1/p' '$T_SCRATCH/st.txt') && [ \$(grep -c '^  settled head to head .*: stable: ' '$T_SCRATCH/st.txt') -eq \$n ] && w=\$(sed -n 's/^both selections.* (\\([0-9]*\\) of the 18 shown within 3%)\$/\\1/p' '$T_SCRATCH/st.txt') && [ \$(grep -c '^  settled head to head .*: stable: every choice within 3%' '$T_SCRATCH/st.txt') -eq \$w ] && { { [ \$n -eq 18 ] && [ \$rc -eq 0 ]; } || { [ \$n -lt 18 ] && [ \$rc -eq 1 ]; }; }"
-t_case_fail "--settle without --selection" "$BENCH" --settle
-t_case_fail "selection count below 2" "$BENCH" --selection 1
-t_case_fail "--kept without --selection" "$BENCH" --kept
-t_case "--selection --kept: kept selections (medians of PQ_KEEP_RUNS) judged the same way" bash -c "'$BENCH' --selection 2 --kept >'$T_SCRATCH/k.txt'; [ \$? -le 1 ] && grep -q '^hot run 2:' '$T_SCRATCH/k.txt' && [ \$(grep -c '^streaming selection over 2 runs, k = [0-9]*, [0-9]*K:' '$T_SCRATCH/k.txt') -eq 9 ]"
+# the band table: one line per mode, k and chunk; the pick's figure that of a row running its
+# code (at least "selected" and its own row), the fastest the best other row, the ratios and the
+# floor as those figures say. $2: the pick's name.
+bands_ok() { # FILE PICK
+	awk -v best="$2" '
+		function near(a, b) { return a - b < 0.006 && b - a < 0.006 }
+		$2 == "gen" && NF >= 6 { v[$1 "|" $5 "|" $3 "|" $4] = $6 + 0 }
+		/^\| (hot|stream) / {
+			split($0, f, "|"); for (i in f) gsub(/^ +| +$/, "", f[i])
+			ch = f[4] == "1024K" ? "1M" : f[4]; n++; mine = 0; top = 0; named = -1; isal = -1
+			for (r in v) {
+				split(r, p, "|"); if (p[2] != f[2] || p[3] != f[3] || p[4] != ch) continue
+				if (p[1] ~ /^(cachebw|membw|isal-avx2)$/) continue
+				if (p[1] == "isal") isal = v[r]
+				if (p[1] == "selected" || p[1] == best) { if (v[r] > mine) mine = v[r] }
+				else if (index(p[1], best "/") != 1 && v[r] > top) top = v[r]
+				if (p[1] == f[8]) named = v[r]
+			}
+			if (f[6] + 0 < mine - 0.006 || !near(named, f[9]) || !near(top, f[9])) bad++
+			if (f[8] == "selected" || f[8] == best || !near(isal, f[11])) bad++
+			x = f[10]; y = f[12]; sub(/x$/, "", x); sub(/x$/, "", y)
+			if (!near(f[6] / f[9], x) || !near(f[6] / f[11], y)) bad++
+			if ((x + 0 >= 0.9 && y + 0 >= 0.9) != (f[13] == "met") || f[13] !~ /^(met|noise|MISS)$/) bad++
+		}
+		END { exit !(n == 4 && !bad) }' "$1"
+}
+t_case "band table" bash -c "'$BENCH' --quick --runs 1 --pool 64m --op gen --k 4,10 >'$T_SCRATCH/b.txt' && $(declare -f bands_ok); bands_ok '$T_SCRATCH/b.txt' \$(sed -n 's/^parity variant: \([a-z0-9]*\) .*/\1/p' '$T_SCRATCH/b.txt') && grep -qE '^[0-9] of 4 bands meet the floor' '$T_SCRATCH/b.txt'"
+t_case "start-up line" bash -c "'$BENCH' --startup --impl membw --quick --mode stream --pool 64m | grep -qE '^start-up, fio one 4 KiB write over null members \(median of 5\): RAID5 [0-9.]+ s, RAID0 [0-9.]+ s, RAID5 - RAID0 [-+][0-9.]+ s \(target: within 0.1 s\) (met|MISS)$'"
 t_case_fail "bad k" "$BENCH" --k 0
 t_case_fail "k above the maximum" "$BENCH" --k 63
 t_case_fail "chunk not a multiple of 64" "$BENCH" --chunk 100
