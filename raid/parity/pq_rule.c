@@ -79,7 +79,8 @@ static void shapes_text(char *buf, size_t n)
 			 pq_shapes[stream_shape(4, 4096)].name,
 			 pq_shapes[stream_shape(22, 65536)].name);
 	else
-		snprintf(buf, n, "shape %s at k <= 6, %s above", pq_shapes[stream_shape(4, 4096)].name,
+		snprintf(buf, n, "shape %s at k <= 6, %s above",
+			 pq_shapes[stream_shape(4, 4096)].name,
 			 pq_shapes[stream_shape(10, 65536)].name);
 }
 

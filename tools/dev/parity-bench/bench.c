@@ -303,7 +303,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": nothing to measure\n");
 		return 2;
 	}
-	fprintf(info, "parity variant: %s (%s); streaming: %s (its shape by k and chunk: the bands)\n",
+	fprintf(info,
+		"parity variant: %s (%s); streaming: %s (its shape by k and chunk: the bands)\n",
 		pq_best_name(), pq_best_why(), pq_streaming(pq_best())->name);
 	if (!opt.json && pool_len == 0 && opt.mode_on[MODE_STREAM] && nsources)
 		printf("stream pool: %zu MiB\n", (opt.pool ? opt.pool : default_pool()) >> 20);

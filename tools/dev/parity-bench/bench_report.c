@@ -83,9 +83,8 @@ static bool runs_pick(const struct row *r)
 
 	snprintf(shaped, sizeof(shaped), "%s/%s", pq_best_name(),
 		 pq_shapes[pq_shape_of(r->k, r->chunk, r->mode == MODE_STREAM)].name);
-	return r->op == OP_GEN &&
-	       (!strcmp(r->impl, "selected") || !strcmp(r->impl, pq_best_name()) ||
-		!strcmp(r->impl, shaped));
+	return r->op == OP_GEN && (!strcmp(r->impl, "selected") ||
+				   !strcmp(r->impl, pq_best_name()) || !strcmp(r->impl, shaped));
 }
 
 /*
@@ -123,13 +122,14 @@ static void print_bands(void)
 			continue;
 		isal = find_row("isal", OP_GEN, p->k, p->chunk, p->mode);
 		if (!n++)
-			printf("bands, gen: the rule's pick (the best of its rows) against the fastest "
+			printf("bands, gen: the rule's pick (the best of its rows) against the "
+			       "fastest "
 			       "other row and ISA-L's pq_gen (floor: >= %.1fx of both; spread: the "
 			       "pick's rows, best / worst)\n"
 			       "| %-6s | %3s | %6s | %-26s | %6s | %6s | %-20s | %6s | %7s | %6s | "
 			       "%7s | %-5s |\n",
-			       FLOOR, "mode", "k", "chunk", "pick", "GB/s", "spread", "fastest other",
-			       "GB/s", "/fastest", "isal", "/isal", "floor");
+			       FLOOR, "mode", "k", "chunk", "pick", "GB/s", "spread",
+			       "fastest other", "GB/s", "/fastest", "isal", "/isal", "floor");
 		/* judged as printed, to the hundredth */
 		double f = round(100 * pick / best->gbps) / 100,
 		       vi = isal && isal->gbps > 0 ? round(100 * pick / isal->gbps) / 100 : 1;
@@ -140,9 +140,12 @@ static void print_bands(void)
 		noise += within;
 		printf("| %-6s | %3d | %5zuK | %-26s | %6.2f | %5.2fx | %-20s | %6.2f | %7.2fx | "
 		       "%6.2f | %6.2fx | %-5s |\n",
-		       mode_names[p->mode], p->k, p->chunk >> 10, pick_name(p->mode, p->k, p->chunk), pick,
-		       pick / low, best->impl, best->gbps, f, isal ? isal->gbps : 0, vi,
-		       ok ? "met" : within ? "noise" : "MISS");
+		       mode_names[p->mode], p->k, p->chunk >> 10,
+		       pick_name(p->mode, p->k, p->chunk), pick, pick / low, best->impl, best->gbps,
+		       f, isal ? isal->gbps : 0, vi,
+		       ok	? "met"
+		       : within ? "noise"
+				: "MISS");
 	}
 	if (n)
 		printf("%d of %d bands meet the floor; %d more miss it by less than the pick's own "

@@ -90,8 +90,7 @@ static bool membw_has(const struct source *s, enum op op, enum mode mode, int k,
 	return op == OP_GEN && mode == MODE_STREAM;
 }
 
-static bool cachebw_has(const struct source *s, enum op op, enum mode mode, int k,
-			size_t chunk)
+static bool cachebw_has(const struct source *s, enum op op, enum mode mode, int k, size_t chunk)
 {
 	return op == OP_GEN && mode == MODE_HOT;
 }
@@ -171,7 +170,8 @@ int nsources;
 
 static void add_source(const char *name, const struct pq_calls *pq, int shape,
 		       bool (*has)(const struct source *, enum op, enum mode, int, size_t),
-		       void (*call)(const struct source *, enum op, enum mode, int, size_t, void **))
+		       void (*call)(const struct source *, enum op, enum mode, int, size_t,
+				    void **))
 {
 	struct source *s = &sources[nsources];
 

@@ -95,7 +95,8 @@ void print_startup(void)
 	for (int r = 0; r < STARTUP_RUNS; r++)
 		for (int l = 0; l < 2; l++)
 			if ((t[l][r] = fio_run(fio, engine, levels[l])) < 0) {
-				printf("start-up: the RAID%d fio run failed; no figure\n", levels[l]);
+				printf("start-up: the RAID%d fio run failed; no figure\n",
+				       levels[l]);
 				return;
 			}
 	for (int l = 0; l < 2; l++)

@@ -37,9 +37,9 @@ t_case "forced pick" bash -c "RAID_PARITY_IMPL=base '$BENCH' ${Q[*]} --op gen --
 t_case "unknown forced name is reported" bash -c "RAID_PARITY_IMPL=nope '$BENCH' ${Q[*]} --op gen --mode hot --impl base 2>&1 | grep -q 'RAID_PARITY_IMPL=nope is unknown'"
 t_case "the rule's pick is named" bash -c "'$BENCH' ${Q[*]} --op gen --mode hot --impl base | grep -qE '^parity variant: (avx512gfni|avx512|avx2|base) \((AVX|no AVX2)'"
 t_case "selected by name" bash -c "'$BENCH' ${Q[*]} --op gen --mode hot --impl selected | grep -q '^selected '"
-# the band table: one line per mode, k and chunk; the pick's figure that of a row running its
-# code (at least "selected" and its own row), the fastest the best other row, the ratios and the
-# floor as those figures say. $2: the pick's name.
+# the band table: one line per mode, k and chunk; the pick's figure the best of the rows that run
+# its code ("selected", its own row, its row in the rule's shape), the fastest the best other
+# row, the ratios and the floor as those figures say. $2: the pick's name.
 bands_ok() { # FILE PICK
 	awk -v best="$2" '
 		function near(a, b) { return a - b < 0.006 && b - a < 0.006 }
@@ -47,16 +47,19 @@ bands_ok() { # FILE PICK
 		/^\| (hot|stream) / {
 			split($0, f, "|"); for (i in f) gsub(/^ +| +$/, "", f[i])
 			ch = f[4] == "1024K" ? "1M" : f[4]; n++; mine = 0; top = 0; named = -1; isal = -1
+			# the shape of the rule: the last word of the pick streaming, none hot
+			shape = split(f[5], w, " ") > 1 ? w[2] : "none"
 			for (r in v) {
 				split(r, p, "|"); if (p[2] != f[2] || p[3] != f[3] || p[4] != ch) continue
 				if (p[1] ~ /^(cachebw|membw|isal-avx2)$/) continue
 				if (p[1] == "isal") isal = v[r]
-				if (p[1] == "selected" || p[1] == best) { if (v[r] > mine) mine = v[r] }
-				else if (index(p[1], best "/") != 1 && v[r] > top) top = v[r]
+				if (p[1] == "selected" || p[1] == best || p[1] == best "/" shape) {
+					if (v[r] > mine) mine = v[r]
+				} else if (v[r] > top) top = v[r]
 				if (p[1] == f[8]) named = v[r]
 			}
-			if (f[6] + 0 < mine - 0.006 || !near(named, f[9]) || !near(top, f[9])) bad++
-			if (f[8] == "selected" || f[8] == best || !near(isal, f[11])) bad++
+			if (!near(f[6], mine) || !near(named, f[9]) || !near(top, f[9])) bad++
+			if (f[8] == "selected" || f[8] == best || f[8] == best "/" shape || !near(isal, f[11])) bad++
 			x = f[10]; y = f[12]; sub(/x$/, "", x); sub(/x$/, "", y)
 			if (!near(f[6] / f[9], x) || !near(f[6] / f[11], y)) bad++
 			if ((x + 0 >= 0.9 && y + 0 >= 0.9) != (f[13] == "met") || f[13] !~ /^(met|noise|MISS)$/) bad++
