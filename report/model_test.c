@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "report/model.h"
+#include "report/cmd/cmd.h"
 
 #include <math.h>
 #include <stdlib.h>

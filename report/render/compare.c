@@ -1,7 +1,7 @@
-/* report/compare.c: raid-report --compare RUN_A RUN_B. Matches tests by id and writes, per
+/* report/render/compare.c: raid-report --compare RUN_A RUN_B. Matches tests by id and writes, per
  * test and figure, A, B and the change from A to B: compare.csv, the same table on stdout,
  * and a chart of the change of each test's main figure (MB/s for bs >= 64k, else IOPS). */
-#include "report/report.h"
+#include "report/render/render.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,8 +1,8 @@
-/* report/load.c: reads one run directory (run.json, tests/<test>.meta.json, the fio json+ of
+/* report/model/load.c: reads one run directory (run.json, tests/<test>.meta.json, the fio json+ of
  * each test and the engine's stats file) into a struct rr_run. Latency percentiles are taken
  * from fio's clat bins merged over every job and direction, with fio's own rule, so a run
  * without group_reporting still gets one set of percentiles per test. */
-#include "report/report.h"
+#include "report/model/model.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "raid/core/raid.h"
 
 #define META_SUFFIX ".meta.json"
 
@@ -361,6 +363,28 @@ static int check_fields(json_object *o, const char *path, const struct field *f,
 	return 0;
 }
 
+static double num_of(json_object *o, const char *key)
+{
+	json_object *v;
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+/* Busy cores over the measured interval: user + system + softirq (iowait is idle time). */
+static void parse_host_cpu(json_object *h, struct rr_test *t)
+{
+	if (!h || !json_object_is_type(h, json_type_object))
+		return;
+	double iv = num_of(h, "interval_s");
+	if (!(iv > 0))
+		return;
+	double busy = num_of(h, "user_s") + num_of(h, "system_s") + num_of(h, "softirq_s");
+	t->host_cpu_cores = busy / iv;
+	t->fio_cpu_cores = (num_of(h, "fio_user_s") + num_of(h, "fio_system_s")) / iv;
+}
+
 static void parse_meta(json_object *m, struct rr_test *t)
 {
 	t->preset = str(get(m, "preset"));
@@ -384,7 +408,7 @@ static void parse_meta(json_object *m, struct rr_test *t)
 		free(t->target);
 		t->target = xstrdup(strcmp(t->engine, "jbod") ? "engine" : "jbod");
 	}
-	rr_parse_host_cpu(get(m, "host_cpu"), t);
+	parse_host_cpu(get(m, "host_cpu"), t);
 	if (!*t->state) {
 		free(t->state);
 		t->state = xstrdup("optimal");
@@ -454,7 +478,7 @@ static void test_init(struct rr_test *t)
 void rr_test_free(struct rr_test *t)
 {
 	char **s[] = {&t->test,	 &t->preset, &t->workload, &t->engine,	    &t->layout, &t->parity,
-		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host, &t->target};
+		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host,	&t->target};
 	for (size_t i = 0; i < t->nhosts; i++)
 		rr_test_free(&t->hosts[i]);
 	free(t->hosts);
@@ -621,8 +645,13 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no test has fio output", run->dir);
 		rc = -ENOENT;
 	}
-	if (rc == 0)
-		rr_targets_link(run);
+	for (size_t i = 0; rc == 0 && i < run->ntests; i++) {
+		struct rr_test *t = &run->tests[i];
+		if (t->iops > 0) {
+			t->host_cpu_us_per_io = t->host_cpu_cores / t->iops * 1e6;
+			t->fio_cpu_us_per_io = t->fio_cpu_cores / t->iops * 1e6;
+		}
+	}
 	if (rc == 0 && !*run->preset && run->ntests) {
 		free(run->preset);
 		run->preset = xstrdup(run->tests[0].preset);
@@ -648,7 +677,6 @@ void rr_run_free(struct rr_run *run)
 	free(run->preset);
 	free(run->host);
 	json_object_put(run->run_json);
-	rr_analysis_free(run->an);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -676,6 +704,18 @@ int rr_is_large(const struct rr_test *t)
 	return t->bs >= 65536;
 }
 
+int rr_level_parity(int level)
+{
+	struct raid_level_info l;
+
+	return raid_level_get(level, &l) ? -1 : l.parity;
+}
+
+double rr_primary(const struct rr_test *t)
+{
+	return rr_is_large(t) ? t->mbps : t->iops;
+}
+
 int rr_is_random(const struct rr_test *t)
 {
 	return strncmp(t->rw, "rand", 4) == 0;
@@ -689,31 +729,4 @@ int rr_is_read(const struct rr_test *t)
 int rr_is_write(const struct rr_test *t)
 {
 	return strcmp(t->rw, "write") == 0 || strcmp(t->rw, "randwrite") == 0;
-}
-
-int rr_mkdir(const char *path)
-{
-	if (mkdir(path, 0755) == 0 || errno == EEXIST)
-		return 0;
-	return -errno;
-}
-
-FILE *rr_out_open(const struct rr_run *run, const char *name, char *err, size_t errlen)
-{
-	char *path;
-	if (asprintf(&path, "%s/%s", run->dir, name) < 0)
-		abort();
-	FILE *f = fopen(path, "w");
-	if (!f)
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	free(path);
-	return f;
-}
-
-int rr_out_close(FILE *f, const struct rr_run *run, const char *name, char *err, size_t errlen)
-{
-	if (fclose(f) == 0)
-		return 0;
-	snprintf(err, errlen, "%s/%s: write failed", run->dir, name);
-	return -EIO;
 }

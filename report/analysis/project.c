@@ -1,10 +1,10 @@
-/* report/project.c: a measured test projected onto a host profile. The projection is the
+/* report/analysis/project.c: a measured test projected onto a host profile. The projection is the
  * least of the bounds its path meets there (drives, their links, the root ports, the link
  * between sockets, memory, CPU, the parity cores, the GPU link), each from the profile's
  * facts and the run's measured costs; the one that binds is named, with the margin to the
  * next. The same bounds without the CPU test a published figure against its own hardware
  * (rr_proj_flag). Every input and formula: docs/report.md, "The model". */
-#include "report/model.h"
+#include "report/analysis/analysis.h"
 
 #include <limits.h>
 #include <math.h>
@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const rr_bound_names[RR_NBOUNDS] = {
-    "drives", "drive links", "root ports", "inter-socket", "memory",
-    "cpu",    "parity",	   "gpu link",	 "concurrency"};
+const char *const rr_bound_names[RR_NBOUNDS] = {"drives",	"drive links", "root ports",
+						"inter-socket", "memory",      "cpu",
+						"parity",	"gpu link",    "concurrency"};
 enum { B_DRIVES, B_DLINK, B_PORTS, B_SOCKET, B_MEM, B_CPU, B_PARITY, B_GPU, B_CONC };
 
 static json_object *get(json_object *o, const char *key)
@@ -29,7 +29,8 @@ static json_object *get(json_object *o, const char *key)
 
 static double num(json_object *v)
 {
-	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+	if (!v ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return NAN;
 	return json_object_get_double(v);
 }
@@ -89,7 +90,8 @@ json_object *rr_profile_load(const char *name, char *err, size_t errlen)
 			o = json_tokener_parse(buf);
 		}
 		if (!o && err)
-			snprintf(err, errlen, "--profile host: %s/raid-hwinfo host-profile failed", dir);
+			snprintf(err, errlen, "--profile host: %s/raid-hwinfo host-profile failed",
+				 dir);
 		return o;
 	}
 	if (stat(name, &st) == 0) {
@@ -98,9 +100,10 @@ json_object *rr_profile_load(const char *name, char *err, size_t errlen)
 		snprintf(path, sizeof(path), "%s/hw-profiles/%s.json", dir, name);
 		if (stat(path, &st) != 0) {
 			if (err)
-				snprintf(err, errlen,
-					 "--profile %s: not a file, not hw-profiles/%s.json, not 'host'",
-					 name, name);
+				snprintf(
+				    err, errlen,
+				    "--profile %s: not a file, not hw-profiles/%s.json, not 'host'",
+				    name, name);
 			return NULL;
 		}
 	}
@@ -193,7 +196,7 @@ static void b_drives(struct rr_proj *p, json_object *prof, const struct rr_test 
 	int n = p->members * p->arrays;
 	if (jbod) {
 		/* this machine: a member's rate is what the run's JBOD got from each member */
-		double per = rr_figure(jbod) / jbod->members, need = rr_ioc_per_io(c, p->large);
+		double per = rr_primary(jbod) / jbod->members, need = rr_ioc_per_io(c, p->large);
 		bound(p, B_DRIVES, n * per / need,
 		      "%d members x %.4g %s each (run: %s / %d) / %.3g member %s per volume %s", n,
 		      per, p->unit, jbod->test, jbod->members, need, p->large ? "bytes" : "I/Os",
@@ -211,8 +214,8 @@ static void b_drives(struct rr_proj *p, json_object *prof, const struct rr_test 
 		return;
 	}
 	double t = (rn > 0 ? rn / r : 0) + (wn > 0 ? wn / w : 0);
-	bound(p, B_DRIVES, n / t, "%d drives / (%.3g %s / %.0f + %.3g %s / %.0f)", n,
-	      rn, p->large ? "read MB" : "reads", r, wn, p->large ? "write MB" : "writes", w);
+	bound(p, B_DRIVES, n / t, "%d drives / (%.3g %s / %.0f + %.3g %s / %.0f)", n, rn,
+	      p->large ? "read MB" : "reads", r, wn, p->large ? "write MB" : "writes", w);
 }
 
 /* The bays a projection's members sit in: the layout rule's, else the first n of the
@@ -263,8 +266,8 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 		bound(p, B_DLINK, NAN, "drive link (gen, width) not in profile");
 	else
 		bound(p, B_DLINK, from_mbps(p, n * dl * 1000 / need),
-		      "%d x %.2f GB/s / %.3g member bytes per volume byte (busier direction)", n, dl,
-		      need);
+		      "%d x %.2f GB/s / %.3g member bytes per volume byte (busier direction)", n,
+		      dl, need);
 
 	/* root ports: each carries its bays' share of the member traffic */
 	json_object *ports = get(prof, "root_ports");
@@ -293,7 +296,8 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 		if (v < best) {
 			best = v;
 			snprintf(how, sizeof(how), "'%s' %.2f GB/s carries %d of %d bays%s", rp, bw,
-				 cnt, n, ctl ? " behind the controller: the volume's bytes only" : "");
+				 cnt, n,
+				 ctl ? " behind the controller: the volume's bytes only" : "");
 		}
 	}
 	bound(p, B_PORTS, from_mbps(p, best), "%s", *how ? how : "no bays");
@@ -310,8 +314,10 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 	if (f <= 0)
 		bound(p, B_SOCKET, NAN, "all %d bays on one socket: not crossed", n);
 	else if (isnan(ic))
-		bound(p, B_SOCKET, NAN, "%.0f%% of the traffic crosses %s; its bandwidth is not in "
-		      "the profile", 100 * f, sget(prof, "interconnect"));
+		bound(p, B_SOCKET, NAN,
+		      "%.0f%% of the traffic crosses %s; its bandwidth is not in "
+		      "the profile",
+		      100 * f, sget(prof, "interconnect"));
 	else
 		bound(p, B_SOCKET, from_mbps(p, ic * 1000 / (f * need)),
 		      "%.2f GB/s / (%.0f%% of bays on the other socket x %.3g)", ic, 100 * f, need);
@@ -349,8 +355,8 @@ static void b_parity(struct rr_proj *p, int cores)
 {
 	/* bytes per volume I/O in the rate's own count: written ones for the bench's rmw */
 	int mix = rr_rw_mix(p->rw, NULL);
-	double in = p->parity_rmw ? (1 - mix / 100.0) * (double)p->bs
-				  : p->io.parity_in * (double)p->bs;
+	double in =
+	    p->parity_rmw ? (1 - mix / 100.0) * (double)p->bs : p->io.parity_in * (double)p->bs;
 	if (!(in > 0) || strcmp(p->path, "cpu")) {
 		bound(p, B_PARITY, NAN, in > 0 ? "parity on the GPU" : "no parity work");
 		return;
@@ -402,8 +408,8 @@ static void b_concurrency(struct rr_proj *p, const struct rr_test *s, int inflig
 	double scale = p->cpu_us_src > 0 && p->cpu_us > 0 ? p->cpu_us / p->cpu_us_src : 1;
 	double lat = s->lat_mean_us * scale;
 	bound(p, B_CONC, from_iops(p, inflight * 1e6 / lat),
-	      "%d in flight / %.4g us (%s's mean latency x %.3g, the CPU time ratio)", inflight, lat,
-	      s->test, scale);
+	      "%d in flight / %.4g us (%s's mean latency x %.3g, the CPU time ratio)", inflight,
+	      lat, s->test, scale);
 }
 
 /* The least known bound (skipping CPU and parity when cpu_too is 0), and the next one. */
@@ -433,8 +439,7 @@ static double stats_num(const struct rr_test *t, const char *a, const char *b)
 static void cpu_inputs(struct rr_proj *p, const struct rr_test *s)
 {
 	json_object *hc = get(s->meta_json, "host_cpu");
-	double busy = num(get(hc, "user_s")) + num(get(hc, "system_s")) +
-		      num(get(hc, "softirq_s")),
+	double busy = num(get(hc, "user_s")) + num(get(hc, "system_s")) + num(get(hc, "softirq_s")),
 	       iv = num(get(hc, "interval_s"));
 	double fig_iops = s->iops;
 	if (busy > 0 && iv > 0 && fig_iops > 0) {
@@ -473,7 +478,9 @@ static void parity_inputs(struct rr_proj *p, const struct rr_test *s, json_objec
 		    !strcmp(ri, "membw") || !strcmp(ri, "cachebw") ||
 		    (!strcmp(ri, "base") && strcmp(impl, "base")))
 			continue;
-		double d = (!strcmp(ri, impl) ? 0 : !strcmp(ri, "selected") ? 1e5 : 1e6) +
+		double d = (!strcmp(ri, impl)	      ? 0
+			    : !strcmp(ri, "selected") ? 1e5
+						      : 1e6) +
 			   fabs(num(get(r, "k")) - k) * 100 +
 			   fabs(log2(num(get(r, "chunk")) / (double)(chunk > 0 ? chunk : 65536)));
 		if (d < dist) {
@@ -570,7 +577,7 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 		p->arrays = 1;
 		p->bs = to->bs;
 		p->large = rr_is_large(to);
-		p->published = rr_figure(to);
+		p->published = rr_primary(to);
 	}
 	snprintf(p->unit, sizeof(p->unit), "%s", p->large ? "MB/s" : "IOPS");
 	snprintf(p->path, sizeof(p->path), "%s",
@@ -584,16 +591,16 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 	double vol = stats_num(s, "volume", "reads") + stats_num(s, "volume", "writes");
 	if (vol > 0)
 		p->io_src_measured =
-		    (stats_num(s, "member_io", "reads") + stats_num(s, "member_io", "writes")) / vol;
+		    (stats_num(s, "member_io", "reads") + stats_num(s, "member_io", "writes")) /
+		    vol;
 
 	cpu_inputs(p, s);
 	/* CPU per I/O at the target: the parity part scales with the bytes parity reads, the
 	 * rest with the member I/Os issued (both per volume I/O, from the model at each size) */
 	double base = fmax(0, p->cpu_us_src - p->parity_us_src);
 	double ios_ratio = rr_ioc_per_io(&p->io, 0) / rr_ioc_per_io(&p->io_src, 0);
-	double par_ratio = p->io_src.parity_in > 0
-			       ? p->io.parity_in * p->bs / (p->io_src.parity_in * s->bs)
-			       : 1;
+	double par_ratio =
+	    p->io_src.parity_in > 0 ? p->io.parity_in * p->bs / (p->io_src.parity_in * s->bs) : 1;
 	p->cpu_us = base * (isfinite(ios_ratio) ? ios_ratio : 1) + p->parity_us_src * par_ratio;
 	if (!strcmp(p->path, "cpu") && rr_level_parity(p->level) > 0)
 		parity_inputs(p, s, bench);
@@ -657,7 +664,8 @@ static void flag_published(struct rr_proj *p, json_object *prof)
 		return;
 	char ch[64] = "";
 	if (!*pub->chunk)
-		snprintf(ch, sizeof(ch), "; chunk not published: the most favourable, %ldk", chosen / 1024);
+		snprintf(ch, sizeof(ch), "; chunk not published: the most favourable, %ldk",
+			 chosen / 1024);
 	snprintf(p->flag, sizeof(p->flag), "%g %s is %.2fx what its %s can carry (%.4g %s: %s%s)%s",
 		 pub->value, p->unit, pub->value / best.b[bi].value, best.b[bi].name,
 		 best.b[bi].value, p->unit, best.b[bi].how, ch,
@@ -688,9 +696,8 @@ static int closest(const struct rr_run *run, const struct rr_pub *p, const struc
 			continue;
 		int ot = o->members <= p->drives, tt = t->members <= p->drives;
 		if (ot != tt ? ot
-			     : ot ? o->members > t->members ||
-					(o->members == t->members && o < t)
-				  : o->members < t->members || (o->members == t->members && o < t))
+		    : ot     ? o->members > t->members || (o->members == t->members && o < t)
+			     : o->members < t->members || (o->members == t->members && o < t))
 			return 0;
 	}
 	return 1;
@@ -745,8 +752,10 @@ void rr_proj_fill(struct rr_analysis *an, const struct rr_run *run, const struct
 	const char *host = sget(prof, "name");
 	for (size_t r = 0; prof && pub && r < pub->n; r++) {
 		const struct rr_pub *p = &pub->rows[r];
-		/* the model is the optimal state's: a rebuilding array's figures are not projected */
-		if (strcmp(p->host, host) || (strcmp(p->metric, "bw") && strcmp(p->metric, "iops")) ||
+		/* the model is the optimal state's: a rebuilding array's figures are not projected
+		 */
+		if (strcmp(p->host, host) ||
+		    (strcmp(p->metric, "bw") && strcmp(p->metric, "iops")) ||
 		    strcmp(p->state, "optimal"))
 			continue;
 		for (size_t i = 0; i < run->ntests; i++) {

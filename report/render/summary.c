@@ -1,6 +1,6 @@
-/* report/summary.c: summary.csv and summary.json, one row per test. Both carry the same
+/* report/render/summary.c: summary.csv and summary.json, one row per test. Both carry the same
  * columns in the same order; a figure the test does not have is an empty cell / null. */
-#include "report/report.h"
+#include "report/render/render.h"
 
 #include <errno.h>
 #include <math.h>

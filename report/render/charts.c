@@ -1,9 +1,9 @@
-/* report/charts.c: the report's charts. Each chart writes charts/<name>.dat and <name>.gp and
- * runs gnuplot once for a PNG and an SVG. Bars are horizontal so that long labels (the
+/* report/render/charts.c: the report's charts. Each chart writes charts/<name>.dat and <name>.gp
+ * and runs gnuplot once for a PNG and an SVG. Bars are horizontal so that long labels (the
  * published hardware) stay readable; an axis is logarithmic when measured and published
  * figures are orders of magnitude apart. A chart with no data is recorded as skipped, with
  * the reason, and never drawn empty. */
-#include "report/report.h"
+#include "report/render/render.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -395,8 +395,7 @@ static void chart_targets(const struct rr_run *run, const char *dir, struct rr_c
 		snprintf(g, sizeof(g), "%s x%d%s%s %s %s Q%dT%d%s%s", rr_level_name(t0),
 			 t0->members, t0->chunk > 0 ? " c" : "",
 			 t0->chunk > 0 ? chunk_str(t0->chunk, ch, sizeof(ch)) : "", t0->workload,
-			 t0->rw, t0->iodepth, t0->numjobs,
-			 strcmp(t0->state, "optimal") ? " " : "",
+			 t0->rw, t0->iodepth, t0->numjobs, strcmp(t0->state, "optimal") ? " " : "",
 			 strcmp(t0->state, "optimal") ? t0->state : "");
 		for (size_t m = 0; m <= run->ntests; m++) {
 			k = m ? m - 1 : i; /* t0 first, then the others in run order */
@@ -409,7 +408,8 @@ static void chart_targets(const struct rr_run *run, const char *dir, struct rr_c
 				s++;
 			if (s == nnames && nnames < (int)NCOLORS)
 				names[nnames++] = t->target;
-			/* colour 1 (the published orange elsewhere) is md's: nothing published here */
+			/* colour 1 (the published orange elsewhere) is md's: nothing published here
+			 */
 			bar_add(&fig[!rr_is_large(t)], s, rr_primary(t), "%s: %s", g, t->target);
 			bar_add(&cpu, s, t->host_cpu_us_per_io, "%s: %s", g, t->target);
 		}

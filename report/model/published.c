@@ -1,8 +1,8 @@
-/* report/published.c: the published figures (results/reference/published.csv) and how a
+/* report/model/published.c: the published figures (results/reference/published.csv) and how a
  * measured test is matched to them: same workload, array level, rw and array state. A rebuild
  * time is compared per TB of the rebuilt drive, the only form that carries across drive
  * sizes. */
-#include "report/report.h"
+#include "report/model/model.h"
 
 #include <errno.h>
 #include <limits.h>

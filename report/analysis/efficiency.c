@@ -1,10 +1,10 @@
-/* report/efficiency.c: how much of the raw drives each RAID test keeps. A test's figure is
+/* report/analysis/efficiency.c: how much of the raw drives each RAID test keeps. A test's figure is
  * divided by the same run's JBOD on the same members and workload, and by its I/O-count
  * bound: that JBOD figure over the member I/Os each volume I/O costs (the engine's stats, or
  * iomodel.c where there are none). The published rows get the same fractions wherever the
  * review gives the raw side: its JBOD rows, else the drives' spec sheets in the host's
  * profile (marked "spec"). */
-#include "report/model.h"
+#include "report/analysis/analysis.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,7 +22,8 @@ static json_object *jget(json_object *o, const char *a, const char *b)
 
 static double jd(json_object *v)
 {
-	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+	if (!v ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return NAN;
 	return json_object_get_double(v);
 }
@@ -35,7 +36,8 @@ static double stats_per_io(const struct rr_test *t)
 		return NAN;
 	double num, den;
 	if (rr_is_large(t)) {
-		num = jd(jget(s, "member_io", "read_bytes")) + jd(jget(s, "member_io", "write_bytes"));
+		num = jd(jget(s, "member_io", "read_bytes")) +
+		      jd(jget(s, "member_io", "write_bytes"));
 		den = jd(jget(s, "volume", "read_bytes")) + jd(jget(s, "volume", "write_bytes"));
 	} else {
 		num = jd(jget(s, "member_io", "reads")) + jd(jget(s, "member_io", "writes"));
@@ -52,8 +54,7 @@ static const char *meta_str(const struct rr_test *t, const char *key)
 
 /* The same run's JBOD on as many members, the same workload, pattern, depth and jobs (and
  * host, in a multi-host run). */
-static const struct rr_test *jbod_of(const struct rr_run *run, const struct rr_test *t,
-				     int members)
+static const struct rr_test *jbod_of(const struct rr_run *run, const struct rr_test *t, int members)
 {
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *o = &run->tests[i];
@@ -85,7 +86,7 @@ static void fill_test(struct rr_analysis *an, const struct rr_run *run, const st
 	/* arrays that ran side by side (run.sh's groups: review B's two 8-member arrays) are
 	 * held together against the JBOD of all their members, on the group's first test */
 	const char *g = meta_str(t, "group");
-	double figure = rr_figure(t);
+	double figure = rr_primary(t);
 	int members = t->members, partners = 0;
 	for (size_t i = 0; *g && strcmp(g, "-") && i < run->ntests; i++) {
 		const struct rr_test *o = &run->tests[i];
@@ -94,7 +95,7 @@ static void fill_test(struct rr_analysis *an, const struct rr_run *run, const st
 			continue;
 		if (o < t)
 			return;
-		figure += rr_figure(o);
+		figure += rr_primary(o);
 		members += o->members;
 		partners++;
 	}
@@ -114,14 +115,15 @@ static void fill_test(struct rr_analysis *an, const struct rr_run *run, const st
 		}
 	}
 	if (!j) {
-		snprintf(e->raw, sizeof(e->raw), "no JBOD of %d members with this workload in the run",
-			 t->members);
+		snprintf(e->raw, sizeof(e->raw),
+			 "no JBOD of %d members with this workload in the run", t->members);
 		return;
 	}
-	snprintf(e->raw, sizeof(e->raw), partners ? "%s (with %d more array%s run beside it)" : "%s",
-		 j->test, partners, partners > 1 ? "s" : "");
+	snprintf(e->raw, sizeof(e->raw),
+		 partners ? "%s (with %d more array%s run beside it)" : "%s", j->test, partners,
+		 partners > 1 ? "s" : "");
 	snprintf(e->raw_kind, sizeof(e->raw_kind), "run");
-	e->raw_figure = rr_figure(j);
+	e->raw_figure = rr_primary(j);
 	if (e->raw_figure > 0) {
 		e->eff_jbod = e->figure / e->raw_figure;
 		e->eff_bound = e->eff_jbod * e->io_per_io;
@@ -142,9 +144,14 @@ long rr_size_of(const char *s, long dflt)
 	if (end == s || v <= 0)
 		return dflt;
 	switch (*end) {
-	case 'k': case 'K': return (long)(v * 1024);
-	case 'm': case 'M': return (long)(v * 1048576);
-	default: return (long)v;
+	case 'k':
+	case 'K':
+		return (long)(v * 1024);
+	case 'm':
+	case 'M':
+		return (long)(v * 1048576);
+	default:
+		return (long)v;
 	}
 }
 
@@ -216,8 +223,7 @@ static void fill_pub(struct rr_analysis *an, const struct rr_pubset *pub, const 
 	int p_par = rr_level_parity(level);
 	if (p_par > 0 && strncmp(p->rw, "rand", 4) && bs >= 65536 && members > p_par)
 		model_bs = (members - p_par) * chunk;
-	if (!rr_io_model(level, members, chunk, model_bs, p->rw, rr_rw_mix(p->rw, p->workload),
-			 &c))
+	if (!rr_io_model(level, members, chunk, model_bs, p->rw, rr_rw_mix(p->rw, p->workload), &c))
 		e0.io_per_io = rr_ioc_per_io(&c, bs >= 65536);
 	struct rr_eff *e = eff_add(an);
 	*e = e0;

@@ -1,7 +1,7 @@
-/* report/html.c: index.html, one self-contained page (inline CSS, images by relative path,
+/* report/render/html.c: index.html, one self-contained page (inline CSS, images by relative path,
  * nothing fetched from the network): the run's facts, the charts (or why each was skipped),
  * the summary table and the measured-vs-published comparison. */
-#include "report/report.h"
+#include "report/render/render.h"
 
 #include <errno.h>
 #include <stdarg.h>
