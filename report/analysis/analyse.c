@@ -5,8 +5,8 @@
 
 #include <stdlib.h>
 
-int rr_analyse(struct rr_run *run, const struct rr_pubset *pub, json_object *profile, char *err,
-	       size_t errlen)
+int rr_analyse(struct rr_run *run, const struct rr_pubset *pub, json_object *profile,
+	       int every_test, char *err, size_t errlen)
 {
 	struct rr_analysis *an = calloc(1, sizeof(*an));
 	if (!an)
@@ -22,7 +22,7 @@ int rr_analyse(struct rr_run *run, const struct rr_pubset *pub, json_object *pro
 			 "the run's preset reproduces no reviewed host (run.json profile is %s)",
 			 run->run_json ? "this machine's" : "not recorded");
 	}
-	rr_proj_fill(an, run, pub, profile);
+	rr_proj_fill(an, run, pub, profile, every_test);
 	rr_analysis_free(run->an);
 	run->an = an;
 	(void)err;

@@ -92,16 +92,17 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 		    const struct rr_pub *pub, const struct rr_test *to, json_object *profile,
 		    json_object *bench);
 void rr_proj_fill(struct rr_analysis *an, const struct rr_run *run, const struct rr_pubset *pub,
-		  json_object *profile);
+		  json_object *profile, int every_test);
 
 /* profile facts (project.c) */
 json_object *rr_profile_load(const char *name_or_file, char *err, size_t errlen);
 json_object *rr_profile_of_run(const struct rr_run *run);
 int rr_pub_layout(const struct rr_pub *p, json_object *prof, int *arrays, json_object **bays);
 
-/* analyse.c: fills run->an (NULL profile: no projection); free it with rr_analysis_free */
-int rr_analyse(struct rr_run *run, const struct rr_pubset *pub, json_object *profile, char *err,
-	       size_t errlen);
+/* analyse.c: fills run->an (NULL profile: no projection; every_test: each test the published
+ * rows leave out projected at its own size too); free it with rr_analysis_free */
+int rr_analyse(struct rr_run *run, const struct rr_pubset *pub, json_object *profile,
+	       int every_test, char *err, size_t errlen);
 void rr_analysis_free(struct rr_analysis *an);
 
 /* targets.c: each test's ratio to its md twin (vs_md), set once after loading */

@@ -72,7 +72,7 @@ int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gat
 			rc = -errno;
 		} else {
 			rr_gate_junit(jf, &g, o->tolerance_pct);
-			if (fclose(jf)) {
+			if (rr_close(jf)) {
 				snprintf(err, errlen, "%s: write failed", o->junit_path);
 				rc = -EIO;
 			}

@@ -3,6 +3,7 @@
  * status 1 is kept for "the gate found a regression". Each command is a file of this folder. */
 #include "report/cmd/cmd.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +39,7 @@ static int cmd_published(int argc, char **argv)
 	return RR_OK;
 }
 
-int main(int argc, char **argv)
+static int run_cmd(int argc, char **argv)
 {
 	if (argc < 2)
 		return rr_fail("%s", "no command; try raid-report --help");
@@ -72,4 +73,13 @@ int main(int argc, char **argv)
 		    "unexpected argument '%s' after RESULTS_DIR %s; try raid-report --help",
 		    argv[2], cmd);
 	return rr_cmd_report(cmd);
+}
+
+int main(int argc, char **argv)
+{
+	int rc = run_cmd(argc, argv);
+	/* what went to stdout (a baseline, a table) must have reached it: `> /dev/full` fails */
+	if (fflush(stdout) || ferror(stdout))
+		return rr_fail("stdout: write failed (%s)", strerror(errno ? errno : EIO));
+	return rc;
 }

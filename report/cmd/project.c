@@ -38,7 +38,7 @@ int rr_cmd_project(int argc, char **argv)
 	}
 	if (rr_pub_load(rr_pub_path(), &pub, rr_err, sizeof(rr_err)) < 0)
 		fprintf(stderr, "raid-report: warning: %s: no published figures\n", rr_err);
-	rr_analyse(&run, &pub, prof, rr_err, sizeof(rr_err));
+	rr_analyse(&run, &pub, prof, 1, rr_err, sizeof(rr_err));
 	const struct rr_analysis *an = run.an;
 	int rc = RR_OK;
 	if (self ? !an->nself : an->nproj == 0) {

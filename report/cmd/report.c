@@ -16,7 +16,7 @@ int rr_cmd_report(const char *dir)
 	if (rr_pub_load(rr_pub_path(), &pub, rr_err, sizeof(rr_err)) < 0)
 		fprintf(stderr, "raid-report: warning: %s: no published comparison\n", rr_err);
 	json_object *prof = rr_profile_of_run(&run);
-	rr_analyse(&run, &pub, prof, rr_err, sizeof(rr_err));
+	rr_analyse(&run, &pub, prof, 0, rr_err, sizeof(rr_err));
 	json_object_put(prof);
 	if (rr_write_summary(&run, rr_err, sizeof(rr_err)) < 0 ||
 	    rr_an_write_files(&run, rr_err, sizeof(rr_err)) < 0) {

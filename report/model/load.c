@@ -14,6 +14,7 @@
 #include "raid/core/raid.h"
 
 #define META_SUFFIX ".meta.json"
+enum { RR_JSON_MAX = 1 << 30 }; /* fio json+ of a long run with many jobs stays far below */
 
 static char *xstrdup(const char *s)
 {
@@ -53,10 +54,47 @@ static void json_error(const char *path, const char *buf, size_t at, int jerr, c
 			 json_tokener_error_desc(jerr));
 }
 
+/* json-c reads the bare words NaN and Infinity, which are not JSON: refuse them rather than
+ * carry them into the figures. at: the first such value's key path (a.b[2].c). */
+static int all_finite(json_object *o, char *at, size_t len)
+{
+	size_t n = strlen(at);
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o));
+	case json_type_object: {
+		json_object_object_foreach(o, k, v)
+		{
+			snprintf(at + n, len - n, "%s%s", n ? "." : "", k);
+			if (!all_finite(v, at, len))
+				return 0;
+		}
+		break;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			snprintf(at + n, len - n, "[%zu]", i);
+			if (!all_finite(json_object_array_get_idx(o, i), at, len))
+				return 0;
+		}
+		break;
+	default:
+		break;
+	}
+	at[n] = '\0';
+	return 1;
+}
+
 /* fio may be followed by or preceded with stray lines (warnings, an engine message): read
  * the first JSON value that starts at the beginning of a line. */
 json_object *rr_json_load(const char *path, char *err, size_t errlen)
 {
+	/* a FIFO would block the open, a device (/dev/zero) would never end: regular files only */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return NULL;
+	}
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -65,6 +103,13 @@ json_object *rr_json_load(const char *path, char *err, size_t errlen)
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 	do {
+		if (len >= RR_JSON_MAX) { /* a file that grows while read, or /proc-like */
+			snprintf(err, errlen, "%s: larger than %d MiB, not a result file", path,
+				 RR_JSON_MAX >> 20);
+			fclose(f);
+			free(buf);
+			return NULL;
+		}
 		if (len + 4096 + 1 > cap) {
 			cap = cap ? cap * 2 : 65536;
 			buf = realloc(buf, cap);
@@ -103,6 +148,13 @@ json_object *rr_json_load(const char *path, char *err, size_t errlen)
 	}
 	if (!json_object_is_type(obj, json_type_object)) {
 		snprintf(err, errlen, "%s: malformed JSON (expected an object)", path);
+		json_object_put(obj);
+		return NULL;
+	}
+	char at[256] = "";
+	if (!all_finite(obj, at, sizeof(at))) {
+		snprintf(err, errlen, "%s: \"%s\" is NaN or Infinity, which JSON has no word for",
+			 path, at);
 		json_object_put(obj);
 		return NULL;
 	}
@@ -363,6 +415,40 @@ static int check_fields(json_object *o, const char *path, const struct field *f,
 	return 0;
 }
 
+/* The numbers rr_fio_parse reads, of each job and direction: a string ("NaN") or an object
+ * there would be read as absent and the figure silently become 0. */
+static int check_fio(json_object *fio, const char *path, char *err, size_t errlen)
+{
+	static const char *const jkeys[] = {"job_runtime", "usr_cpu", "sys_cpu"};
+	static const char *const dirs[] = {"read", "write", "trim"};
+	static const char *const dkeys[] = {"iops", "total_ios", "bw_bytes", "runtime"};
+	json_object *jobs = get(fio, "jobs") ? get(fio, "jobs") : get(fio, "client_stats");
+	for (size_t j = 0; jobs && j < json_object_array_length(jobs); j++) {
+		json_object *job = json_object_array_get_idx(jobs, j), *v;
+		char key[96];
+		for (size_t k = 0; k < 3 + 3 * 6; k++) {
+			if (k < 3) {
+				v = get(job, jkeys[k]);
+				snprintf(key, sizeof(key), "jobs[%zu].%s", j, jkeys[k]);
+			} else {
+				size_t d = (k - 3) / 6, x = (k - 3) % 6;
+				json_object *dir = get(job, dirs[d]);
+				const char *name = x < 4 ? dkeys[x] : x == 4 ? "N" : "mean";
+				v = x < 4 ? get(dir, name) : get_path(dir, "clat_ns", name);
+				snprintf(key, sizeof(key), "jobs[%zu].%s.%s%s", j, dirs[d],
+					 x < 4 ? "" : "clat_ns.", name);
+			}
+			if (v && !json_object_is_type(v, json_type_int) &&
+			    !json_object_is_type(v, json_type_double)) {
+				snprintf(err, errlen, "%s: \"%s\" is %s, expected a number", path,
+					 key, type_name(json_object_get_type(v)));
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 static double num_of(json_object *o, const char *key)
 {
 	json_object *v;
@@ -538,6 +624,8 @@ static int load_test(const char *tdir, const char *stem, struct rr_test *t, char
 		snprintf(err, errlen, "%s: not fio JSON output (no \"jobs\" array)", fp);
 		goto out;
 	}
+	if (check_fio(fio, fp, err, errlen))
+		goto out;
 	if (stat(sp, &st) == 0) {
 		if (!(stats = rr_json_load(sp, err, errlen)) ||
 		    check_fields(stats, sp, stats_fields,

@@ -150,7 +150,7 @@ int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdi
 	for (size_t i = 0; i < a->ntests; i++)
 		if (!rr_run_find(b, a->tests[i].test))
 			fprintf(out, "%-48s only in A\n", a->tests[i].test);
-	if (fclose(csv)) {
+	if (rr_close(csv)) {
 		snprintf(err, errlen, "%s/compare.csv: write failed", outdir);
 		return -EIO;
 	}

@@ -26,9 +26,17 @@ FILE *rr_out_open(const struct rr_run *run, const char *name, char *err, size_t 
 	return f;
 }
 
+/* A write that failed before the last flush (a full disk mid-file) sets the stream's error
+ * flag, and fclose may still succeed: both are checked. */
+int rr_close(FILE *f)
+{
+	int bad = ferror(f);
+	return fclose(f) || bad ? -EIO : 0;
+}
+
 int rr_out_close(FILE *f, const struct rr_run *run, const char *name, char *err, size_t errlen)
 {
-	if (fclose(f) == 0)
+	if (rr_close(f) == 0)
 		return 0;
 	snprintf(err, errlen, "%s/%s: write failed", run->dir, name);
 	return -EIO;

@@ -165,8 +165,11 @@ json_object *rr_proj_json(const struct rr_proj *p)
 	json_object_object_add(o, "binding", jstr_r(bound_name(p, p->binding)));
 	json_object_object_add(o, "next", jstr_r(bound_name(p, p->next)));
 	json_object_object_add(o, "margin", rr_json_num(p->margin));
-	json_object_object_add(o, p->pub ? "published" : "measured", rr_json_num(p->published));
-	json_object_object_add(o, p->pub ? "projected_vs_published" : "projected_vs_measured",
+	/* the self-check sets its projection beside what was measured, the rest beside the
+	 * published figure (null for a test projected at its own size) */
+	int self = !p->pub && p->actual != p->src;
+	json_object_object_add(o, self ? "measured" : "published", rr_json_num(p->published));
+	json_object_object_add(o, self ? "projected_vs_measured" : "projected_vs_published",
 			       rr_json_num(p->ratio));
 	if (p->pub)
 		json_object_object_add(o, "physical_limit", jstr_r(p->flag));
@@ -302,9 +305,9 @@ void rr_proj_print(FILE *f, const struct rr_analysis *an, int self)
 	if (from == to)
 		return;
 	fprintf(f, "%-44s %-42s %4s %12s %-5s %-12s %7s %12s %9s\n",
-		self ? "configuration measured here" : "published test", "projected from (target)",
-		"n", "projected", "unit", "binding", "margin", self ? "measured" : "published",
-		self ? "proj/meas" : "proj/pub");
+		self ? "configuration measured here" : "test (published, else this run's)",
+		"projected from (target)", "n", "projected", "unit", "binding", "margin",
+		self ? "measured" : "published", self ? "proj/meas" : "proj/pub");
 	for (size_t k = from; k < to; k++) {
 		const struct rr_proj *p = &an->proj[k];
 		char *label = p->pub ? rr_pub_label(p->pub) : NULL;
@@ -312,9 +315,14 @@ void rr_proj_print(FILE *f, const struct rr_analysis *an, int self)
 		snprintf(name, sizeof(name), "%s%s%s", p->pub ? p->pub->workload : "",
 			 p->pub ? " " : "", label ? label : p->actual->test);
 		snprintf(src, sizeof(src), "%s (%s)", p->src->test, p->target);
-		fprintf(f, "%-44.44s %-42.42s %4d %12.4g %-5s %-12s %6.2fx %12.4g %9.3f\n", name,
-			src, p->members * p->arrays, p->projected, p->unit,
-			bound_name(p, p->binding), p->margin, p->published, p->ratio);
+		char pub[24] = "-", ratio[24] = "-"; /* none published for this test */
+		if (!isnan(p->published))
+			snprintf(pub, sizeof(pub), "%.4g", p->published);
+		if (!isnan(p->ratio))
+			snprintf(ratio, sizeof(ratio), "%.3f", p->ratio);
+		fprintf(f, "%-44.44s %-42.42s %4d %12.4g %-5s %-12s %6.2fx %12s %9s\n", name, src,
+			p->members * p->arrays, p->projected, p->unit, bound_name(p, p->binding),
+			p->margin, pub, ratio);
 		for (int i = 0; i < RR_NBOUNDS; i++)
 			if (isnan(p->b[i].value))
 				fprintf(f, "    %-12s %12s  %s\n", p->b[i].name, "-", p->b[i].how);

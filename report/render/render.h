@@ -87,5 +87,6 @@ int rr_an_write_files(const struct rr_run *run, char *err, size_t errlen); /* *.
 int rr_mkdir(const char *path);
 FILE *rr_out_open(const struct rr_run *run, const char *name, char *err, size_t errlen);
 int rr_out_close(FILE *f, const struct rr_run *run, const char *name, char *err, size_t errlen);
+int rr_close(FILE *f); /* fclose that also reports an earlier failed write: -EIO */
 
 #endif

@@ -60,9 +60,19 @@ static double nval(const struct rr_test *t, const struct col *c)
 	return *(const double *)((const char *)t + c->off);
 }
 
-/* Enough digits for a person and stable output for the tests' expected files. */
+/* Enough digits for a person and stable output for the tests' expected files. A figure of
+ * 1e15 or more is no measured rate: it is written faithfully (the fewest digits that read
+ * back as the same double), never as a 300-digit integer cut to the buffer. */
 static void fmt(char *buf, size_t len, double v)
 {
+	if (fabs(v) >= 1e15) {
+		for (int p = 15; p <= 17; p++) {
+			snprintf(buf, len, "%.*g", p, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
+		return;
+	}
 	if (fabs(v) >= 100)
 		snprintf(buf, len, "%.1f", v);
 	else
