@@ -92,7 +92,8 @@ json_object *rr_json_load(const char *path, char *err, size_t errlen)
 	/* a FIFO would block the open, a device (/dev/zero) would never end: regular files only */
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+		snprintf(err, errlen, "%s: %s", path,
+			 S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
 		return NULL;
 	}
 	FILE *f = fopen(path, "r");
@@ -578,9 +579,21 @@ void rr_test_free(struct rr_test *t)
 	json_object_put(t->stats_json);
 }
 
+/* A test left out of the figures, listed with its status and reason (-ENOENT) */
+static int leave_out(struct rr_test *t, const char *status, const char *reason)
+{
+	t->status = xstrdup(status);
+	t->reason = xstrdup(reason);
+	return -ENOENT;
+}
+
 /* One test: its meta file is required, its fio output too (a missing one is skipped with a
- * warning, so one crashed test does not hide the rest of the run), its stats optional. */
-static int load_test(const char *tdir, const char *stem, struct rr_test *t, char *err,
+ * warning, so one crashed test does not hide the rest of the run), its stats optional.
+ * ended: run.json says the run finished (or predates the "started"/"finished" keys). A test
+ * whose fio output is missing, empty or cut short is "interrupted" when the run did not end
+ * or its meta.json still says "running" (run.sh stopped by Ctrl-C, fio killed); in a run
+ * that ended, a malformed file stays an error. */
+static int load_test(const char *tdir, const char *stem, int ended, struct rr_test *t, char *err,
 		     size_t errlen)
 {
 	int rc = -EINVAL;
@@ -604,24 +617,33 @@ static int load_test(const char *tdir, const char *stem, struct rr_test *t, char
 			*at = '\0';
 	}
 	t->meta_json = json_object_get(meta);
+	const char *status = str_of(get(meta, "status")), *reason = str_of(get(meta, "reason"));
+	int done = !strcmp(status, "skipped") || !strcmp(status, "failed");
+	int cut = !done && (!ended || !strcmp(status, "running"));
 	if (stat(fp, &st) != 0) {
 		/* run.sh records skipped and failed tests with their reason: list them, quietly */
-		const char *status = str_of(get(meta, "status")),
-			   *reason = str_of(get(meta, "reason"));
-		if (strcmp(status, "skipped") && strcmp(status, "failed")) {
+		if (cut) {
+			fprintf(stderr, "raid-report: warning: %s: interrupted, test left out\n",
+				t->test);
+			rc = leave_out(t, "interrupted",
+				       "no fio output: the run stopped before this test ended");
+		} else if (!done) {
 			fprintf(stderr, "raid-report: warning: %s: no fio output, test left out\n",
 				fp);
-			status = "no fio output";
+			rc = leave_out(t, "no fio output", reason);
+		} else {
+			rc = leave_out(t, status, reason);
 		}
-		t->status = xstrdup(status);
-		t->reason = xstrdup(reason);
-		rc = -ENOENT;
 		goto out;
 	}
-	if (!(fio = rr_json_load(fp, err, errlen)))
-		goto out;
-	if (rr_fio_parse(fio, t) < 0) {
-		snprintf(err, errlen, "%s: not fio JSON output (no \"jobs\" array)", fp);
+	if (!(fio = rr_json_load(fp, err, errlen)) || rr_fio_parse(fio, t) < 0) {
+		if (fio)
+			snprintf(err, errlen, "%s: not fio JSON output (no \"jobs\" array)", fp);
+		if (cut) {
+			fprintf(stderr, "raid-report: warning: %s: interrupted, test left out\n",
+				t->test);
+			rc = leave_out(t, "interrupted", err);
+		}
 		goto out;
 	}
 	if (check_fio(fio, fp, err, errlen))
@@ -688,6 +710,9 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 		run->id = str(get(rj, "run_id"));
 	}
 
+	/* run.sh writes "started" first and "finished" at the end (results/README.md) */
+	run->ended = !get(rj, "started") || get(rj, "finished");
+	int ended = run->ended;
 	char *tdir = path_join(run->dir, "tests", NULL);
 	struct dirent **ents = NULL;
 	int n = scandir(tdir, &ents, meta_filter, alphasort);
@@ -706,7 +731,7 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 		char *stem = ents[i]->d_name;
 		stem[strlen(stem) - strlen(META_SUFFIX)] = '\0';
 		if (rc == 0) {
-			int r = load_test(tdir, stem, &run->tests[run->ntests], err, errlen);
+			int r = load_test(tdir, stem, ended, &run->tests[run->ntests], err, errlen);
 			if (r == 0) {
 				run->ntests++;
 			} else if (r == -ENOENT) {

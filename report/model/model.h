@@ -80,6 +80,7 @@ struct rr_run {
 	struct rr_left_out *left_out;
 	size_t nleft_out;
 	int multi_host; /* some test has per-host rows (run.sh --hosts) */
+	int ended;	/* run.json has "finished" (or predates "started"): 0 when interrupted */
 	/* efficiency and projections (report/analysis): NULL until rr_analyse; freed by
 	 * rr_analysis_free, not by rr_run_free (the model knows nothing above it) */
 	struct rr_analysis *an;

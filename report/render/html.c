@@ -152,7 +152,8 @@ static void facts(FILE *f, const struct rr_run *run)
 			     jtext(jget(rj, "counts.failed")), jtext(jget(rj, "started")),
 			     jtext(jget(rj, "finished")));
 	}
-	fact(f, "reported", "%zu tests with fio output, %zu without", run->ntests, run->nleft_out);
+	fact(f, "reported", "%zu tests with fio output, %zu without%s", run->ntests, run->nleft_out,
+	     run->ended ? "" : "; the run was interrupted (run.json has no \"finished\")");
 	fputs("</table>\n", f);
 	if (run->nleft_out) {
 		fputs(

@@ -229,6 +229,8 @@ int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
 		json_object_array_add(nr, e);
 	}
 	json_object_object_add(o, "not_run", nr);
+	if (!run->ended) /* the key only when true: runs that ended keep their files unchanged */
+		json_object_object_add(o, "interrupted", json_object_new_boolean(1));
 	rr_an_json_run(o, run);
 	if (asprintf(&path, "%s/summary.json", run->dir) < 0)
 		abort();
