@@ -130,7 +130,10 @@ struct rr_figures {
 };
 void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out);
 void rr_figures_free(struct rr_figures *f);
-json_object *rr_run_conditions(const struct rr_run *run); /* what absolute figures need equal */
+/* what absolute figures need equal: run.json's host facts and the run's settings */
+json_object *rr_run_conditions(const struct rr_run *run);
+/* run.json's host facts (hostname, cpu_model, cores, memory_bytes) that differ, ", "-joined */
+void rr_host_diff(const struct rr_run *a, const struct rr_run *b, char *out, size_t len);
 struct rr_bfig {	    /* one figure of a baseline over several runs */
 	struct rr_figure f; /* value: the median */
 	double spread;	    /* the worst run's distance from it, a fraction of it */

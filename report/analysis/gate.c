@@ -147,6 +147,32 @@ static void conditions_diff(json_object *a, json_object *b, char *out, size_t le
 	}
 }
 
+/* The machine facts of run.json's host that differ between two runs, like conditions_diff;
+ * "" when they are the same machine (or neither recorded it). */
+void rr_host_diff(const struct rr_run *a, const struct rr_run *b, char *out, size_t len)
+{
+	static const char *const keys[] = {"hostname", "cpu_model", "cores", "memory_bytes"};
+	out[0] = '\0';
+	json_object *ha = NULL, *hb = NULL;
+	if (a->run_json)
+		json_object_object_get_ex(a->run_json, "host", &ha);
+	if (b->run_json)
+		json_object_object_get_ex(b->run_json, "host", &hb);
+	for (size_t i = 0; (ha || hb) && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_object *va = NULL, *vb = NULL;
+		if (ha)
+			json_object_object_get_ex(ha, keys[i], &va);
+		if (hb)
+			json_object_object_get_ex(hb, keys[i], &vb);
+		const char *sa = va ? json_object_get_string(va) : "",
+			   *sb = vb ? json_object_get_string(vb) : "";
+		if (!strcmp(sa, sb))
+			continue;
+		size_t n = strlen(out);
+		snprintf(out + n, len - n, "%s%s", n ? ", " : "", keys[i]);
+	}
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

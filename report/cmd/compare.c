@@ -36,6 +36,13 @@ int rr_cmd_compare(int argc, char **argv)
 			abort();
 		outdir = def;
 	}
+	char differ[256];
+	rr_host_diff(&a, &b, differ, sizeof(differ));
+	if (*differ) /* one line: the figures compare the machines as much as the software */
+		fprintf(stderr,
+			"raid-report: warning: --compare: %s and %s ran on different machines "
+			"(run.json host %s differ): absolute figures compare the machines too\n",
+			a.dir, b.dir, differ);
 	int rc = rr_compare(&a, &b, outdir, stdout, rr_err, sizeof(rr_err)) < 0
 		     ? rr_fail("%s", rr_err)
 		     : 0;
