@@ -1,4 +1,4 @@
-/* report/model_test.c: the efficiency and projection model (iomodel.c, efficiency.c,
+/* report/model_test.c: the efficiency and projection model (analysis/iomodel.c, efficiency.c,
  * project.c). The I/O-count model must give the engine's own member bytes and I/Os for every
  * optimal RAID test of the fixture run (real fio runs through the engine); the textbook counts
  * (RAID5 4K RMW 4, RAID6 6, full stripe n/(n-p), mirrors 2); efficiency against the fixture's

@@ -1,4 +1,4 @@
-/* report/render/html.c: index.html, one self-contained page (inline CSS, images by relative path,
+/* report/render/html.c: index.html, one page (inline CSS, the charts linked by relative path,
  * nothing fetched from the network): the run's facts, the charts (or why each was skipped),
  * the summary table and the measured-vs-published comparison. */
 #include "report/render/render.h"
