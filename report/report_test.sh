@@ -220,6 +220,14 @@ t_case "gate --tolerance NaN: exit 2" bad "--tolerance 'NaN'" \
 	gate --baseline "$T_SCRATCH/base.json" "$RUN" --tolerance NaN
 t_case "baseline > /dev/full: exit 2 naming stdout" bash -c \
 	"'$RR' baseline '$RUN' >/dev/full 2>'$T_SCRATCH/full.err'; rc=\$?; cat '$T_SCRATCH/full.err'; [[ \$rc -eq 2 ]] && grep -q 'stdout: write failed' '$T_SCRATCH/full.err'"
+chart_full() { # a chart's data file on a full disk: exit 2 naming it, the page says why
+	rm -rf "$R37" && cp -r "$FIX" "$R37" && mkdir "$R37/charts" &&
+		ln -s /dev/full "$R37/charts/seq1m_read.dat" || return 1
+	bad "charts/seq1m_read.dat or .gp: write failed" "$R37" &&
+		grep -q 'cannot write charts/seq1m_read.dat' "$R37/index.html"
+}
+t_case "a chart file that cannot be written: exit 2, the page says so" timeout 120 bash -c \
+	"$(declare -f bad chart_full); RR=$RR T_SCRATCH=$T_SCRATCH FIX=$FIX R37=$R37; chart_full"
 other_machine() { # compare with a run of another machine: one warning line; the same: none
 	rm -rf "$R37" && cp -r "$FIX" "$R37" &&
 		"$ROOT/build/bin/raid-json" set "$R37/run.json" host.hostname:s=elsewhere host.cores:i=64 &&

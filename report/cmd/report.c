@@ -31,6 +31,10 @@ int rr_cmd_report(const char *dir)
 		rc = rr_fail("%s", rr_err);
 		goto out;
 	}
+	if (*charts.unwritten) { /* a full disk: the page is there, the chart is not */
+		rc = rr_fail("%s/charts/%s.dat or .gp: write failed", run.dir, charts.unwritten);
+		goto out;
+	}
 	size_t drawn = 0;
 	for (size_t i = 0; i < charts.n; i++)
 		drawn += charts.list[i].drawn;

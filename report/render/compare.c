@@ -60,7 +60,7 @@ static int chart(const struct rr_run *a, const struct rr_run *b, const char *out
 			rr_is_large(tb) ? "MB/s" : "IOPS", chg);
 		lim = fmax(lim, fabs(chg));
 	}
-	fclose(dat);
+	int written = rr_close(dat) == 0;
 	int h = 160 + 22 * (int)n;
 	fprintf(gp,
 		"set datafile separator '\\t'\nset style fill solid 0.8 noborder\n"
@@ -78,7 +78,8 @@ static int chart(const struct rr_run *a, const struct rr_run *b, const char *out
 			"' %%+.1f%%%%', $3)) with labels left font ',8'\n");
 	}
 	fprintf(gp, "unset output\n");
-	fclose(gp);
+	if ((rr_close(gp) || !written) && n)
+		return -EIO;
 	if (!n)
 		return -ENOENT;
 	return rr_gnuplot(outdir, "compare.gp") == 0 ? 0 : -EIO;

@@ -149,7 +149,6 @@ void rr_chart_hosts(const struct rr_run *run, const char *dir, struct rr_charts 
 		fputs("\n\n", dat);
 		row = 0;
 	}
-	fclose(dat);
 	size_t n = 0;
 	for (size_t i = 0; i < run->ntests; i++)
 		n += run->tests[i].nhosts > 0;
@@ -170,6 +169,5 @@ void rr_chart_hosts(const struct rr_run *run, const char *dir, struct rr_charts 
 	fprintf(gp, "\nset terminal svg size %d,%d font 'sans,10'\nset output '%s.svg'\nreplot\n",
 		w, h, name);
 	fputs("unset output\n", gp);
-	fclose(gp);
-	rr_chart_finish(dir, c, name, title);
+	rr_chart_finish(dir, c, name, title, dat, gp);
 }

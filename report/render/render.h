@@ -24,6 +24,7 @@ struct rr_chart {
 struct rr_charts {
 	struct rr_chart list[24];
 	size_t n;
+	char unwritten[48]; /* the first chart whose .dat or .gp could not be written, "" none */
 };
 int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struct rr_charts *out);
 int rr_gnuplot(const char *dir, const char *script);
@@ -32,7 +33,9 @@ void rr_chart_note(struct rr_charts *c, const char *name, const char *title, int
 		   const char *why);
 int rr_chart_open(struct rr_charts *c, const char *dir, const char *name, const char *title,
 		  FILE **dat, FILE **gp);
-void rr_chart_finish(const char *dir, struct rr_charts *c, const char *name, const char *title);
+/* closes dat and gp, then draws; a failed write: not drawn, and the page says why */
+void rr_chart_finish(const char *dir, struct rr_charts *c, const char *name, const char *title,
+		     FILE *dat, FILE *gp);
 
 /* hosts_out.c */
 int rr_write_hosts_csv(const struct rr_run *run, char *err, size_t errlen);
