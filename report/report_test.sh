@@ -210,6 +210,14 @@ fifo_run() {
 		timeout 20 bash -c "$(declare -f bad); RR=$RR T_SCRATCH=$T_SCRATCH; bad 'run.json: not a regular file' $R37"
 }
 t_case "a FIFO as run.json: exit 2, no hang" fifo_run
+fifo_bench() { # the run's parity-bench.json a FIFO: left out with a warning, the report made
+	rm -rf "$R37" && cp -r "$FIX" "$R37" && mkfifo "$R37/parity-bench.json" &&
+		timeout 120 "$RR" "$R37" >/dev/null 2>"$T_SCRATCH/fb.err"
+	local rc=$?
+	cat "$T_SCRATCH/fb.err"
+	[[ $rc -eq 0 ]] && grep -q 'parity-bench.json: not a regular file' "$T_SCRATCH/fb.err"
+}
+t_case "a FIFO as parity-bench.json: a warning, no hang" fifo_bench
 t_case "gate --baseline /dev/zero: exit 2, no hang" timeout 20 bash -c \
 	"$(declare -f bad); RR=$RR T_SCRATCH=$T_SCRATCH; bad '/dev/zero: not a regular file' gate --baseline /dev/zero $RUN"
 sed 's/"value":[0-9.e+-]*/"value":"NaN"/' "$T_SCRATCH/base.json" >"$T_SCRATCH/nan.json"

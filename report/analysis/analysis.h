@@ -95,8 +95,6 @@ void rr_proj_fill(struct rr_analysis *an, const struct rr_run *run, const struct
 		  json_object *profile, int every_test);
 
 /* profile facts (project.c) */
-json_object *rr_profile_load(const char *name_or_file, char *err, size_t errlen);
-json_object *rr_profile_of_run(const struct rr_run *run);
 int rr_pub_layout(const struct rr_pub *p, json_object *prof, int *arrays, json_object **bays);
 
 /* analyse.c: fills run->an (NULL profile: no projection; every_test: each test the published

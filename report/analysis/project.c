@@ -6,13 +6,10 @@
  * (rr_proj_flag). Every input and formula: docs/report.md, "The model". */
 #include "report/analysis/analysis.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 const char *const rr_bound_names[RR_NBOUNDS] = {"drives",	"drive links", "root ports",
 						"inter-socket", "memory",      "cpu",
@@ -53,74 +50,6 @@ double rr_pcie_gbps(json_object *link)
 }
 
 /* ---- profile facts ---- */
-
-static const char *exe_dir(char *buf, size_t len, int up)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	for (int i = 0; i < up; i++) {
-		char *s = strrchr(buf, '/');
-		if (s)
-			*s = '\0';
-	}
-	return buf;
-}
-
-/* A profile by file, by name in hw-profiles/ of this checkout (build/bin/../../hw-profiles),
- * or "host": raid-hwinfo host-profile of this machine. NULL with err set when none. */
-json_object *rr_profile_load(const char *name, char *err, size_t errlen)
-{
-	char dir[PATH_MAX], path[PATH_MAX + 128];
-	struct stat st;
-	json_object *o = NULL;
-	if (!name || !*name)
-		return NULL;
-	if (!strcmp(name, "host")) {
-		if (!exe_dir(dir, sizeof(dir), 1))
-			return NULL;
-		snprintf(path, sizeof(path), "%s/raid-hwinfo host-profile 2>/dev/null", dir);
-		FILE *p = popen(path, "r");
-		if (p) {
-			char buf[1 << 16];
-			size_t n = fread(buf, 1, sizeof(buf) - 1, p);
-			buf[n] = '\0';
-			pclose(p);
-			o = json_tokener_parse(buf);
-		}
-		if (!o && err)
-			snprintf(err, errlen, "--profile host: %s/raid-hwinfo host-profile failed",
-				 dir);
-		return o;
-	}
-	if (stat(name, &st) == 0) {
-		snprintf(path, sizeof(path), "%s", name);
-	} else if (exe_dir(dir, sizeof(dir), 3)) {
-		snprintf(path, sizeof(path), "%s/hw-profiles/%s.json", dir, name);
-		if (stat(path, &st) != 0) {
-			if (err)
-				snprintf(
-				    err, errlen,
-				    "--profile %s: not a file, not hw-profiles/%s.json, not 'host'",
-				    name, name);
-			return NULL;
-		}
-	}
-	char quiet[256];
-	return rr_json_load(path, err ? err : quiet, err ? errlen : sizeof(quiet));
-}
-
-/* The host a run's preset reproduces: the profile run.sh used (run.json profile.content),
- * when it is a reviewed host's and not a generated one. NULL: none. */
-json_object *rr_profile_of_run(const struct rr_run *run)
-{
-	json_object *prof = get(run->run_json, "profile");
-	json_object *c = get(prof, "content");
-	if (!c || !strcmp(sget(prof, "name"), "host") || !strcmp(sget(c, "name"), "host"))
-		return NULL;
-	return json_object_get(c);
-}
 
 static json_object *run_profile_content(const struct rr_run *run)
 {
@@ -715,39 +644,10 @@ static int same_config(const struct rr_test *a, const struct rr_test *b)
 	       !strcmp(target_of(a), target_of(b));
 }
 
-static json_object *bench_of(const struct rr_run *run)
-{
-	char *path;
-	if (asprintf(&path, "%s/parity-bench.json", run->dir) < 0)
-		abort();
-	json_object *b = NULL;
-	if (access(path, R_OK) == 0) {
-		FILE *f = fopen(path, "r");
-		if (f) {
-			char *buf = NULL;
-			size_t cap = 0;
-			ssize_t n = getdelim(&buf, &cap, '\0', f);
-			fclose(f);
-			/* the bench prints one JSON array; the report loader wants objects */
-			const char *s = n > 0 ? strchr(buf, '[') : NULL;
-			b = s ? json_tokener_parse(s) : NULL;
-			free(buf);
-		}
-		if (!b || !json_object_is_type(b, json_type_array)) {
-			fprintf(stderr, "raid-report: warning: %s: not the bench's JSON array\n",
-				path);
-			json_object_put(b);
-			b = NULL;
-		}
-	}
-	free(path);
-	return b;
-}
-
 void rr_proj_fill(struct rr_analysis *an, const struct rr_run *run, const struct rr_pubset *pub,
 		  json_object *prof, int every_test)
 {
-	json_object *bench = bench_of(run);
+	json_object *bench = rr_bench_load(run);
 	an->by_test = calloc(run->ntests ? run->ntests : 1, sizeof(*an->by_test));
 	if (!an->by_test)
 		abort();

@@ -56,7 +56,7 @@ static void json_error(const char *path, const char *buf, size_t at, int jerr, c
 
 /* json-c reads the bare words NaN and Infinity, which are not JSON: refuse them rather than
  * carry them into the figures. at: the first such value's key path (a.b[2].c). */
-static int all_finite(json_object *o, char *at, size_t len)
+int rr_json_finite(json_object *o, char *at, size_t len)
 {
 	size_t n = strlen(at);
 	switch (json_object_get_type(o)) {
@@ -66,7 +66,7 @@ static int all_finite(json_object *o, char *at, size_t len)
 		json_object_object_foreach(o, k, v)
 		{
 			snprintf(at + n, len - n, "%s%s", n ? "." : "", k);
-			if (!all_finite(v, at, len))
+			if (!rr_json_finite(v, at, len))
 				return 0;
 		}
 		break;
@@ -74,7 +74,7 @@ static int all_finite(json_object *o, char *at, size_t len)
 	case json_type_array:
 		for (size_t i = 0; i < json_object_array_length(o); i++) {
 			snprintf(at + n, len - n, "[%zu]", i);
-			if (!all_finite(json_object_array_get_idx(o, i), at, len))
+			if (!rr_json_finite(json_object_array_get_idx(o, i), at, len))
 				return 0;
 		}
 		break;
@@ -153,7 +153,7 @@ json_object *rr_json_load(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	char at[256] = "";
-	if (!all_finite(obj, at, sizeof(at))) {
+	if (!rr_json_finite(obj, at, sizeof(at))) {
 		snprintf(err, errlen, "%s: \"%s\" is NaN or Infinity, which JSON has no word for",
 			 path, at);
 		json_object_put(obj);

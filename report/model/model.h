@@ -104,6 +104,16 @@ double rr_primary(const struct rr_test *t); /* MB/s for bs >= 64k, else IOPS */
  * level the engine does not know, JBOD), from the engine's level table. */
 int rr_level_parity(int level);
 
+/* profile.c: a host profile by name, file or "host" (NULL with err set; err NULL: quiet),
+ * the reviewed host the run was made with (NULL: none), the run's parity-bench.json (NULL:
+ * none), the directory `up` levels above the binary (NULL when unknown) */
+json_object *rr_profile_load(const char *name_or_file, char *err, size_t errlen);
+json_object *rr_profile_of_run(const struct rr_run *run);
+json_object *rr_bench_load(const struct rr_run *run);
+const char *rr_exe_dir(char *buf, size_t len, int up);
+/* 0 when a value in o is NaN or Infinity, with its key path (a.b[2].c) in at */
+int rr_json_finite(json_object *o, char *at, size_t len);
+
 /* hosts.c: each host's row of a multi-host run under its test, the test's engine figures
  * from its hosts' counters */
 void rr_hosts_attach(struct rr_run *run);

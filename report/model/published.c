@@ -164,15 +164,8 @@ const char *rr_pub_path(void)
 	if (env && *env)
 		return env;
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (!rr_exe_dir(exe, sizeof(exe), 3))
 		return "results/reference/published.csv";
-	exe[n] = '\0';
-	for (int up = 0; up < 3; up++) {
-		char *s = strrchr(exe, '/');
-		if (s)
-			*s = '\0';
-	}
 	snprintf(path, sizeof(path), "%s/results/reference/published.csv", exe);
 	return path;
 }
