@@ -10,24 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_object *jget(json_object *o, const char *a, const char *b)
-{
-	json_object *v = NULL;
-	if (!o || !json_object_object_get_ex(o, a, &v))
-		return NULL;
-	if (b && (!v || !json_object_object_get_ex(v, b, &v)))
-		return NULL;
-	return v;
-}
-
-static double jd(json_object *v)
-{
-	if (!v ||
-	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return NAN;
-	return json_object_get_double(v);
-}
-
 /* The engine's measured member work per volume I/O: bytes for large tests, counts below. */
 static double stats_per_io(const struct rr_test *t)
 {
@@ -36,19 +18,22 @@ static double stats_per_io(const struct rr_test *t)
 		return NAN;
 	double num, den;
 	if (rr_is_large(t)) {
-		num = jd(jget(s, "member_io", "read_bytes")) +
-		      jd(jget(s, "member_io", "write_bytes"));
-		den = jd(jget(s, "volume", "read_bytes")) + jd(jget(s, "volume", "write_bytes"));
+		num = rr_jnum(rr_jget(rr_jget(s, "member_io"), "read_bytes")) +
+		      rr_jnum(rr_jget(rr_jget(s, "member_io"), "write_bytes"));
+		den = rr_jnum(rr_jget(rr_jget(s, "volume"), "read_bytes")) +
+		      rr_jnum(rr_jget(rr_jget(s, "volume"), "write_bytes"));
 	} else {
-		num = jd(jget(s, "member_io", "reads")) + jd(jget(s, "member_io", "writes"));
-		den = jd(jget(s, "volume", "reads")) + jd(jget(s, "volume", "writes"));
+		num = rr_jnum(rr_jget(rr_jget(s, "member_io"), "reads")) +
+		      rr_jnum(rr_jget(rr_jget(s, "member_io"), "writes"));
+		den = rr_jnum(rr_jget(rr_jget(s, "volume"), "reads")) +
+		      rr_jnum(rr_jget(rr_jget(s, "volume"), "writes"));
 	}
 	return den > 0 ? num / den : NAN;
 }
 
 static const char *meta_str(const struct rr_test *t, const char *key)
 {
-	json_object *v = jget(t->meta_json, key, NULL);
+	json_object *v = rr_jget(t->meta_json, key);
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 }
 
@@ -167,13 +152,13 @@ long rr_pub_bs(const struct rr_pub *p)
 double rr_spec_figure(json_object *profile, const struct rr_pub *p, int drives, char *why,
 		      size_t len)
 {
-	json_object *bays = jget(profile, "bays", NULL);
+	json_object *bays = rr_jget(profile, "bays");
 	json_object *b0 = bays ? json_object_array_get_idx(bays, 0) : NULL;
-	const char *dname = json_object_get_string(jget(b0, "drive", NULL));
-	json_object *d = dname ? jget(jget(profile, "drives", NULL), dname, NULL) : NULL;
+	const char *dname = json_object_get_string(rr_jget(b0, "drive"));
+	json_object *d = dname ? rr_jget(rr_jget(profile, "drives"), dname) : NULL;
 	int iops = !strcmp(p->metric, "iops");
-	double r = jd(jget(d, iops ? "rand_read_4k_iops" : "seq_read_mbps", NULL));
-	double w = jd(jget(d, iops ? "rand_write_4k_iops" : "seq_write_mbps", NULL));
+	double r = rr_jnum(rr_jget(d, iops ? "rand_read_4k_iops" : "seq_read_mbps"));
+	double w = rr_jnum(rr_jget(d, iops ? "rand_write_4k_iops" : "seq_write_mbps"));
 	int mix = rr_rw_mix(p->rw, p->workload);
 	double v = mix >= 100 ? r : mix <= 0 ? w : 1 / (mix / 100.0 / r + (1 - mix / 100.0) / w);
 	snprintf(why, len, "spec: %d x %s %s", drives, dname ? dname : "?",

@@ -16,34 +16,12 @@ const char *const rr_bound_names[RR_NBOUNDS] = {"drives",	"drive links", "root p
 						"parity",	"gpu link",    "concurrency"};
 enum { B_DRIVES, B_DLINK, B_PORTS, B_SOCKET, B_MEM, B_CPU, B_PARITY, B_GPU, B_CONC };
 
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v))
-		return v;
-	return NULL;
-}
-
-static double num(json_object *v)
-{
-	if (!v ||
-	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return NAN;
-	return json_object_get_double(v);
-}
-
-static const char *sget(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-}
-
 /* GB/s one way of a PCIe link: lanes x the generation's rate after line coding (Gen3 onward
  * 128b/130b); protocol overhead is not taken off, so this is the link's upper bound. */
 double rr_pcie_gbps(json_object *link)
 {
 	static const double lane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.877};
-	double gen = num(get(link, "gen")), width = num(get(link, "width"));
+	double gen = rr_jnum(rr_jget(link, "gen")), width = rr_jnum(rr_jget(link, "width"));
 	if (!(gen >= 1 && gen <= 6) || !(width >= 1))
 		return NAN;
 	return lane[(int)gen] * width;
@@ -53,38 +31,38 @@ double rr_pcie_gbps(json_object *link)
 
 static json_object *run_profile_content(const struct rr_run *run)
 {
-	return get(get(run->run_json, "profile"), "content");
+	return rr_jget(rr_jget(run->run_json, "profile"), "content");
 }
 
 static int profile_cores(json_object *prof)
 {
-	json_object *nodes = get(prof, "numa_nodes");
+	json_object *nodes = rr_jget(prof, "numa_nodes");
 	double sum = 0;
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
-		double c = num(get(json_object_array_get_idx(nodes, i), "cores"));
+		double c = rr_jnum(rr_jget(json_object_array_get_idx(nodes, i), "cores"));
 		if (isnan(c))
 			return -1;
 		sum += c;
 	}
 	if (sum > 0)
 		return (int)sum;
-	double cps = num(get(get(prof, "cpu"), "cores_per_socket"));
-	double s = num(get(prof, "sockets"));
+	double cps = rr_jnum(rr_jget(rr_jget(prof, "cpu"), "cores_per_socket"));
+	double s = rr_jnum(rr_jget(prof, "sockets"));
 	return cps > 0 && s > 0 ? (int)(cps * s) : -1;
 }
 
 static json_object *drive_spec(json_object *prof, json_object *bay)
 {
-	return get(get(prof, "drives"), sget(bay, "drive"));
+	return rr_jget(rr_jget(prof, "drives"), rr_jstr(rr_jget(bay, "drive")));
 }
 
 static int socket_of_node(json_object *prof, int node)
 {
-	json_object *nodes = get(prof, "numa_nodes");
+	json_object *nodes = rr_jget(prof, "numa_nodes");
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
 		json_object *n = json_object_array_get_idx(nodes, i);
-		if ((int)num(get(n, "node")) == node)
-			return (int)num(get(n, "socket"));
+		if ((int)rr_jnum(rr_jget(n, "node")) == node)
+			return (int)rr_jnum(rr_jget(n, "socket"));
 	}
 	return -1;
 }
@@ -132,11 +110,11 @@ static void b_drives(struct rr_proj *p, json_object *prof, const struct rr_test 
 		      p->large ? "byte" : "I/O");
 		return;
 	}
-	json_object *bays = get(prof, "bays");
+	json_object *bays = rr_jget(prof, "bays");
 	json_object *d = drive_spec(prof, bays ? json_object_array_get_idx(bays, 0) : NULL);
 	const char *r_key = p->large ? "seq_read_mbps" : "rand_read_4k_iops";
 	const char *w_key = p->large ? "seq_write_mbps" : "rand_write_4k_iops";
-	double r = num(get(d, r_key)), w = num(get(d, w_key));
+	double r = rr_jnum(rr_jget(d, r_key)), w = rr_jnum(rr_jget(d, w_key));
 	double rn = p->large ? c->read_bytes : c->reads, wn = p->large ? c->write_bytes : c->writes;
 	if ((rn > 0 && isnan(r)) || (wn > 0 && isnan(w)) || (!p->large && p->bs > 4096)) {
 		bound(p, B_DRIVES, NAN, "drive spec has no %s", rn > 0 && isnan(r) ? r_key : w_key);
@@ -151,12 +129,12 @@ static void b_drives(struct rr_proj *p, json_object *prof, const struct rr_test 
  * profile, as run.sh maps members to bays. */
 static size_t used_bays(json_object *prof, json_object *ids, int n, json_object **out, size_t max)
 {
-	json_object *bays = get(prof, "bays");
+	json_object *bays = rr_jget(prof, "bays");
 	size_t k = 0;
 	for (size_t i = 0; ids && i < json_object_array_length(ids) && k < max; i++) {
 		int id = json_object_get_int(json_object_array_get_idx(ids, i));
 		for (size_t j = 0; bays && j < json_object_array_length(bays); j++)
-			if ((int)num(get(json_object_array_get_idx(bays, j), "bay")) == id)
+			if ((int)rr_jnum(rr_jget(json_object_array_get_idx(bays, j), "bay")) == id)
 				out[k++] = json_object_array_get_idx(bays, j);
 	}
 	if (ids)
@@ -190,7 +168,7 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 		return;
 	}
 	double need = link_need(p, 0);
-	double dl = rr_pcie_gbps(get(drive_spec(prof, bays[0]), "link"));
+	double dl = rr_pcie_gbps(rr_jget(drive_spec(prof, bays[0]), "link"));
 	if (isnan(dl))
 		bound(p, B_DLINK, NAN, "drive link (gen, width) not in profile");
 	else
@@ -199,27 +177,27 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 		      dl, need);
 
 	/* root ports: each carries its bays' share of the member traffic */
-	json_object *ports = get(prof, "root_ports");
+	json_object *ports = rr_jget(prof, "root_ports");
 	double best = INFINITY;
 	char how[240] = "";
 	for (size_t i = 0; i < k; i++) {
-		const char *rp = sget(bays[i], "root_port");
+		const char *rp = rr_jstr(rr_jget(bays[i], "root_port"));
 		int cnt = 0, seen = 0;
 		for (size_t j = 0; j < k; j++) {
-			cnt += !strcmp(sget(bays[j], "root_port"), rp);
-			seen |= j < i && !strcmp(sget(bays[j], "root_port"), rp);
+			cnt += !strcmp(rr_jstr(rr_jget(bays[j], "root_port")), rp);
+			seen |= j < i && !strcmp(rr_jstr(rr_jget(bays[j], "root_port")), rp);
 		}
 		if (seen)
 			continue;
-		json_object *port = get(ports, rp);
+		json_object *port = rr_jget(ports, rp);
 		double bw = rr_pcie_gbps(port);
 		if (isnan(bw)) {
 			best = NAN;
 			snprintf(how, sizeof(how), "root port '%s': link not in profile", rp);
 			break;
 		}
-		int ctl = hw_raid && get(port, "controller") &&
-			  json_object_get_boolean(get(port, "controller"));
+		int ctl = hw_raid && rr_jget(port, "controller") &&
+			  json_object_get_boolean(rr_jget(port, "controller"));
 		double share = ctl ? 1 : (double)cnt / n;
 		double v = bw * 1000 / (share * link_need(p, ctl));
 		if (v < best) {
@@ -235,18 +213,18 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 	 * crosses the link between them */
 	int per_socket[16] = {0}, most = 0;
 	for (size_t i = 0; i < k; i++) {
-		int s = socket_of_node(prof, (int)num(get(bays[i], "numa_node")));
+		int s = socket_of_node(prof, (int)rr_jnum(rr_jget(bays[i], "numa_node")));
 		if (s >= 0 && s < 16 && ++per_socket[s] > most)
 			most = per_socket[s];
 	}
-	double f = 1 - (double)most / n, ic = num(get(prof, "interconnect_gbps"));
+	double f = 1 - (double)most / n, ic = rr_jnum(rr_jget(prof, "interconnect_gbps"));
 	if (f <= 0)
 		bound(p, B_SOCKET, NAN, "all %d bays on one socket: not crossed", n);
 	else if (isnan(ic))
 		bound(p, B_SOCKET, NAN,
 		      "%.0f%% of the traffic crosses %s; its bandwidth is not in "
 		      "the profile",
-		      100 * f, sget(prof, "interconnect"));
+		      100 * f, rr_jstr(rr_jget(prof, "interconnect")));
 	else
 		bound(p, B_SOCKET, from_mbps(p, ic * 1000 / (f * need)),
 		      "%.2f GB/s / (%.0f%% of bays on the other socket x %.3g)", ic, 100 * f, need);
@@ -255,7 +233,7 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 static void b_memory(struct rr_proj *p, json_object *prof)
 {
 	const struct rr_ioc *c = &p->io;
-	double bw = num(get(prof, "memory_bw_gbps"));
+	double bw = rr_jnum(rr_jget(prof, "memory_bw_gbps"));
 	double per = c->read_bytes + c->write_bytes + c->parity_in + c->parity_out;
 	if (isnan(bw))
 		bound(p, B_MEM, NAN, "memory bandwidth not in profile");
@@ -311,8 +289,8 @@ static void b_gpu(struct rr_proj *p, json_object *prof)
 		bound(p, B_GPU, NAN, "no parity on a GPU");
 		return;
 	}
-	json_object *g = get(prof, "gpu");
-	double bw = rr_pcie_gbps(get(g, "pcie"));
+	json_object *g = rr_jget(prof, "gpu");
+	double bw = rr_pcie_gbps(rr_jget(g, "pcie"));
 	double need = max2(c->parity_in, c->parity_out);
 	if (isnan(bw))
 		bound(p, B_GPU, NAN, "GPU link not in profile");
@@ -320,7 +298,7 @@ static void b_gpu(struct rr_proj *p, json_object *prof)
 		bound(p, B_GPU, from_mbps(p, bw * 1000 / need),
 		      "%s: %.2f GB/s / %.3g bytes to the GPU per volume byte (the data its parity "
 		      "reads)",
-		      sget(g, "model"), bw, need);
+		      rr_jstr(rr_jget(g, "model")), bw, need);
 }
 
 /* Little's law: no more than the I/Os in flight per latency. The latency is the measured
@@ -362,14 +340,15 @@ static void pick(struct rr_proj *p, int cpu_too, int *binding, int *next)
 
 static double stats_num(const struct rr_test *t, const char *a, const char *b)
 {
-	return num(get(get(t->stats_json, a), b));
+	return rr_jnum(rr_jget(rr_jget(t->stats_json, a), b));
 }
 
 static void cpu_inputs(struct rr_proj *p, const struct rr_test *s)
 {
-	json_object *hc = get(s->meta_json, "host_cpu");
-	double busy = num(get(hc, "user_s")) + num(get(hc, "system_s")) + num(get(hc, "softirq_s")),
-	       iv = num(get(hc, "interval_s"));
+	json_object *hc = rr_jget(s->meta_json, "host_cpu");
+	double busy = rr_jnum(rr_jget(hc, "user_s")) + rr_jnum(rr_jget(hc, "system_s")) +
+		      rr_jnum(rr_jget(hc, "softirq_s")),
+	       iv = rr_jnum(rr_jget(hc, "interval_s"));
 	double fig_iops = s->iops;
 	if (busy > 0 && iv > 0 && fig_iops > 0) {
 		p->cpu_us_src = busy / iv / fig_iops * 1e6;
@@ -381,7 +360,7 @@ static void cpu_inputs(struct rr_proj *p, const struct rr_test *s)
 	double vol = stats_num(s, "volume", "reads") + stats_num(s, "volume", "writes");
 	double pns = stats_num(s, "parity", "cpu_ns");
 	p->parity_us_src = vol > 0 && pns >= 0 ? pns / vol / 1e3 : 0;
-	double w = num(get(s->stats_json, "stripe_lock_waits"));
+	double w = rr_jnum(rr_jget(s->stats_json, "stripe_lock_waits"));
 	p->stripe_waits_per_io = vol > 0 && w >= 0 ? w / vol : NAN;
 	if (isnan(p->parity_us_src))
 		p->parity_us_src = 0;
@@ -402,23 +381,24 @@ static void parity_inputs(struct rr_proj *p, const struct rr_test *s, json_objec
 	long chunk = p->chunk < p->bs ? p->chunk : p->bs;
 	for (size_t i = 0; bench && i < json_object_array_length(bench); i++) {
 		json_object *r = json_object_array_get_idx(bench, i);
-		const char *ri = sget(r, "impl");
-		if (strcmp(sget(r, "op"), op) || strcmp(sget(r, "mode"), "stream") ||
-		    !strcmp(ri, "membw") || !strcmp(ri, "cachebw") ||
-		    (!strcmp(ri, "base") && strcmp(impl, "base")))
+		const char *ri = rr_jstr(rr_jget(r, "impl"));
+		if (strcmp(rr_jstr(rr_jget(r, "op")), op) ||
+		    strcmp(rr_jstr(rr_jget(r, "mode")), "stream") || !strcmp(ri, "membw") ||
+		    !strcmp(ri, "cachebw") || (!strcmp(ri, "base") && strcmp(impl, "base")))
 			continue;
-		double d = (!strcmp(ri, impl)	      ? 0
-			    : !strcmp(ri, "selected") ? 1e5
-						      : 1e6) +
-			   fabs(num(get(r, "k")) - k) * 100 +
-			   fabs(log2(num(get(r, "chunk")) / (double)(chunk > 0 ? chunk : 65536)));
+		double d =
+		    (!strcmp(ri, impl)	       ? 0
+		     : !strcmp(ri, "selected") ? 1e5
+					       : 1e6) +
+		    fabs(rr_jnum(rr_jget(r, "k")) - k) * 100 +
+		    fabs(log2(rr_jnum(rr_jget(r, "chunk")) / (double)(chunk > 0 ? chunk : 65536)));
 		if (d < dist) {
 			dist = d;
-			best = num(get(r, "gbps"));
+			best = rr_jnum(rr_jget(r, "gbps"));
 			p->parity_rmw = !strcmp(op, "rmw");
 			snprintf(p->parity_source, sizeof(p->parity_source),
 				 "parity-bench.json %s %s k=%.0f chunk %.0fk", ri, op,
-				 num(get(r, "k")), num(get(r, "chunk")) / 1024);
+				 rr_jnum(rr_jget(r, "k")), rr_jnum(rr_jget(r, "chunk")) / 1024);
 		}
 	}
 	if (isnan(best) && s->parity_gbps > 0) {
@@ -431,7 +411,7 @@ static void parity_inputs(struct rr_proj *p, const struct rr_test *s, json_objec
 
 static const char *target_of(const struct rr_test *t)
 {
-	const char *s = sget(t->meta_json, "target");
+	const char *s = rr_jstr(rr_jget(t->meta_json, "target"));
 	if (*s)
 		return s;
 	return strcmp(rr_level_name(t), "jbod") ? "engine" : "jbod";
@@ -452,20 +432,24 @@ static int pub_is_hw_raid(const struct rr_pub *pub)
  * arrays, else one array of all its drives. *bays: the rule's bays, NULL for the first ones. */
 int rr_pub_layout(const struct rr_pub *p, json_object *prof, int *arrays, json_object **bays)
 {
-	json_object *rules = get(prof, "published_layouts");
+	json_object *rules = rr_jget(prof, "published_layouts");
 	*arrays = 1;
 	if (bays)
 		*bays = NULL;
 	for (size_t i = 0; rules && i < json_object_array_length(rules); i++) {
 		json_object *r = json_object_array_get_idx(rules, i);
-		if (strcmp(sget(r, "source"), p->source) || strcmp(sget(r, "array"), p->array) ||
-		    strcmp(sget(r, "state"), p->state) ||
-		    (*sget(r, "workload") && strcmp(sget(r, "workload"), p->workload)))
+		if (strcmp(rr_jstr(rr_jget(r, "source")), p->source) ||
+		    strcmp(rr_jstr(rr_jget(r, "array")), p->array) ||
+		    strcmp(rr_jstr(rr_jget(r, "state")), p->state) ||
+		    (*rr_jstr(rr_jget(r, "workload")) &&
+		     strcmp(rr_jstr(rr_jget(r, "workload")), p->workload)))
 			continue;
-		*arrays = num(get(r, "arrays")) >= 1 ? (int)num(get(r, "arrays")) : 1;
+		*arrays =
+		    rr_jnum(rr_jget(r, "arrays")) >= 1 ? (int)rr_jnum(rr_jget(r, "arrays")) : 1;
 		if (bays)
-			*bays = get(r, "bays");
-		return num(get(r, "members")) >= 1 ? (int)num(get(r, "members")) : p->drives;
+			*bays = rr_jget(r, "bays");
+		return rr_jnum(rr_jget(r, "members")) >= 1 ? (int)rr_jnum(rr_jget(r, "members"))
+							   : p->drives;
 	}
 	return p->drives;
 }
@@ -492,7 +476,7 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 	p->actual = to;
 	p->binding = p->next = -1;
 	snprintf(p->target, sizeof(p->target), "%s", target_of(s));
-	snprintf(p->profile, sizeof(p->profile), "%s", sget(prof, "name"));
+	snprintf(p->profile, sizeof(p->profile), "%s", rr_jstr(rr_jget(prof, "name")));
 	p->level = s->level < 0 || !strcmp(rr_level_name(s), "jbod") ? -1 : s->level;
 	p->chunk = s->chunk;
 	snprintf(p->rw, sizeof(p->rw), "%s", s->rw);
@@ -651,7 +635,7 @@ void rr_proj_fill(struct rr_analysis *an, const struct rr_run *run, const struct
 	an->by_test = calloc(run->ntests ? run->ntests : 1, sizeof(*an->by_test));
 	if (!an->by_test)
 		abort();
-	const char *host = sget(prof, "name");
+	const char *host = rr_jstr(rr_jget(prof, "name"));
 	for (size_t r = 0; prof && pub && r < pub->n; r++) {
 		const struct rr_pub *p = &pub->rows[r];
 		/* the model is the optimal state's: a rebuilding array's figures are not projected

@@ -111,6 +111,11 @@ json_object *rr_profile_load(const char *name_or_file, char *err, size_t errlen)
 json_object *rr_profile_of_run(const struct rr_run *run);
 json_object *rr_bench_load(const struct rr_run *run);
 const char *rr_exe_dir(char *buf, size_t len, int up);
+/* json-c lookups that never fail: o's key (NULL when o is no object or lacks it), a number
+ * (NAN when v is none), a string ("" when v is none) */
+json_object *rr_jget(json_object *o, const char *key);
+double rr_jnum(json_object *v);
+const char *rr_jstr(json_object *v);
 /* 0 when a value in o is NaN or Infinity, with its key path (a.b[2].c) in at */
 int rr_json_finite(json_object *o, char *at, size_t len);
 

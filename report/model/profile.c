@@ -10,20 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v))
-		return v;
-	return NULL;
-}
-
-static const char *name_of(json_object *o)
-{
-	json_object *v = get(o, "name");
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-}
-
 const char *rr_exe_dir(char *buf, size_t len, int up)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
@@ -85,9 +71,10 @@ json_object *rr_profile_load(const char *name, char *err, size_t errlen)
  * when it is a reviewed host's and not a generated one. NULL: none. */
 json_object *rr_profile_of_run(const struct rr_run *run)
 {
-	json_object *prof = get(run->run_json, "profile");
-	json_object *c = get(prof, "content");
-	if (!c || !strcmp(name_of(prof), "host") || !strcmp(name_of(c), "host"))
+	json_object *prof = rr_jget(run->run_json, "profile");
+	json_object *c = rr_jget(prof, "content");
+	if (!c || !strcmp(rr_jstr(rr_jget(prof, "name")), "host") ||
+	    !strcmp(rr_jstr(rr_jget(c, "name")), "host"))
 		return NULL;
 	return json_object_get(c);
 }
