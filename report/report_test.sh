@@ -265,12 +265,13 @@ interrupted() {
 	head -c 300 "$FIX/tests/raid5-4-SEQ1M-Q8T64-write.json" >"$INTR/tests/raid5-4-SEQ1M-Q8T64-write.json"
 	: >"$INTR/tests/raid5-4-SEQ1M-Q8T64-read.json"
 	rm "$INTR/tests/raid0-4-SEQ1M-Q8T64-write.json"
+	head -c 50 "$FIX/tests/raid5-4-RND4K-Q1-randread.stats.json" >"$INTR/tests/raid5-4-RND4K-Q1-randread.stats.json"
 	"$RR" "$INTR" || return 1
-	[[ $(grep -o '"status":"interrupted"' "$INTR/summary.json" | wc -l) -eq 3 ]] &&
+	[[ $(grep -o '"status":"interrupted"' "$INTR/summary.json" | wc -l) -eq 4 ]] &&
 		grep -q '"status":"skipped"' "$INTR/summary.json" &&
 		grep -q '"interrupted":true' "$INTR/summary.json" &&
 		grep -q 'the run was interrupted' "$INTR/index.html" &&
-		[[ $(grep -c '<td>interrupted</td>' "$INTR/index.html") -eq 3 ]]
+		[[ $(grep -c '<td>interrupted</td>' "$INTR/index.html") -eq 4 ]]
 }
 t_case "an interrupted run: unfinished tests marked, the page written, exit 0" interrupted
 running_test() { # a finished run whose test still says "running" (fio killed): interrupted
