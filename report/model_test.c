@@ -1,4 +1,4 @@
-/* report/model_test.c: the efficiency and projection model (iomodel.c, efficiency.c,
+/* report/model_test.c: the efficiency and projection model (analysis/iomodel.c, efficiency.c,
  * project.c). The I/O-count model must give the engine's own member bytes and I/Os for every
  * optimal RAID test of the fixture run (real fio runs through the engine); the textbook counts
  * (RAID5 4K RMW 4, RAID6 6, full stripe n/(n-p), mirrors 2); efficiency against the fixture's
@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "report/model.h"
+#include "report/cmd/cmd.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -97,7 +97,7 @@ static void efficiency_against_jbod(void **state)
 	struct rr_run run;
 	char err[512];
 	assert_int_equal(rr_run_load(FIXTURE, &run, err, sizeof(err)), 0);
-	assert_int_equal(rr_analyse(&run, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(rr_analyse(&run, NULL, NULL, 0, err, sizeof(err)), 0);
 	const struct rr_test *j = rr_run_find(&run, "jbod-4-SEQ1M-Q8T64-read");
 	const struct rr_test *r5 = rr_run_find(&run, "raid5-4-SEQ1M-Q8T64-read");
 	const struct rr_test *w = rr_run_find(&run, "raid5-4-RND4K-WRITE-randwrite");
@@ -253,7 +253,7 @@ static void published_gpu_limit(void **state)
 	struct rr_test *t = (struct rr_test *)rr_run_find(&run, "raid5-4-SEQ1M-Q8T64-write");
 	free(t->parity);
 	t->parity = strdup("cuda");
-	assert_int_equal(rr_analyse(&run, &set, prof, err, sizeof(err)), 0);
+	assert_int_equal(rr_analyse(&run, &set, prof, 0, err, sizeof(err)), 0);
 	size_t flagged = 0, seen = 0;
 	for (size_t i = 0; i < run.an->nproj - run.an->nself; i++) {
 		const struct rr_proj *x = &run.an->proj[i];

@@ -8,7 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "report/report.h"
+#include "report/cmd/cmd.h"
 
 #include <math.h>
 #include <stdlib.h>

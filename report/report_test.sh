@@ -177,5 +177,108 @@ t_case "stats: a nested counter of the wrong type: exit 2" wrong_type \
 	tests/raid0-4-SEQ1M-Q8T64-read.stats.json '0,/"reads": [0-9]*/s//"reads": "many"/' \
 	'stats.json: "volume.reads" is a string, expected a number'
 t_case "run.json: host as a string: exit 2" wrong_type run.json \
-	's/"host":{/"host":"x","was_host":{/' 'run.json: "host" is a string, expected an object' 
+	's/"host":{/"host":"x","was_host":{/' 'run.json: "host" is a string, expected an object'
+
+# Issue 37's edges: numbers faithfully written, what is no number or no file refused, every
+# write checked (each case failed before: 1e+62, exit 0, a hang, PASS, exit 0)
+R37=$T_SCRATCH/r37
+edit_fio() { # SED: a copy of the fixture in $R37 with the raid0 read test's fio JSON edited
+	rm -rf "$R37" && cp -r "$FIX" "$R37" &&
+		sed -i "$1" "$R37/tests/raid0-4-SEQ1M-Q8T64-read.json"
+}
+huge_iops() {
+	edit_fio '0,/"iops" : [0-9.]*/s//"iops" : 1e308/' && "$RR" "$R37" >/dev/null || return 1
+	! grep -E '[0-9]{20}' "$R37/summary.csv" "$R37/summary.json" &&
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i }
+			$2 == "raid0-4-SEQ1M-Q8T64-read" { print $h["iops"] }' "$R37/summary.csv" |
+		grep -qx '1e+308' && grep -q '"iops":1e+308' "$R37/summary.json"
+}
+t_case "an IOPS of 1e308 is written as 1e+308, not a 63-digit integer" huge_iops
+nan_string() {
+	edit_fio '0,/"iops" : [0-9.]*/s//"iops" : "NaN"/' &&
+		bad 'raid0-4-SEQ1M-Q8T64-read.json: "jobs\[0\].read.iops" is a string' "$R37"
+}
+t_case "fio's iops as the string \"NaN\": exit 2 naming file and key" nan_string
+bare_word() { # WORD: a bare NaN or Infinity (not JSON) in the fio output
+	edit_fio "0,/\"iops\" : [0-9.]*/s//\"iops\" : $1/" &&
+		bad '"jobs\[0\].read.iops" is NaN or Infinity' "$R37"
+}
+t_case "a bare NaN in fio's JSON: exit 2" bare_word NaN
+t_case "a bare -Infinity in fio's JSON: exit 2" bare_word -Infinity
+fifo_run() {
+	rm -rf "$R37" && cp -r "$FIX" "$R37" && rm "$R37/run.json" && mkfifo "$R37/run.json" &&
+		timeout 20 bash -c "$(declare -f bad); RR=$RR T_SCRATCH=$T_SCRATCH; bad 'run.json: not a regular file' $R37"
+}
+t_case "a FIFO as run.json: exit 2, no hang" fifo_run
+fifo_bench() { # the run's parity-bench.json a FIFO: left out with a warning, the report made
+	rm -rf "$R37" && cp -r "$FIX" "$R37" && mkfifo "$R37/parity-bench.json" &&
+		timeout 120 "$RR" "$R37" >/dev/null 2>"$T_SCRATCH/fb.err"
+	local rc=$?
+	cat "$T_SCRATCH/fb.err"
+	[[ $rc -eq 0 ]] && grep -q 'parity-bench.json: not a regular file' "$T_SCRATCH/fb.err"
+}
+t_case "a FIFO as parity-bench.json: a warning, no hang" fifo_bench
+t_case "gate --baseline /dev/zero: exit 2, no hang" timeout 20 bash -c \
+	"$(declare -f bad); RR=$RR T_SCRATCH=$T_SCRATCH; bad '/dev/zero: not a regular file' gate --baseline /dev/zero $RUN"
+sed 's/"value":[0-9.e+-]*/"value":"NaN"/' "$T_SCRATCH/base.json" >"$T_SCRATCH/nan.json"
+t_case "a baseline whose values are \"NaN\": exit 2, not PASS" \
+	bad 'nan.json: figure 0 (.*): value "NaN" is not a positive number' \
+	gate --baseline "$T_SCRATCH/nan.json" "$RUN"
+t_case "gate --tolerance NaN: exit 2" bad "--tolerance 'NaN'" \
+	gate --baseline "$T_SCRATCH/base.json" "$RUN" --tolerance NaN
+t_case "baseline > /dev/full: exit 2 naming stdout" bash -c \
+	"'$RR' baseline '$RUN' >/dev/full 2>'$T_SCRATCH/full.err'; rc=\$?; cat '$T_SCRATCH/full.err'; [[ \$rc -eq 2 ]] && grep -q 'stdout: write failed' '$T_SCRATCH/full.err'"
+chart_full() { # a chart's data file on a full disk: exit 2 naming it, the page says why
+	rm -rf "$R37" && cp -r "$FIX" "$R37" && mkdir "$R37/charts" &&
+		ln -s /dev/full "$R37/charts/seq1m_read.dat" || return 1
+	bad "charts/seq1m_read.dat or .gp: write failed" "$R37" &&
+		grep -q 'cannot write charts/seq1m_read.dat' "$R37/index.html"
+}
+t_case "a chart file that cannot be written: exit 2, the page says so" timeout 120 bash -c \
+	"$(declare -f bad chart_full); RR=$RR T_SCRATCH=$T_SCRATCH FIX=$FIX R37=$R37; chart_full"
+other_machine() { # compare with a run of another machine: one warning line; the same: none
+	rm -rf "$R37" && cp -r "$FIX" "$R37" &&
+		"$ROOT/build/bin/raid-json" set "$R37/run.json" host.hostname:s=elsewhere host.cores:i=64 &&
+		"$RR" --compare "$FIX" "$RUN" --out "$T_SCRATCH/c1" >/dev/null 2>"$T_SCRATCH/c1.err" &&
+		[[ ! -s $T_SCRATCH/c1.err ]] &&
+		"$RR" --compare "$FIX" "$R37" --out "$T_SCRATCH/c2" >/dev/null 2>"$T_SCRATCH/c2.err" &&
+		cat "$T_SCRATCH/c2.err" && [[ $(wc -l <"$T_SCRATCH/c2.err") -eq 1 ]] &&
+		grep -q 'different machines (run.json host hostname, cores differ)' "$T_SCRATCH/c2.err"
+}
+t_case "--compare of runs from two machines warns in one line" other_machine
+project_named() { # a quick run onto a reviewed host: each optimal test, '-' where unpublished
+	"$RR" project "$RUN" --profile supermicro-as-2125hs-tnr >"$T_SCRATCH/proj.txt" || return 1
+	local n want
+	n=$(grep -c '^[a-z0-9]*-[0-9]*-.* -  *-$' "$T_SCRATCH/proj.txt")
+	want=$(grep -l '"state":"optimal"' "$RUN"/tests/*.meta.json | while read -r m; do
+		[[ -e ${m%.meta.json}.json ]] && echo "$m"; done | wc -l)
+	echo "$n of $want tests projected"
+	[[ $n -eq $want && $n -gt 5 ]]
+}
+t_case "project --profile NAME on a quick run projects each test" project_named
+
+# A run stopped by Ctrl-C: the tests fio did not finish are "interrupted", the rest reported
+INTR=$T_SCRATCH/interrupted
+interrupted() {
+	rm -rf "$INTR" && cp -r "$FIX" "$INTR" &&
+		"$ROOT/build/bin/raid-json" set "$INTR/run.json" started:s=2026-11-30T09:12:00 || return 1
+	head -c 300 "$FIX/tests/raid5-4-SEQ1M-Q8T64-write.json" >"$INTR/tests/raid5-4-SEQ1M-Q8T64-write.json"
+	: >"$INTR/tests/raid5-4-SEQ1M-Q8T64-read.json"
+	rm "$INTR/tests/raid0-4-SEQ1M-Q8T64-write.json"
+	head -c 50 "$FIX/tests/raid5-4-RND4K-Q1-randread.stats.json" >"$INTR/tests/raid5-4-RND4K-Q1-randread.stats.json"
+	"$RR" "$INTR" || return 1
+	[[ $(grep -o '"status":"interrupted"' "$INTR/summary.json" | wc -l) -eq 4 ]] &&
+		grep -q '"status":"skipped"' "$INTR/summary.json" &&
+		grep -q '"interrupted":true' "$INTR/summary.json" &&
+		grep -q 'the run was interrupted' "$INTR/index.html" &&
+		[[ $(grep -c '<td>interrupted</td>' "$INTR/index.html") -eq 4 ]]
+}
+t_case "an interrupted run: unfinished tests marked, the page written, exit 0" interrupted
+running_test() { # a finished run whose test still says "running" (fio killed): interrupted
+	rm -rf "$INTR" && cp -r "$FIX" "$INTR" &&
+		"$ROOT/build/bin/raid-json" set "$INTR/tests/raid0-4-SEQ1M-Q8T64-read.meta.json" status:s=running &&
+		: >"$INTR/tests/raid0-4-SEQ1M-Q8T64-read.json" && "$RR" "$INTR" >/dev/null &&
+		grep -q '"status":"interrupted"' "$INTR/summary.json"
+}
+t_case "a test whose meta.json says running and whose fio output is empty: interrupted" running_test
 t_done

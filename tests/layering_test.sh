@@ -22,7 +22,11 @@ t_case_fail "the parity library that includes the core is refused" \
 t_case_fail "the fio adapter that includes the core's internals is refused" \
 	bad_copy e engines/fio_raid.c '#include "raid/core/core.h"'
 t_case_fail "the report that includes the core's internals is refused" \
-	bad_copy r report/iomodel.c '#include "raid/core/core.h"'
+	bad_copy r report/analysis/iomodel.c '#include "raid/core/core.h"'
+t_case_fail "the report's model that includes its analyses (a call upward) is refused" \
+	bad_copy m report/model/load.c '#include "report/analysis/analysis.h"'
+t_case_fail "the report's analyses that include its renderers are refused" \
+	bad_copy a report/analysis/gate.c '#include "report/render/render.h"'
 t_case_fail "an include that names no file is refused" \
 	bad_copy n raid/core/log.c '#include "core/no_such.h"'
 t_done

@@ -9,7 +9,10 @@
 #   raid/levels     the personalities: implement raid/core/level.h, use parity
 #   raid/recovery   rebuild, scrub, resync, the state file, faults: a client of the core
 #   engines         the fio adapter: only the public API (raid/core/raid.h)
-#   tools/*, report one folder each: their own files, and only the engine's public API
+#   report/model < report/analysis < report/render < report/cmd: the report's layers
+#                   (report/README.md), each the layers below it and the engine's public API
+#   report          the report's tests (report/*.c): every layer
+#   tools/*         one folder each: their own files, and only the engine's public API
 #   tools/dev       developers' tools: also the parity library (raid-parity-bench times its
 #                   variants and shapes, pq_impl.h included)
 set -u
@@ -24,7 +27,11 @@ declare -A ALLOW=(
 	[raid/levels]="raid/core raid/parity"
 	[raid/recovery]="raid/core raid/levels raid/parity"
 	[engines]="api"
-	[report]="api"
+	[report/model]="api"
+	[report/analysis]="api report/model"
+	[report/render]="api report/model report/analysis"
+	[report/cmd]="api report/model report/analysis report/render"
+	[report]="api report/model report/analysis report/render report/cmd"
 	[tools]="api"
 	[tools/dev]="raid/parity api"
 )
@@ -33,7 +40,7 @@ part_of() { # a path relative to the root -> its part, in PART (no subshell: cal
 	local rest=${1#*/}
 	case $1 in
 	raid/parity/*) PART=raid/parity ;;
-	raid/*/* | tools/*/*) PART=${1%%/*}/${rest%%/*} ;;
+	raid/*/* | tools/*/* | report/*/*) PART=${1%%/*}/${rest%%/*} ;;
 	*/*) PART=${1%%/*} ;;
 	*) PART=. ;;
 	esac

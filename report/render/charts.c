@@ -1,9 +1,9 @@
-/* report/charts.c: the report's charts. Each chart writes charts/<name>.dat and <name>.gp and
- * runs gnuplot once for a PNG and an SVG. Bars are horizontal so that long labels (the
+/* report/render/charts.c: the report's charts. Each chart writes charts/<name>.dat and <name>.gp
+ * and runs gnuplot once for a PNG and an SVG. Bars are horizontal so that long labels (the
  * published hardware) stay readable; an axis is logarithmic when measured and published
  * figures are orders of magnitude apart. A chart with no data is recorded as skipped, with
  * the reason, and never drawn empty. */
-#include "report/report.h"
+#include "report/render/render.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -153,10 +153,19 @@ static void gp_tail(FILE *gp, const char *name, int w, int h)
 	fprintf(gp, "unset output\n");
 }
 
-/* Runs the script and records the chart as drawn when both images are there. */
-static void finish(const char *dir, struct rr_charts *c, const char *name, const char *title)
+/* Runs the script and records the chart as drawn when both images are there. written: the
+ * .dat and .gp files were written whole (a full disk leaves the chart not drawn, said so). */
+static void finish(const char *dir, struct rr_charts *c, const char *name, const char *title,
+		   int written)
 {
 	char script[128], why[200];
+	if (!written) {
+		snprintf(why, sizeof(why), "cannot write charts/%s.dat or .gp", name);
+		rr_chart_note(c, name, title, 0, why);
+		if (!*c->unwritten) /* the command fails on it, after the page says it */
+			snprintf(c->unwritten, sizeof(c->unwritten), "%s", name);
+		return;
+	}
 	snprintf(script, sizeof(script), "%s.gp", name);
 	int rc = rr_gnuplot(dir, script);
 	if (rc == 0 && file_size(dir, name, "png") > 0 && file_size(dir, name, "svg") > 0) {
@@ -193,7 +202,7 @@ static void bar_chart(const char *dir, struct rr_charts *c, const char *name, co
 		lo = fmin(lo, b->v);
 		hi = fmax(hi, b->v);
 	}
-	fclose(dat);
+	int written = rr_close(dat) == 0;
 	int logx = hi / lo > 50;
 	/* room for the labels plus a plot area of 600 pixels */
 	int w = 700 + 7 * (int)longest, h = 160 + 22 * (int)bs->n;
@@ -223,8 +232,8 @@ static void bar_chart(const char *dir, struct rr_charts *c, const char *name, co
 				series_colors[s % NCOLORS], series[s]);
 	fprintf(gp, "\n");
 	gp_tail(gp, name, w, h);
-	fclose(gp);
-	finish(dir, c, name, title);
+	written &= rr_close(gp) == 0;
+	finish(dir, c, name, title, written);
 }
 
 /* Line charts: each series is one block of x y rows in the .dat file. */
@@ -327,7 +336,7 @@ static void line_chart(const char *dir, struct rr_charts *c, const char *name, c
 			fprintf(dat, "%.6g\t%.6g\n", ls->l[i].x[k], ls->l[i].y[k]);
 		fprintf(dat, "\n\n");
 	}
-	fclose(dat);
+	int written = rr_close(dat) == 0;
 	int w = 1000, h = 560 + 16 * (int)((ls->n + 1) / 2);
 	gp_head(gp, name, title, w, h);
 	fprintf(gp, "set key below left vertical maxrows %zu noautotitle\n", (ls->n + 1) / 2);
@@ -341,8 +350,8 @@ static void line_chart(const char *dir, struct rr_charts *c, const char *name, c
 			ls->l[i].dashed ? 2 : 1, series_colors[i % NCOLORS], ls->l[i].title);
 	fprintf(gp, "\n");
 	gp_tail(gp, name, w, h);
-	fclose(gp);
-	finish(dir, c, name, title);
+	written &= rr_close(gp) == 0;
+	finish(dir, c, name, title, written);
 }
 
 static const char *chunk_str(long chunk, char *buf, size_t len)
@@ -395,8 +404,7 @@ static void chart_targets(const struct rr_run *run, const char *dir, struct rr_c
 		snprintf(g, sizeof(g), "%s x%d%s%s %s %s Q%dT%d%s%s", rr_level_name(t0),
 			 t0->members, t0->chunk > 0 ? " c" : "",
 			 t0->chunk > 0 ? chunk_str(t0->chunk, ch, sizeof(ch)) : "", t0->workload,
-			 t0->rw, t0->iodepth, t0->numjobs,
-			 strcmp(t0->state, "optimal") ? " " : "",
+			 t0->rw, t0->iodepth, t0->numjobs, strcmp(t0->state, "optimal") ? " " : "",
 			 strcmp(t0->state, "optimal") ? t0->state : "");
 		for (size_t m = 0; m <= run->ntests; m++) {
 			k = m ? m - 1 : i; /* t0 first, then the others in run order */
@@ -409,7 +417,8 @@ static void chart_targets(const struct rr_run *run, const char *dir, struct rr_c
 				s++;
 			if (s == nnames && nnames < (int)NCOLORS)
 				names[nnames++] = t->target;
-			/* colour 1 (the published orange elsewhere) is md's: nothing published here */
+			/* colour 1 (the published orange elsewhere) is md's: nothing published here
+			 */
 			bar_add(&fig[!rr_is_large(t)], s, rr_primary(t), "%s: %s", g, t->target);
 			bar_add(&cpu, s, t->host_cpu_us_per_io, "%s: %s", g, t->target);
 		}
@@ -758,9 +767,11 @@ int rr_chart_open(struct rr_charts *c, const char *dir, const char *name, const 
 	return open_chart(c, dir, name, title, dat, gp);
 }
 
-void rr_chart_finish(const char *dir, struct rr_charts *c, const char *name, const char *title)
+void rr_chart_finish(const char *dir, struct rr_charts *c, const char *name, const char *title,
+		     FILE *dat, FILE *gp)
 {
-	finish(dir, c, name, title);
+	int written = (rr_close(dat) == 0) & (rr_close(gp) == 0);
+	finish(dir, c, name, title, written);
 }
 
 int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struct rr_charts *out)

@@ -1,8 +1,8 @@
-/* report/published.c: the published figures (results/reference/published.csv) and how a
+/* report/model/published.c: the published figures (results/reference/published.csv) and how a
  * measured test is matched to them: same workload, array level, rw and array state. A rebuild
  * time is compared per TB of the rebuilt drive, the only form that carries across drive
  * sizes. */
-#include "report/report.h"
+#include "report/model/model.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -164,15 +164,8 @@ const char *rr_pub_path(void)
 	if (env && *env)
 		return env;
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (!rr_exe_dir(exe, sizeof(exe), 3))
 		return "results/reference/published.csv";
-	exe[n] = '\0';
-	for (int up = 0; up < 3; up++) {
-		char *s = strrchr(exe, '/');
-		if (s)
-			*s = '\0';
-	}
 	snprintf(path, sizeof(path), "%s/results/reference/published.csv", exe);
 	return path;
 }

@@ -1,7 +1,7 @@
-/* report/compare.c: raid-report --compare RUN_A RUN_B. Matches tests by id and writes, per
+/* report/render/compare.c: raid-report --compare RUN_A RUN_B. Matches tests by id and writes, per
  * test and figure, A, B and the change from A to B: compare.csv, the same table on stdout,
  * and a chart of the change of each test's main figure (MB/s for bs >= 64k, else IOPS). */
-#include "report/report.h"
+#include "report/render/render.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,7 +60,7 @@ static int chart(const struct rr_run *a, const struct rr_run *b, const char *out
 			rr_is_large(tb) ? "MB/s" : "IOPS", chg);
 		lim = fmax(lim, fabs(chg));
 	}
-	fclose(dat);
+	int written = rr_close(dat) == 0;
 	int h = 160 + 22 * (int)n;
 	fprintf(gp,
 		"set datafile separator '\\t'\nset style fill solid 0.8 noborder\n"
@@ -78,7 +78,8 @@ static int chart(const struct rr_run *a, const struct rr_run *b, const char *out
 			"' %%+.1f%%%%', $3)) with labels left font ',8'\n");
 	}
 	fprintf(gp, "unset output\n");
-	fclose(gp);
+	if ((rr_close(gp) || !written) && n)
+		return -EIO;
 	if (!n)
 		return -ENOENT;
 	return rr_gnuplot(outdir, "compare.gp") == 0 ? 0 : -EIO;
@@ -150,7 +151,7 @@ int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdi
 	for (size_t i = 0; i < a->ntests; i++)
 		if (!rr_run_find(b, a->tests[i].test))
 			fprintf(out, "%-48s only in A\n", a->tests[i].test);
-	if (fclose(csv)) {
+	if (rr_close(csv)) {
 		snprintf(err, errlen, "%s/compare.csv: write failed", outdir);
 		return -EIO;
 	}

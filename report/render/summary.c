@@ -1,6 +1,6 @@
-/* report/summary.c: summary.csv and summary.json, one row per test. Both carry the same
+/* report/render/summary.c: summary.csv and summary.json, one row per test. Both carry the same
  * columns in the same order; a figure the test does not have is an empty cell / null. */
-#include "report/report.h"
+#include "report/render/render.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,9 +60,19 @@ static double nval(const struct rr_test *t, const struct col *c)
 	return *(const double *)((const char *)t + c->off);
 }
 
-/* Enough digits for a person and stable output for the tests' expected files. */
+/* Enough digits for a person and stable output for the tests' expected files. A figure of
+ * 1e15 or more is no measured rate: it is written faithfully (the fewest digits that read
+ * back as the same double), never as a 300-digit integer cut to the buffer. */
 static void fmt(char *buf, size_t len, double v)
 {
+	if (fabs(v) >= 1e15) {
+		for (int p = 15; p <= 17; p++) {
+			snprintf(buf, len, "%.*g", p, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
+		return;
+	}
 	if (fabs(v) >= 100)
 		snprintf(buf, len, "%.1f", v);
 	else
@@ -219,6 +229,8 @@ int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
 		json_object_array_add(nr, e);
 	}
 	json_object_object_add(o, "not_run", nr);
+	if (!run->ended) /* the key only when true: runs that ended keep their files unchanged */
+		json_object_object_add(o, "interrupted", json_object_new_boolean(1));
 	rr_an_json_run(o, run);
 	if (asprintf(&path, "%s/summary.json", run->dir) < 0)
 		abort();

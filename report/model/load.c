@@ -1,8 +1,8 @@
-/* report/load.c: reads one run directory (run.json, tests/<test>.meta.json, the fio json+ of
+/* report/model/load.c: reads one run directory (run.json, tests/<test>.meta.json, the fio json+ of
  * each test and the engine's stats file) into a struct rr_run. Latency percentiles are taken
  * from fio's clat bins merged over every job and direction, with fio's own rule, so a run
  * without group_reporting still gets one set of percentiles per test. */
-#include "report/report.h"
+#include "report/model/model.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "raid/core/raid.h"
+
 #define META_SUFFIX ".meta.json"
+enum { RR_JSON_MAX = 1 << 30 }; /* fio json+ of a long run with many jobs stays far below */
 
 static char *xstrdup(const char *s)
 {
@@ -51,10 +54,48 @@ static void json_error(const char *path, const char *buf, size_t at, int jerr, c
 			 json_tokener_error_desc(jerr));
 }
 
+/* json-c reads the bare words NaN and Infinity, which are not JSON: refuse them rather than
+ * carry them into the figures. at: the first such value's key path (a.b[2].c). */
+int rr_json_finite(json_object *o, char *at, size_t len)
+{
+	size_t n = strlen(at);
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o));
+	case json_type_object: {
+		json_object_object_foreach(o, k, v)
+		{
+			snprintf(at + n, len - n, "%s%s", n ? "." : "", k);
+			if (!rr_json_finite(v, at, len))
+				return 0;
+		}
+		break;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			snprintf(at + n, len - n, "[%zu]", i);
+			if (!rr_json_finite(json_object_array_get_idx(o, i), at, len))
+				return 0;
+		}
+		break;
+	default:
+		break;
+	}
+	at[n] = '\0';
+	return 1;
+}
+
 /* fio may be followed by or preceded with stray lines (warnings, an engine message): read
  * the first JSON value that starts at the beginning of a line. */
 json_object *rr_json_load(const char *path, char *err, size_t errlen)
 {
+	/* a FIFO would block the open, a device (/dev/zero) would never end: regular files only */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", path,
+			 S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+		return NULL;
+	}
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -63,6 +104,13 @@ json_object *rr_json_load(const char *path, char *err, size_t errlen)
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 	do {
+		if (len >= RR_JSON_MAX) { /* a file that grows while read, or /proc-like */
+			snprintf(err, errlen, "%s: larger than %d MiB, not a result file", path,
+				 RR_JSON_MAX >> 20);
+			fclose(f);
+			free(buf);
+			return NULL;
+		}
 		if (len + 4096 + 1 > cap) {
 			cap = cap ? cap * 2 : 65536;
 			buf = realloc(buf, cap);
@@ -104,10 +152,17 @@ json_object *rr_json_load(const char *path, char *err, size_t errlen)
 		json_object_put(obj);
 		return NULL;
 	}
+	char at[256] = "";
+	if (!rr_json_finite(obj, at, sizeof(at))) {
+		snprintf(err, errlen, "%s: \"%s\" is NaN or Infinity, which JSON has no word for",
+			 path, at);
+		json_object_put(obj);
+		return NULL;
+	}
 	return obj;
 }
 
-static json_object *get(json_object *o, const char *key)
+json_object *rr_jget(json_object *o, const char *key)
 {
 	json_object *v = NULL;
 	if (o && json_object_object_get_ex(o, key, &v))
@@ -117,10 +172,10 @@ static json_object *get(json_object *o, const char *key)
 
 static json_object *get_path(json_object *o, const char *a, const char *b)
 {
-	return get(get(o, a), b);
+	return rr_jget(rr_jget(o, a), b);
 }
 
-static double num(json_object *v)
+double rr_jnum(json_object *v)
 {
 	if (!v ||
 	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
@@ -130,7 +185,7 @@ static double num(json_object *v)
 
 static long lnum(json_object *v, long dflt)
 {
-	double d = num(v);
+	double d = rr_jnum(v);
 	return isnan(d) ? dflt : (long)d;
 }
 
@@ -141,7 +196,7 @@ static char *str(json_object *v)
 	return xstrdup(json_object_get_string(v));
 }
 
-static const char *str_of(json_object *v)
+const char *rr_jstr(json_object *v)
 {
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 }
@@ -206,9 +261,9 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 {
 	static const char *const dirs[] = {"read", "write", "trim"};
 	static const char *const pkeys[] = {"50.000000", "99.000000", "99.900000", "99.990000"};
-	json_object *jobs = get(fio, "jobs");
+	json_object *jobs = rr_jget(fio, "jobs");
 	if (!jobs) /* fio's client/server output: every host's jobs */
-		jobs = get(fio, "client_stats");
+		jobs = rr_jget(fio, "client_stats");
 	if (!jobs || !json_object_is_type(jobs, json_type_array))
 		return -EINVAL;
 
@@ -219,36 +274,37 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 		json_object *job = json_object_array_get_idx(jobs, j);
 		/* client mode adds its own sum of the hosts, without bins: the hosts are summed
 		 * here */
-		if (!strcmp(str_of(get(job, "jobname")), "All clients"))
+		if (!strcmp(rr_jstr(rr_jget(job, "jobname")), "All clients"))
 			continue;
 		/* fio's usr_cpu/sys_cpu of a group_reporting entry are CPU time over the summed
 		 * runtime of its threads: the mean per thread. Weighting by summed runtime over
 		 * wall time gives the whole group's CPU in % of one core (1 for a single job). */
-		double wall = 0, summed = num(get(job, "job_runtime"));
+		double wall = 0, summed = rr_jnum(rr_jget(job, "job_runtime"));
 		for (size_t d = 0; d < 3; d++)
-			wall = fmax(wall, num(get_path(job, dirs[d], "runtime")));
+			wall = fmax(wall, rr_jnum(get_path(job, dirs[d], "runtime")));
 		double w = wall > 0 && summed > 0 ? summed / wall : 1;
-		usr += fmax(0, num(get(job, "usr_cpu"))) * w;
-		sys += fmax(0, num(get(job, "sys_cpu"))) * w;
+		usr += fmax(0, rr_jnum(rr_jget(job, "usr_cpu"))) * w;
+		sys += fmax(0, rr_jnum(rr_jget(job, "sys_cpu"))) * w;
 		for (size_t d = 0; d < 3; d++) {
-			json_object *dir = get(job, dirs[d]);
-			json_object *clat = get(dir, "clat_ns");
-			double n = num(get(clat, "N"));
+			json_object *dir = rr_jget(job, dirs[d]);
+			json_object *clat = rr_jget(dir, "clat_ns");
+			double n = rr_jnum(rr_jget(clat, "N"));
 			if (!dir || !(n > 0))
 				continue;
-			iops += fmax(0, num(get(dir, "iops")));
-			ios += fmax(0, num(get(dir, "total_ios")));
-			bw += fmax(0, num(get(dir, "bw_bytes")));
-			lat_sum += num(get(clat, "mean")) * n;
+			iops += fmax(0, rr_jnum(rr_jget(dir, "iops")));
+			ios += fmax(0, rr_jnum(rr_jget(dir, "total_ios")));
+			bw += fmax(0, rr_jnum(rr_jget(dir, "bw_bytes")));
+			lat_sum += rr_jnum(rr_jget(clat, "mean")) * n;
 			n_sum += n;
-			json_object *bins = get(clat, "bins");
+			json_object *bins = rr_jget(clat, "bins");
 			if (bins && json_object_is_type(bins, json_type_object))
 				add_bins(t, bins, &cap);
 			/* plain json has no bins: keep the percentiles of the busiest direction */
 			if (n > fallback_n) {
 				fallback_n = n;
 				for (int p = 0; p < 4; p++)
-					fallback[p] = num(get_path(clat, "percentile", pkeys[p]));
+					fallback[p] =
+					    rr_jnum(get_path(clat, "percentile", pkeys[p]));
 			}
 		}
 	}
@@ -344,9 +400,9 @@ static int check_fields(json_object *o, const char *path, const struct field *f,
 		char *dot = strchr(key, '.');
 		if (dot)
 			*dot = '\0';
-		json_object *v = get(o, key);
+		json_object *v = rr_jget(o, key);
 		if (dot && v && json_object_is_type(v, json_type_object))
-			v = get(v, dot + 1);
+			v = rr_jget(v, dot + 1);
 		else if (dot)
 			v = NULL; /* the parent's own type is checked by its own entry */
 		if (!v || json_object_is_type(v, json_type_null))
@@ -361,30 +417,80 @@ static int check_fields(json_object *o, const char *path, const struct field *f,
 	return 0;
 }
 
+/* The numbers rr_fio_parse reads, of each job and direction: a string ("NaN") or an object
+ * there would be read as absent and the figure silently become 0. */
+static int check_fio(json_object *fio, const char *path, char *err, size_t errlen)
+{
+	static const char *const jkeys[] = {"job_runtime", "usr_cpu", "sys_cpu"};
+	static const char *const dirs[] = {"read", "write", "trim"};
+	static const char *const dkeys[] = {"iops", "total_ios", "bw_bytes", "runtime"};
+	json_object *jobs =
+	    rr_jget(fio, "jobs") ? rr_jget(fio, "jobs") : rr_jget(fio, "client_stats");
+	for (size_t j = 0; jobs && j < json_object_array_length(jobs); j++) {
+		json_object *job = json_object_array_get_idx(jobs, j), *v;
+		char key[96];
+		for (size_t k = 0; k < 3 + 3 * 6; k++) {
+			if (k < 3) {
+				v = rr_jget(job, jkeys[k]);
+				snprintf(key, sizeof(key), "jobs[%zu].%s", j, jkeys[k]);
+			} else {
+				size_t d = (k - 3) / 6, x = (k - 3) % 6;
+				json_object *dir = rr_jget(job, dirs[d]);
+				const char *name = x < 4 ? dkeys[x] : x == 4 ? "N" : "mean";
+				v = x < 4 ? rr_jget(dir, name) : get_path(dir, "clat_ns", name);
+				snprintf(key, sizeof(key), "jobs[%zu].%s.%s%s", j, dirs[d],
+					 x < 4 ? "" : "clat_ns.", name);
+			}
+			if (v && !json_object_is_type(v, json_type_int) &&
+			    !json_object_is_type(v, json_type_double)) {
+				snprintf(err, errlen, "%s: \"%s\" is %s, expected a number", path,
+					 key, type_name(json_object_get_type(v)));
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Busy cores over the measured interval: user + system + softirq (iowait is idle time). */
+static void parse_host_cpu(json_object *h, struct rr_test *t)
+{
+	if (!h || !json_object_is_type(h, json_type_object))
+		return;
+	double iv = rr_jnum(rr_jget(h, "interval_s"));
+	if (!(iv > 0))
+		return;
+	double busy = rr_jnum(rr_jget(h, "user_s")) + rr_jnum(rr_jget(h, "system_s")) +
+		      rr_jnum(rr_jget(h, "softirq_s"));
+	t->host_cpu_cores = busy / iv;
+	t->fio_cpu_cores =
+	    (rr_jnum(rr_jget(h, "fio_user_s")) + rr_jnum(rr_jget(h, "fio_system_s"))) / iv;
+}
+
 static void parse_meta(json_object *m, struct rr_test *t)
 {
-	t->preset = str(get(m, "preset"));
-	t->workload = str(get(m, "workload"));
-	t->engine = str(get(m, "engine"));
-	t->layout = str(get(m, "layout"));
-	t->parity = str(get(m, "parity"));
-	t->state = str(get(m, "state"));
-	t->rw = str(get(m, "rw"));
-	t->backend = str(get(m, "backend"));
-	t->level = (int)lnum(get(m, "level"), -1);
-	t->members = (int)lnum(get(m, "members"), 0);
-	t->chunk = lnum(get(m, "chunk"), 0);
-	t->bs = lnum(get(m, "bs"), 0);
-	t->iodepth = (int)lnum(get(m, "iodepth"), 0);
-	t->numjobs = (int)lnum(get(m, "numjobs"), 0);
-	t->scale = num(get(m, "scale"));
-	t->host = str(get(m, "host"));
-	t->target = str(get(m, "target"));
+	t->preset = str(rr_jget(m, "preset"));
+	t->workload = str(rr_jget(m, "workload"));
+	t->engine = str(rr_jget(m, "engine"));
+	t->layout = str(rr_jget(m, "layout"));
+	t->parity = str(rr_jget(m, "parity"));
+	t->state = str(rr_jget(m, "state"));
+	t->rw = str(rr_jget(m, "rw"));
+	t->backend = str(rr_jget(m, "backend"));
+	t->level = (int)lnum(rr_jget(m, "level"), -1);
+	t->members = (int)lnum(rr_jget(m, "members"), 0);
+	t->chunk = lnum(rr_jget(m, "chunk"), 0);
+	t->bs = lnum(rr_jget(m, "bs"), 0);
+	t->iodepth = (int)lnum(rr_jget(m, "iodepth"), 0);
+	t->numjobs = (int)lnum(rr_jget(m, "numjobs"), 0);
+	t->scale = rr_jnum(rr_jget(m, "scale"));
+	t->host = str(rr_jget(m, "host"));
+	t->target = str(rr_jget(m, "target"));
 	if (!*t->target) { /* runs before targets measured the engine (and JBOD baselines) */
 		free(t->target);
 		t->target = xstrdup(strcmp(t->engine, "jbod") ? "engine" : "jbod");
 	}
-	rr_parse_host_cpu(get(m, "host_cpu"), t);
+	parse_host_cpu(rr_jget(m, "host_cpu"), t);
 	if (!*t->state) {
 		free(t->state);
 		t->state = xstrdup("optimal");
@@ -397,32 +503,34 @@ static void parse_meta(json_object *m, struct rr_test *t)
 static void parse_stats(json_object *s, struct rr_test *t)
 {
 	t->has_stats = 1;
-	t->parity_impl = str(get(s, "parity_impl"));
+	t->parity_impl = str(rr_jget(s, "parity_impl"));
 	/* what computed the parity (raid_parity=auto names the GPU or the CPU here), else asked */
-	json_object *pp = get(s, "parity_used");
+	json_object *pp = rr_jget(s, "parity_used");
 	if (!pp || !json_object_is_type(pp, json_type_string))
-		pp = get(s, "parity_path");
+		pp = rr_jget(s, "parity_path");
 	if (rr_level_parity(t->level) > 0 && pp && json_object_is_type(pp, json_type_string)) {
 		free(t->parity);
 		t->parity = str(pp);
 	}
-	double vol = num(get_path(s, "volume", "reads")) + num(get_path(s, "volume", "writes"));
-	double mem =
-	    num(get_path(s, "member_io", "reads")) + num(get_path(s, "member_io", "writes"));
+	double vol =
+	    rr_jnum(get_path(s, "volume", "reads")) + rr_jnum(get_path(s, "volume", "writes"));
+	double mem = rr_jnum(get_path(s, "member_io", "reads")) +
+		     rr_jnum(get_path(s, "member_io", "writes"));
 	t->member_ios_per_io = vol > 0 ? mem / vol : NAN;
-	double pb = num(get_path(s, "parity", "bytes")), pns = num(get_path(s, "parity", "cpu_ns"));
+	double pb = rr_jnum(get_path(s, "parity", "bytes")),
+	       pns = rr_jnum(get_path(s, "parity", "cpu_ns"));
 	t->st_volume_ios = vol, t->st_member_ios = mem;
 	t->st_parity_bytes = pb, t->st_parity_ns = pns;
 	t->parity_gbps = pb > 0 && pns > 0 ? pb / pns : NAN; /* bytes per ns is GB/s */
-	t->gpu_stripes_per_launch = num(get_path(s, "gpu", "stripes_per_launch"));
+	t->gpu_stripes_per_launch = rr_jnum(get_path(s, "gpu", "stripes_per_launch"));
 
-	json_object *rb = get(s, "rebuild");
+	json_object *rb = rr_jget(s, "rebuild");
 	if (!rb || !json_object_is_type(rb, json_type_object))
 		return;
-	t->rebuild_s = num(get(rb, "end_s")) - num(get(rb, "start_s"));
-	t->rebuild_mbps = num(get(rb, "mbps"));
-	t->rebuild_min_per_tb = num(get(rb, "min_per_tb"));
-	json_object *smp = get(rb, "samples");
+	t->rebuild_s = rr_jnum(rr_jget(rb, "end_s")) - rr_jnum(rr_jget(rb, "start_s"));
+	t->rebuild_mbps = rr_jnum(rr_jget(rb, "mbps"));
+	t->rebuild_min_per_tb = rr_jnum(rr_jget(rb, "min_per_tb"));
+	json_object *smp = rr_jget(rb, "samples");
 	if (!smp || !json_object_is_type(smp, json_type_array))
 		return;
 	t->nsamples = json_object_array_length(smp);
@@ -432,12 +540,12 @@ static void parse_stats(json_object *s, struct rr_test *t)
 	for (size_t i = 0; i < t->nsamples; i++) {
 		json_object *e = json_object_array_get_idx(smp, i);
 		struct rr_sample *x = &t->samples[i];
-		x->t = num(get(e, "t"));
-		x->iops = num(get(e, "iops"));
-		x->mbps = num(get(e, "mbps"));
-		x->lat_mean_us = num(get(e, "lat_mean_us"));
-		x->lat_p99_us = num(get(e, "lat_p99_us"));
-		json_object *ph = get(e, "phase");
+		x->t = rr_jnum(rr_jget(e, "t"));
+		x->iops = rr_jnum(rr_jget(e, "iops"));
+		x->mbps = rr_jnum(rr_jget(e, "mbps"));
+		x->lat_mean_us = rr_jnum(rr_jget(e, "lat_mean_us"));
+		x->lat_p99_us = rr_jnum(rr_jget(e, "lat_p99_us"));
+		json_object *ph = rr_jget(e, "phase");
 		snprintf(x->phase, sizeof(x->phase), "%s", ph ? json_object_get_string(ph) : "");
 	}
 }
@@ -454,7 +562,7 @@ static void test_init(struct rr_test *t)
 void rr_test_free(struct rr_test *t)
 {
 	char **s[] = {&t->test,	 &t->preset, &t->workload, &t->engine,	    &t->layout, &t->parity,
-		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host, &t->target};
+		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host,	&t->target};
 	for (size_t i = 0; i < t->nhosts; i++)
 		rr_test_free(&t->hosts[i]);
 	free(t->hosts);
@@ -468,9 +576,21 @@ void rr_test_free(struct rr_test *t)
 	json_object_put(t->stats_json);
 }
 
+/* A test left out of the figures, listed with its status and reason (-ENOENT) */
+static int leave_out(struct rr_test *t, const char *status, const char *reason)
+{
+	t->status = xstrdup(status);
+	t->reason = xstrdup(reason);
+	return -ENOENT;
+}
+
 /* One test: its meta file is required, its fio output too (a missing one is skipped with a
- * warning, so one crashed test does not hide the rest of the run), its stats optional. */
-static int load_test(const char *tdir, const char *stem, struct rr_test *t, char *err,
+ * warning, so one crashed test does not hide the rest of the run), its stats optional.
+ * ended: run.json says the run finished (or predates the "started"/"finished" keys). A test
+ * whose fio output is missing, empty or cut short is "interrupted" when the run did not end
+ * or its meta.json still says "running" (run.sh stopped by Ctrl-C, fio killed); in a run
+ * that ended, a malformed file stays an error. */
+static int load_test(const char *tdir, const char *stem, int ended, struct rr_test *t, char *err,
 		     size_t errlen)
 {
 	int rc = -EINVAL;
@@ -494,28 +614,47 @@ static int load_test(const char *tdir, const char *stem, struct rr_test *t, char
 			*at = '\0';
 	}
 	t->meta_json = json_object_get(meta);
+	const char *status = rr_jstr(rr_jget(meta, "status")),
+		   *reason = rr_jstr(rr_jget(meta, "reason"));
+	int done = !strcmp(status, "skipped") || !strcmp(status, "failed");
+	int cut = !done && (!ended || !strcmp(status, "running"));
 	if (stat(fp, &st) != 0) {
 		/* run.sh records skipped and failed tests with their reason: list them, quietly */
-		const char *status = str_of(get(meta, "status")),
-			   *reason = str_of(get(meta, "reason"));
-		if (strcmp(status, "skipped") && strcmp(status, "failed")) {
+		if (cut) {
+			fprintf(stderr, "raid-report: warning: %s: interrupted, test left out\n",
+				t->test);
+			rc = leave_out(t, "interrupted",
+				       "no fio output: the run stopped before this test ended");
+		} else if (!done) {
 			fprintf(stderr, "raid-report: warning: %s: no fio output, test left out\n",
 				fp);
-			status = "no fio output";
+			rc = leave_out(t, "no fio output", reason);
+		} else {
+			rc = leave_out(t, status, reason);
 		}
-		t->status = xstrdup(status);
-		t->reason = xstrdup(reason);
-		rc = -ENOENT;
 		goto out;
 	}
-	if (!(fio = rr_json_load(fp, err, errlen)))
-		goto out;
-	if (rr_fio_parse(fio, t) < 0) {
-		snprintf(err, errlen, "%s: not fio JSON output (no \"jobs\" array)", fp);
+	if (!(fio = rr_json_load(fp, err, errlen)) || rr_fio_parse(fio, t) < 0) {
+		if (fio)
+			snprintf(err, errlen, "%s: not fio JSON output (no \"jobs\" array)", fp);
+		if (cut) {
+			fprintf(stderr, "raid-report: warning: %s: interrupted, test left out\n",
+				t->test);
+			rc = leave_out(t, "interrupted", err);
+		}
 		goto out;
 	}
+	if (check_fio(fio, fp, err, errlen))
+		goto out;
 	if (stat(sp, &st) == 0) {
-		if (!(stats = rr_json_load(sp, err, errlen)) ||
+		if (!(stats = rr_json_load(sp, err, errlen)) && cut) {
+			/* the engine writes its stats when fio closes it: a stop can cut them */
+			fprintf(stderr, "raid-report: warning: %s: interrupted, test left out\n",
+				t->test);
+			rc = leave_out(t, "interrupted", err);
+			goto out;
+		}
+		if (!stats ||
 		    check_fields(stats, sp, stats_fields,
 				 sizeof(stats_fields) / sizeof(stats_fields[0]), err, errlen))
 			goto out;
@@ -568,14 +707,17 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 	}
 	free(rp);
 	json_object *rj = run->run_json;
-	run->preset = str(get(rj, "preset"));
+	run->preset = str(rr_jget(rj, "preset"));
 	run->host = str(get_path(rj, "host", "hostname"));
-	run->mem_bw_gbps = num(get_path(rj, "host", "mem_bw_gbps"));
-	if (get(rj, "run_id")) {
+	run->mem_bw_gbps = rr_jnum(get_path(rj, "host", "mem_bw_gbps"));
+	if (rr_jget(rj, "run_id")) {
 		free(run->id);
-		run->id = str(get(rj, "run_id"));
+		run->id = str(rr_jget(rj, "run_id"));
 	}
 
+	/* run.sh writes "started" first and "finished" at the end (results/README.md) */
+	run->ended = !rr_jget(rj, "started") || rr_jget(rj, "finished");
+	int ended = run->ended;
 	char *tdir = path_join(run->dir, "tests", NULL);
 	struct dirent **ents = NULL;
 	int n = scandir(tdir, &ents, meta_filter, alphasort);
@@ -594,7 +736,7 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 		char *stem = ents[i]->d_name;
 		stem[strlen(stem) - strlen(META_SUFFIX)] = '\0';
 		if (rc == 0) {
-			int r = load_test(tdir, stem, &run->tests[run->ntests], err, errlen);
+			int r = load_test(tdir, stem, ended, &run->tests[run->ntests], err, errlen);
 			if (r == 0) {
 				run->ntests++;
 			} else if (r == -ENOENT) {
@@ -621,8 +763,13 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no test has fio output", run->dir);
 		rc = -ENOENT;
 	}
-	if (rc == 0)
-		rr_targets_link(run);
+	for (size_t i = 0; rc == 0 && i < run->ntests; i++) {
+		struct rr_test *t = &run->tests[i];
+		if (t->iops > 0) {
+			t->host_cpu_us_per_io = t->host_cpu_cores / t->iops * 1e6;
+			t->fio_cpu_us_per_io = t->fio_cpu_cores / t->iops * 1e6;
+		}
+	}
 	if (rc == 0 && !*run->preset && run->ntests) {
 		free(run->preset);
 		run->preset = xstrdup(run->tests[0].preset);
@@ -648,7 +795,6 @@ void rr_run_free(struct rr_run *run)
 	free(run->preset);
 	free(run->host);
 	json_object_put(run->run_json);
-	rr_analysis_free(run->an);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -676,6 +822,18 @@ int rr_is_large(const struct rr_test *t)
 	return t->bs >= 65536;
 }
 
+int rr_level_parity(int level)
+{
+	struct raid_level_info l;
+
+	return raid_level_get(level, &l) ? -1 : l.parity;
+}
+
+double rr_primary(const struct rr_test *t)
+{
+	return rr_is_large(t) ? t->mbps : t->iops;
+}
+
 int rr_is_random(const struct rr_test *t)
 {
 	return strncmp(t->rw, "rand", 4) == 0;
@@ -689,31 +847,4 @@ int rr_is_read(const struct rr_test *t)
 int rr_is_write(const struct rr_test *t)
 {
 	return strcmp(t->rw, "write") == 0 || strcmp(t->rw, "randwrite") == 0;
-}
-
-int rr_mkdir(const char *path)
-{
-	if (mkdir(path, 0755) == 0 || errno == EEXIST)
-		return 0;
-	return -errno;
-}
-
-FILE *rr_out_open(const struct rr_run *run, const char *name, char *err, size_t errlen)
-{
-	char *path;
-	if (asprintf(&path, "%s/%s", run->dir, name) < 0)
-		abort();
-	FILE *f = fopen(path, "w");
-	if (!f)
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	free(path);
-	return f;
-}
-
-int rr_out_close(FILE *f, const struct rr_run *run, const char *name, char *err, size_t errlen)
-{
-	if (fclose(f) == 0)
-		return 0;
-	snprintf(err, errlen, "%s/%s: write failed", run->dir, name);
-	return -EIO;
 }

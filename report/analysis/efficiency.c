@@ -1,31 +1,14 @@
-/* report/efficiency.c: how much of the raw drives each RAID test keeps. A test's figure is
+/* report/analysis/efficiency.c: how much of the raw drives each RAID test keeps. A test's figure is
  * divided by the same run's JBOD on the same members and workload, and by its I/O-count
  * bound: that JBOD figure over the member I/Os each volume I/O costs (the engine's stats, or
  * iomodel.c where there are none). The published rows get the same fractions wherever the
  * review gives the raw side: its JBOD rows, else the drives' spec sheets in the host's
  * profile (marked "spec"). */
-#include "report/model.h"
+#include "report/analysis/analysis.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static json_object *jget(json_object *o, const char *a, const char *b)
-{
-	json_object *v = NULL;
-	if (!o || !json_object_object_get_ex(o, a, &v))
-		return NULL;
-	if (b && (!v || !json_object_object_get_ex(v, b, &v)))
-		return NULL;
-	return v;
-}
-
-static double jd(json_object *v)
-{
-	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return NAN;
-	return json_object_get_double(v);
-}
 
 /* The engine's measured member work per volume I/O: bytes for large tests, counts below. */
 static double stats_per_io(const struct rr_test *t)
@@ -35,25 +18,28 @@ static double stats_per_io(const struct rr_test *t)
 		return NAN;
 	double num, den;
 	if (rr_is_large(t)) {
-		num = jd(jget(s, "member_io", "read_bytes")) + jd(jget(s, "member_io", "write_bytes"));
-		den = jd(jget(s, "volume", "read_bytes")) + jd(jget(s, "volume", "write_bytes"));
+		num = rr_jnum(rr_jget(rr_jget(s, "member_io"), "read_bytes")) +
+		      rr_jnum(rr_jget(rr_jget(s, "member_io"), "write_bytes"));
+		den = rr_jnum(rr_jget(rr_jget(s, "volume"), "read_bytes")) +
+		      rr_jnum(rr_jget(rr_jget(s, "volume"), "write_bytes"));
 	} else {
-		num = jd(jget(s, "member_io", "reads")) + jd(jget(s, "member_io", "writes"));
-		den = jd(jget(s, "volume", "reads")) + jd(jget(s, "volume", "writes"));
+		num = rr_jnum(rr_jget(rr_jget(s, "member_io"), "reads")) +
+		      rr_jnum(rr_jget(rr_jget(s, "member_io"), "writes"));
+		den = rr_jnum(rr_jget(rr_jget(s, "volume"), "reads")) +
+		      rr_jnum(rr_jget(rr_jget(s, "volume"), "writes"));
 	}
 	return den > 0 ? num / den : NAN;
 }
 
 static const char *meta_str(const struct rr_test *t, const char *key)
 {
-	json_object *v = jget(t->meta_json, key, NULL);
+	json_object *v = rr_jget(t->meta_json, key);
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 }
 
 /* The same run's JBOD on as many members, the same workload, pattern, depth and jobs (and
  * host, in a multi-host run). */
-static const struct rr_test *jbod_of(const struct rr_run *run, const struct rr_test *t,
-				     int members)
+static const struct rr_test *jbod_of(const struct rr_run *run, const struct rr_test *t, int members)
 {
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *o = &run->tests[i];
@@ -85,7 +71,7 @@ static void fill_test(struct rr_analysis *an, const struct rr_run *run, const st
 	/* arrays that ran side by side (run.sh's groups: review B's two 8-member arrays) are
 	 * held together against the JBOD of all their members, on the group's first test */
 	const char *g = meta_str(t, "group");
-	double figure = rr_figure(t);
+	double figure = rr_primary(t);
 	int members = t->members, partners = 0;
 	for (size_t i = 0; *g && strcmp(g, "-") && i < run->ntests; i++) {
 		const struct rr_test *o = &run->tests[i];
@@ -94,7 +80,7 @@ static void fill_test(struct rr_analysis *an, const struct rr_run *run, const st
 			continue;
 		if (o < t)
 			return;
-		figure += rr_figure(o);
+		figure += rr_primary(o);
 		members += o->members;
 		partners++;
 	}
@@ -114,14 +100,15 @@ static void fill_test(struct rr_analysis *an, const struct rr_run *run, const st
 		}
 	}
 	if (!j) {
-		snprintf(e->raw, sizeof(e->raw), "no JBOD of %d members with this workload in the run",
-			 t->members);
+		snprintf(e->raw, sizeof(e->raw),
+			 "no JBOD of %d members with this workload in the run", t->members);
 		return;
 	}
-	snprintf(e->raw, sizeof(e->raw), partners ? "%s (with %d more array%s run beside it)" : "%s",
-		 j->test, partners, partners > 1 ? "s" : "");
+	snprintf(e->raw, sizeof(e->raw),
+		 partners ? "%s (with %d more array%s run beside it)" : "%s", j->test, partners,
+		 partners > 1 ? "s" : "");
 	snprintf(e->raw_kind, sizeof(e->raw_kind), "run");
-	e->raw_figure = rr_figure(j);
+	e->raw_figure = rr_primary(j);
 	if (e->raw_figure > 0) {
 		e->eff_jbod = e->figure / e->raw_figure;
 		e->eff_bound = e->eff_jbod * e->io_per_io;
@@ -142,9 +129,14 @@ long rr_size_of(const char *s, long dflt)
 	if (end == s || v <= 0)
 		return dflt;
 	switch (*end) {
-	case 'k': case 'K': return (long)(v * 1024);
-	case 'm': case 'M': return (long)(v * 1048576);
-	default: return (long)v;
+	case 'k':
+	case 'K':
+		return (long)(v * 1024);
+	case 'm':
+	case 'M':
+		return (long)(v * 1048576);
+	default:
+		return (long)v;
 	}
 }
 
@@ -160,13 +152,13 @@ long rr_pub_bs(const struct rr_pub *p)
 double rr_spec_figure(json_object *profile, const struct rr_pub *p, int drives, char *why,
 		      size_t len)
 {
-	json_object *bays = jget(profile, "bays", NULL);
+	json_object *bays = rr_jget(profile, "bays");
 	json_object *b0 = bays ? json_object_array_get_idx(bays, 0) : NULL;
-	const char *dname = json_object_get_string(jget(b0, "drive", NULL));
-	json_object *d = dname ? jget(jget(profile, "drives", NULL), dname, NULL) : NULL;
+	const char *dname = json_object_get_string(rr_jget(b0, "drive"));
+	json_object *d = dname ? rr_jget(rr_jget(profile, "drives"), dname) : NULL;
 	int iops = !strcmp(p->metric, "iops");
-	double r = jd(jget(d, iops ? "rand_read_4k_iops" : "seq_read_mbps", NULL));
-	double w = jd(jget(d, iops ? "rand_write_4k_iops" : "seq_write_mbps", NULL));
+	double r = rr_jnum(rr_jget(d, iops ? "rand_read_4k_iops" : "seq_read_mbps"));
+	double w = rr_jnum(rr_jget(d, iops ? "rand_write_4k_iops" : "seq_write_mbps"));
 	int mix = rr_rw_mix(p->rw, p->workload);
 	double v = mix >= 100 ? r : mix <= 0 ? w : 1 / (mix / 100.0 / r + (1 - mix / 100.0) / w);
 	snprintf(why, len, "spec: %d x %s %s", drives, dname ? dname : "?",
@@ -216,8 +208,7 @@ static void fill_pub(struct rr_analysis *an, const struct rr_pubset *pub, const 
 	int p_par = rr_level_parity(level);
 	if (p_par > 0 && strncmp(p->rw, "rand", 4) && bs >= 65536 && members > p_par)
 		model_bs = (members - p_par) * chunk;
-	if (!rr_io_model(level, members, chunk, model_bs, p->rw, rr_rw_mix(p->rw, p->workload),
-			 &c))
+	if (!rr_io_model(level, members, chunk, model_bs, p->rw, rr_rw_mix(p->rw, p->workload), &c))
 		e0.io_per_io = rr_ioc_per_io(&c, bs >= 65536);
 	struct rr_eff *e = eff_add(an);
 	*e = e0;

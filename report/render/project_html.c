@@ -1,9 +1,9 @@
-/* report/project_html.c: the page's efficiency and projection sections and their charts:
+/* report/render/project_html.c: the page's efficiency and projection sections and their charts:
  * efficiency (each RAID test as a fraction of its JBOD and of its I/O-count bound, the
  * published fractions beside), projection (projected beside published, with the binding
  * limit in the label) and selfcheck (this machine's larger configurations projected from
  * the smaller ones beside what they measured: the model's error, in the open). */
-#include "report/model.h"
+#include "report/render/render.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,8 +32,8 @@ void rr_an_charts(const struct rr_run *run, const char *dir, struct rr_charts *c
 		if (e->t) {
 			snprintf(l, sizeof(l), "%s: of %s", e->t->test, e->raw);
 			rr_bars_add(eb, 0, e->eff_jbod, l);
-			snprintf(l, sizeof(l), "%s: of JBOD / %.3g %s (%s)", e->t->test, e->io_per_io,
-				 rr_is_large(e->t) ? "bytes" : "I/Os", e->io_source);
+			snprintf(l, sizeof(l), "%s: of JBOD / %.3g %s (%s)", e->t->test,
+				 e->io_per_io, rr_is_large(e->t) ? "bytes" : "I/Os", e->io_source);
 			rr_bars_add(eb, 2, e->eff_bound, l);
 			measured++;
 			continue;
@@ -63,8 +63,8 @@ void rr_an_charts(const struct rr_run *run, const char *dir, struct rr_charts *c
 		if (p->pub) {
 			char pl[160];
 			short_pub(p->pub, pl, sizeof(pl));
-			snprintf(l, sizeof(l), "%s: from %s, binds %s, %.3gx", pl, p->src->test, bind,
-				 p->ratio);
+			snprintf(l, sizeof(l), "%s: from %s, binds %s, %.3gx", pl, p->src->test,
+				 bind, p->ratio);
 			rr_bars_add(b, 0, p->projected, l);
 			snprintf(l, sizeof(l), "%s: published%s", pl,
 				 *p->flag ? " (above what its own path can carry)" : "");
@@ -112,11 +112,13 @@ static void ncell(FILE *f, double v)
 
 static void proj_table(FILE *f, const struct rr_analysis *an, size_t from, size_t to, int self)
 {
-	fprintf(f, "<div class=wide><table>\n<tr><th>%s</th><th>projected from (target)</th>"
-		   "<th>drives</th><th>projected</th><th>unit</th><th>binding</th><th>margin to "
-		   "next</th><th>%s</th><th>%s</th><th>bounds</th><th>inputs</th>%s</tr>\n",
+	fprintf(f,
+		"<div class=wide><table>\n<tr><th>%s</th><th>projected from (target)</th>"
+		"<th>drives</th><th>projected</th><th>unit</th><th>binding</th><th>margin to "
+		"next</th><th>%s</th><th>%s</th><th>bounds</th><th>inputs</th>%s</tr>\n",
 		self ? "configuration measured here" : "published test",
-		self ? "measured" : "published", self ? "projected / measured" : "projected / published",
+		self ? "measured" : "published",
+		self ? "projected / measured" : "projected / published",
 		self ? "" : "<th>what its own hardware can carry</th>");
 	for (size_t k = from; k < to; k++) {
 		const struct rr_proj *p = &an->proj[k];
@@ -146,15 +148,16 @@ static void proj_table(FILE *f, const struct rr_analysis *an, size_t from, size_
 			fputs(i + 1 < RR_NBOUNDS ? "<br>" : "", f);
 		}
 		fputs("</td>", f);
-		snprintf(buf, sizeof(buf),
-			 "%s; member I/Os per I/O %.3g here, %.3g modelled and %.3g measured at %d "
-			 "members; CPU %.3g us/I/O measured (%s), %.3g of it parity, %.3g projected; "
-			 "parity %.3g GB/s/core (%s) on %d core(s); stripe-lock waits %.3g per I/O",
-			 p->io.strategy, rr_ioc_per_io(&p->io, 0), rr_ioc_per_io(&p->io_src, 0),
-			 p->io_src_measured, p->src->members, p->cpu_us_src, p->cpu_source,
-			 p->parity_us_src, p->cpu_us, p->parity_gbps_core,
-			 *p->parity_source ? p->parity_source : "none", p->parity_cores,
-			 p->stripe_waits_per_io);
+		snprintf(
+		    buf, sizeof(buf),
+		    "%s; member I/Os per I/O %.3g here, %.3g modelled and %.3g measured at %d "
+		    "members; CPU %.3g us/I/O measured (%s), %.3g of it parity, %.3g projected; "
+		    "parity %.3g GB/s/core (%s) on %d core(s); stripe-lock waits %.3g per I/O",
+		    p->io.strategy, rr_ioc_per_io(&p->io, 0), rr_ioc_per_io(&p->io_src, 0),
+		    p->io_src_measured, p->src->members, p->cpu_us_src, p->cpu_source,
+		    p->parity_us_src, p->cpu_us, p->parity_gbps_core,
+		    *p->parity_source ? p->parity_source : "none", p->parity_cores,
+		    p->stripe_waits_per_io);
 		cell(f, buf);
 		if (!self)
 			cell(f, *p->flag ? p->flag : "within its path's limits");
@@ -207,21 +210,24 @@ void rr_an_html(FILE *f, const struct rr_run *run)
 	fputs("<h2 id=projection>Projection onto the reviewed host</h2>\n", f);
 	if (!npub) {
 		fputs("<p class=skip>No projection: ", f);
-		rr_html_esc(f, *an->note ? an->note
-					 : "no published test of the host matches a test of this run");
+		rr_html_esc(f, *an->note
+				   ? an->note
+				   : "no published test of the host matches a test of this run");
 		fputs(". <code>raid-report project RUN --profile NAME</code> projects onto any "
 		      "profile.</p>\n",
 		      f);
 	} else {
 		fputs("<p>Each test measured here, projected onto <b>", f);
 		rr_html_esc(f, an->profile);
-		fputs("</b> at the published drive count: the least of the bounds its path meets "
-		      "there (the profile's drives, links, sockets, memory, cores and GPU with this "
-		      "run's CPU time per I/O, parity rate and member I/Os per I/O), the one that binds "
-		      "named with the margin to the next. The last column tests the published figure "
-		      "against what its own hardware can carry by its path. Also in "
-		      "<a href=\"projection.csv\">projection.csv</a>.</p>\n",
-		      f);
+		fputs(
+		    "</b> at the published drive count: the least of the bounds its path meets "
+		    "there (the profile's drives, links, sockets, memory, cores and GPU with this "
+		    "run's CPU time per I/O, parity rate and member I/Os per I/O), the one that "
+		    "binds "
+		    "named with the margin to the next. The last column tests the published figure "
+		    "against what its own hardware can carry by its path. Also in "
+		    "<a href=\"projection.csv\">projection.csv</a>.</p>\n",
+		    f);
 		proj_table(f, an, 0, npub, 0);
 	}
 	fputs("<h2 id=selfcheck>Self-check on this machine</h2>\n", f);

@@ -1,8 +1,8 @@
-/* report/project_out.c: the efficiency and projection figures out of the report: the columns
+/* report/render/project_out.c: the efficiency and projection figures out of the report: the columns
  * they add to summary.csv/json, efficiency.csv and projection.csv (every input, so the
  * arithmetic can be redone in a spreadsheet), the `raid-report project` table, the page's
  * sections and the two charts. */
-#include "report/model.h"
+#include "report/render/render.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,40 +14,6 @@ static void cnum(FILE *f, double v) /* ",v" */
 	rr_csv_num(f, v);
 }
 
-int rr_analyse(struct rr_run *run, const struct rr_pubset *pub, json_object *profile, char *err,
-	       size_t errlen)
-{
-	struct rr_analysis *an = calloc(1, sizeof(*an));
-	if (!an)
-		abort();
-	rr_eff_fill(an, run, pub);
-	if (profile) {
-		json_object *n = NULL;
-		json_object_object_get_ex(profile, "name", &n);
-		snprintf(an->profile, sizeof(an->profile), "%s", n ? json_object_get_string(n) : "?");
-	} else {
-		snprintf(an->note, sizeof(an->note),
-			 "the run's preset reproduces no reviewed host (run.json profile is %s)",
-			 run->run_json ? "this machine's" : "not recorded");
-	}
-	rr_proj_fill(an, run, pub, profile);
-	rr_analysis_free(run->an);
-	run->an = an;
-	(void)err;
-	(void)errlen;
-	return 0;
-}
-
-void rr_analysis_free(struct rr_analysis *an)
-{
-	if (!an)
-		return;
-	free(an->eff);
-	free(an->proj);
-	free(an->by_test);
-	free(an);
-}
-
 static const char *bound_name(const struct rr_proj *p, int i)
 {
 	return i >= 0 ? p->b[i].name : "";
@@ -55,10 +21,10 @@ static const char *bound_name(const struct rr_proj *p, int i)
 
 /* ---- summary.csv / summary.json columns ---- */
 
-static const char *const an_cols[] = {
-    "jbod_test",     "eff_vs_jbod",	"io_per_io_bound", "io_bound_source", "eff_vs_io_bound",
-    "proj_profile",  "proj_value",	"proj_unit",	   "proj_binding",    "proj_margin",
-    "proj_published", "proj_vs_published"};
+static const char *const an_cols[] = {"jbod_test",	 "eff_vs_jbod",	    "io_per_io_bound",
+				      "io_bound_source", "eff_vs_io_bound", "proj_profile",
+				      "proj_value",	 "proj_unit",	    "proj_binding",
+				      "proj_margin",	 "proj_published",  "proj_vs_published"};
 #define NAN_COLS (sizeof(an_cols) / sizeof(an_cols[0]))
 
 void rr_an_csv_head(FILE *f)
@@ -199,8 +165,11 @@ json_object *rr_proj_json(const struct rr_proj *p)
 	json_object_object_add(o, "binding", jstr_r(bound_name(p, p->binding)));
 	json_object_object_add(o, "next", jstr_r(bound_name(p, p->next)));
 	json_object_object_add(o, "margin", rr_json_num(p->margin));
-	json_object_object_add(o, p->pub ? "published" : "measured", rr_json_num(p->published));
-	json_object_object_add(o, p->pub ? "projected_vs_published" : "projected_vs_measured",
+	/* the self-check sets its projection beside what was measured, the rest beside the
+	 * published figure (null for a test projected at its own size) */
+	int self = !p->pub && p->actual != p->src;
+	json_object_object_add(o, self ? "measured" : "published", rr_json_num(p->published));
+	json_object_object_add(o, self ? "projected_vs_measured" : "projected_vs_published",
 			       rr_json_num(p->ratio));
 	if (p->pub)
 		json_object_object_add(o, "physical_limit", jstr_r(p->flag));
@@ -249,7 +218,7 @@ void rr_proj_csv(FILE *f, const struct rr_analysis *an)
 			fprintf(f, "%d", p->level);
 		fprintf(f, ",%d,%d,%ld,%s,%s,%s,%s", p->members, p->arrays, p->bs, p->rw, p->path,
 			p->unit, p->io.strategy);
-		double io[] = {p->io.reads,	 p->io.writes,	   p->io.read_bytes,
+		double io[] = {p->io.reads,	  p->io.writes,	   p->io.read_bytes,
 			       p->io.write_bytes, p->io.parity_in, p->io.parity_out};
 		for (size_t i = 0; i < 6; i++)
 			cnum(f, io[i]);
@@ -331,13 +300,14 @@ int rr_an_write_files(const struct rr_run *run, char *err, size_t errlen)
 
 void rr_proj_print(FILE *f, const struct rr_analysis *an, int self)
 {
-	size_t from = self ? an->nproj - an->nself : 0, to = self ? an->nproj : an->nproj - an->nself;
+	size_t from = self ? an->nproj - an->nself : 0,
+	       to = self ? an->nproj : an->nproj - an->nself;
 	if (from == to)
 		return;
 	fprintf(f, "%-44s %-42s %4s %12s %-5s %-12s %7s %12s %9s\n",
-		self ? "configuration measured here" : "published test", "projected from (target)",
-		"n", "projected", "unit", "binding", "margin", self ? "measured" : "published",
-		self ? "proj/meas" : "proj/pub");
+		self ? "configuration measured here" : "test (published, else this run's)",
+		"projected from (target)", "n", "projected", "unit", "binding", "margin",
+		self ? "measured" : "published", self ? "proj/meas" : "proj/pub");
 	for (size_t k = from; k < to; k++) {
 		const struct rr_proj *p = &an->proj[k];
 		char *label = p->pub ? rr_pub_label(p->pub) : NULL;
@@ -345,17 +315,23 @@ void rr_proj_print(FILE *f, const struct rr_analysis *an, int self)
 		snprintf(name, sizeof(name), "%s%s%s", p->pub ? p->pub->workload : "",
 			 p->pub ? " " : "", label ? label : p->actual->test);
 		snprintf(src, sizeof(src), "%s (%s)", p->src->test, p->target);
-		fprintf(f, "%-44.44s %-42.42s %4d %12.4g %-5s %-12s %6.2fx %12.4g %9.3f\n", name, src,
+		char pub[24] = "-", ratio[24] = "-"; /* none published for this test */
+		if (!isnan(p->published))
+			snprintf(pub, sizeof(pub), "%.4g", p->published);
+		if (!isnan(p->ratio))
+			snprintf(ratio, sizeof(ratio), "%.3f", p->ratio);
+		fprintf(f, "%-44.44s %-42.42s %4d %12.4g %-5s %-12s %6.2fx %12s %9s\n", name, src,
 			p->members * p->arrays, p->projected, p->unit, bound_name(p, p->binding),
-			p->margin, p->published, p->ratio);
+			p->margin, pub, ratio);
 		for (int i = 0; i < RR_NBOUNDS; i++)
 			if (isnan(p->b[i].value))
 				fprintf(f, "    %-12s %12s  %s\n", p->b[i].name, "-", p->b[i].how);
 			else
 				fprintf(f, "    %-12s %12.4g  %s\n", p->b[i].name, p->b[i].value,
 					p->b[i].how);
-		fprintf(f, "    inputs: %s, %.3g member I/Os per I/O modelled here (%.3g measured at "
-			   "%d members: %.3g), CPU %.3g us/I/O measured (%s) -> %.3g\n",
+		fprintf(f,
+			"    inputs: %s, %.3g member I/Os per I/O modelled here (%.3g measured at "
+			"%d members: %.3g), CPU %.3g us/I/O measured (%s) -> %.3g\n",
 			p->io.strategy, rr_ioc_per_io(&p->io, 0), rr_ioc_per_io(&p->io_src, 0),
 			p->src->members, p->io_src_measured, p->cpu_us_src, p->cpu_source,
 			p->cpu_us);

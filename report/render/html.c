@@ -1,7 +1,7 @@
-/* report/html.c: index.html, one self-contained page (inline CSS, images by relative path,
+/* report/render/html.c: index.html, one page (inline CSS, the charts linked by relative path,
  * nothing fetched from the network): the run's facts, the charts (or why each was skipped),
  * the summary table and the measured-vs-published comparison. */
-#include "report/report.h"
+#include "report/render/render.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -152,7 +152,8 @@ static void facts(FILE *f, const struct rr_run *run)
 			     jtext(jget(rj, "counts.failed")), jtext(jget(rj, "started")),
 			     jtext(jget(rj, "finished")));
 	}
-	fact(f, "reported", "%zu tests with fio output, %zu without", run->ntests, run->nleft_out);
+	fact(f, "reported", "%zu tests with fio output, %zu without%s", run->ntests, run->nleft_out,
+	     run->ended ? "" : "; the run was interrupted (run.json has no \"finished\")");
 	fputs("</table>\n", f);
 	if (run->nleft_out) {
 		fputs(

@@ -1,51 +1,27 @@
-/* report/project.c: a measured test projected onto a host profile. The projection is the
+/* report/analysis/project.c: a measured test projected onto a host profile. The projection is the
  * least of the bounds its path meets there (drives, their links, the root ports, the link
  * between sockets, memory, CPU, the parity cores, the GPU link), each from the profile's
  * facts and the run's measured costs; the one that binds is named, with the margin to the
  * next. The same bounds without the CPU test a published figure against its own hardware
  * (rr_proj_flag). Every input and formula: docs/report.md, "The model". */
-#include "report/model.h"
+#include "report/analysis/analysis.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-const char *const rr_bound_names[RR_NBOUNDS] = {
-    "drives", "drive links", "root ports", "inter-socket", "memory",
-    "cpu",    "parity",	   "gpu link",	 "concurrency"};
+const char *const rr_bound_names[RR_NBOUNDS] = {"drives",	"drive links", "root ports",
+						"inter-socket", "memory",      "cpu",
+						"parity",	"gpu link",    "concurrency"};
 enum { B_DRIVES, B_DLINK, B_PORTS, B_SOCKET, B_MEM, B_CPU, B_PARITY, B_GPU, B_CONC };
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v))
-		return v;
-	return NULL;
-}
-
-static double num(json_object *v)
-{
-	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return NAN;
-	return json_object_get_double(v);
-}
-
-static const char *sget(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-}
 
 /* GB/s one way of a PCIe link: lanes x the generation's rate after line coding (Gen3 onward
  * 128b/130b); protocol overhead is not taken off, so this is the link's upper bound. */
 double rr_pcie_gbps(json_object *link)
 {
 	static const double lane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.877};
-	double gen = num(get(link, "gen")), width = num(get(link, "width"));
+	double gen = rr_jnum(rr_jget(link, "gen")), width = rr_jnum(rr_jget(link, "width"));
 	if (!(gen >= 1 && gen <= 6) || !(width >= 1))
 		return NAN;
 	return lane[(int)gen] * width;
@@ -53,106 +29,40 @@ double rr_pcie_gbps(json_object *link)
 
 /* ---- profile facts ---- */
 
-static const char *exe_dir(char *buf, size_t len, int up)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	for (int i = 0; i < up; i++) {
-		char *s = strrchr(buf, '/');
-		if (s)
-			*s = '\0';
-	}
-	return buf;
-}
-
-/* A profile by file, by name in hw-profiles/ of this checkout (build/bin/../../hw-profiles),
- * or "host": raid-hwinfo host-profile of this machine. NULL with err set when none. */
-json_object *rr_profile_load(const char *name, char *err, size_t errlen)
-{
-	char dir[PATH_MAX], path[PATH_MAX + 128];
-	struct stat st;
-	json_object *o = NULL;
-	if (!name || !*name)
-		return NULL;
-	if (!strcmp(name, "host")) {
-		if (!exe_dir(dir, sizeof(dir), 1))
-			return NULL;
-		snprintf(path, sizeof(path), "%s/raid-hwinfo host-profile 2>/dev/null", dir);
-		FILE *p = popen(path, "r");
-		if (p) {
-			char buf[1 << 16];
-			size_t n = fread(buf, 1, sizeof(buf) - 1, p);
-			buf[n] = '\0';
-			pclose(p);
-			o = json_tokener_parse(buf);
-		}
-		if (!o && err)
-			snprintf(err, errlen, "--profile host: %s/raid-hwinfo host-profile failed", dir);
-		return o;
-	}
-	if (stat(name, &st) == 0) {
-		snprintf(path, sizeof(path), "%s", name);
-	} else if (exe_dir(dir, sizeof(dir), 3)) {
-		snprintf(path, sizeof(path), "%s/hw-profiles/%s.json", dir, name);
-		if (stat(path, &st) != 0) {
-			if (err)
-				snprintf(err, errlen,
-					 "--profile %s: not a file, not hw-profiles/%s.json, not 'host'",
-					 name, name);
-			return NULL;
-		}
-	}
-	char quiet[256];
-	return rr_json_load(path, err ? err : quiet, err ? errlen : sizeof(quiet));
-}
-
-/* The host a run's preset reproduces: the profile run.sh used (run.json profile.content),
- * when it is a reviewed host's and not a generated one. NULL: none. */
-json_object *rr_profile_of_run(const struct rr_run *run)
-{
-	json_object *prof = get(run->run_json, "profile");
-	json_object *c = get(prof, "content");
-	if (!c || !strcmp(sget(prof, "name"), "host") || !strcmp(sget(c, "name"), "host"))
-		return NULL;
-	return json_object_get(c);
-}
-
 static json_object *run_profile_content(const struct rr_run *run)
 {
-	return get(get(run->run_json, "profile"), "content");
+	return rr_jget(rr_jget(run->run_json, "profile"), "content");
 }
 
 static int profile_cores(json_object *prof)
 {
-	json_object *nodes = get(prof, "numa_nodes");
+	json_object *nodes = rr_jget(prof, "numa_nodes");
 	double sum = 0;
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
-		double c = num(get(json_object_array_get_idx(nodes, i), "cores"));
+		double c = rr_jnum(rr_jget(json_object_array_get_idx(nodes, i), "cores"));
 		if (isnan(c))
 			return -1;
 		sum += c;
 	}
 	if (sum > 0)
 		return (int)sum;
-	double cps = num(get(get(prof, "cpu"), "cores_per_socket"));
-	double s = num(get(prof, "sockets"));
+	double cps = rr_jnum(rr_jget(rr_jget(prof, "cpu"), "cores_per_socket"));
+	double s = rr_jnum(rr_jget(prof, "sockets"));
 	return cps > 0 && s > 0 ? (int)(cps * s) : -1;
 }
 
 static json_object *drive_spec(json_object *prof, json_object *bay)
 {
-	return get(get(prof, "drives"), sget(bay, "drive"));
+	return rr_jget(rr_jget(prof, "drives"), rr_jstr(rr_jget(bay, "drive")));
 }
 
 static int socket_of_node(json_object *prof, int node)
 {
-	json_object *nodes = get(prof, "numa_nodes");
+	json_object *nodes = rr_jget(prof, "numa_nodes");
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
 		json_object *n = json_object_array_get_idx(nodes, i);
-		if ((int)num(get(n, "node")) == node)
-			return (int)num(get(n, "socket"));
+		if ((int)rr_jnum(rr_jget(n, "node")) == node)
+			return (int)rr_jnum(rr_jget(n, "socket"));
 	}
 	return -1;
 }
@@ -193,38 +103,38 @@ static void b_drives(struct rr_proj *p, json_object *prof, const struct rr_test 
 	int n = p->members * p->arrays;
 	if (jbod) {
 		/* this machine: a member's rate is what the run's JBOD got from each member */
-		double per = rr_figure(jbod) / jbod->members, need = rr_ioc_per_io(c, p->large);
+		double per = rr_primary(jbod) / jbod->members, need = rr_ioc_per_io(c, p->large);
 		bound(p, B_DRIVES, n * per / need,
 		      "%d members x %.4g %s each (run: %s / %d) / %.3g member %s per volume %s", n,
 		      per, p->unit, jbod->test, jbod->members, need, p->large ? "bytes" : "I/Os",
 		      p->large ? "byte" : "I/O");
 		return;
 	}
-	json_object *bays = get(prof, "bays");
+	json_object *bays = rr_jget(prof, "bays");
 	json_object *d = drive_spec(prof, bays ? json_object_array_get_idx(bays, 0) : NULL);
 	const char *r_key = p->large ? "seq_read_mbps" : "rand_read_4k_iops";
 	const char *w_key = p->large ? "seq_write_mbps" : "rand_write_4k_iops";
-	double r = num(get(d, r_key)), w = num(get(d, w_key));
+	double r = rr_jnum(rr_jget(d, r_key)), w = rr_jnum(rr_jget(d, w_key));
 	double rn = p->large ? c->read_bytes : c->reads, wn = p->large ? c->write_bytes : c->writes;
 	if ((rn > 0 && isnan(r)) || (wn > 0 && isnan(w)) || (!p->large && p->bs > 4096)) {
 		bound(p, B_DRIVES, NAN, "drive spec has no %s", rn > 0 && isnan(r) ? r_key : w_key);
 		return;
 	}
 	double t = (rn > 0 ? rn / r : 0) + (wn > 0 ? wn / w : 0);
-	bound(p, B_DRIVES, n / t, "%d drives / (%.3g %s / %.0f + %.3g %s / %.0f)", n,
-	      rn, p->large ? "read MB" : "reads", r, wn, p->large ? "write MB" : "writes", w);
+	bound(p, B_DRIVES, n / t, "%d drives / (%.3g %s / %.0f + %.3g %s / %.0f)", n, rn,
+	      p->large ? "read MB" : "reads", r, wn, p->large ? "write MB" : "writes", w);
 }
 
 /* The bays a projection's members sit in: the layout rule's, else the first n of the
  * profile, as run.sh maps members to bays. */
 static size_t used_bays(json_object *prof, json_object *ids, int n, json_object **out, size_t max)
 {
-	json_object *bays = get(prof, "bays");
+	json_object *bays = rr_jget(prof, "bays");
 	size_t k = 0;
 	for (size_t i = 0; ids && i < json_object_array_length(ids) && k < max; i++) {
 		int id = json_object_get_int(json_object_array_get_idx(ids, i));
 		for (size_t j = 0; bays && j < json_object_array_length(bays); j++)
-			if ((int)num(get(json_object_array_get_idx(bays, j), "bay")) == id)
+			if ((int)rr_jnum(rr_jget(json_object_array_get_idx(bays, j), "bay")) == id)
 				out[k++] = json_object_array_get_idx(bays, j);
 	}
 	if (ids)
@@ -258,42 +168,43 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 		return;
 	}
 	double need = link_need(p, 0);
-	double dl = rr_pcie_gbps(get(drive_spec(prof, bays[0]), "link"));
+	double dl = rr_pcie_gbps(rr_jget(drive_spec(prof, bays[0]), "link"));
 	if (isnan(dl))
 		bound(p, B_DLINK, NAN, "drive link (gen, width) not in profile");
 	else
 		bound(p, B_DLINK, from_mbps(p, n * dl * 1000 / need),
-		      "%d x %.2f GB/s / %.3g member bytes per volume byte (busier direction)", n, dl,
-		      need);
+		      "%d x %.2f GB/s / %.3g member bytes per volume byte (busier direction)", n,
+		      dl, need);
 
 	/* root ports: each carries its bays' share of the member traffic */
-	json_object *ports = get(prof, "root_ports");
+	json_object *ports = rr_jget(prof, "root_ports");
 	double best = INFINITY;
 	char how[240] = "";
 	for (size_t i = 0; i < k; i++) {
-		const char *rp = sget(bays[i], "root_port");
+		const char *rp = rr_jstr(rr_jget(bays[i], "root_port"));
 		int cnt = 0, seen = 0;
 		for (size_t j = 0; j < k; j++) {
-			cnt += !strcmp(sget(bays[j], "root_port"), rp);
-			seen |= j < i && !strcmp(sget(bays[j], "root_port"), rp);
+			cnt += !strcmp(rr_jstr(rr_jget(bays[j], "root_port")), rp);
+			seen |= j < i && !strcmp(rr_jstr(rr_jget(bays[j], "root_port")), rp);
 		}
 		if (seen)
 			continue;
-		json_object *port = get(ports, rp);
+		json_object *port = rr_jget(ports, rp);
 		double bw = rr_pcie_gbps(port);
 		if (isnan(bw)) {
 			best = NAN;
 			snprintf(how, sizeof(how), "root port '%s': link not in profile", rp);
 			break;
 		}
-		int ctl = hw_raid && get(port, "controller") &&
-			  json_object_get_boolean(get(port, "controller"));
+		int ctl = hw_raid && rr_jget(port, "controller") &&
+			  json_object_get_boolean(rr_jget(port, "controller"));
 		double share = ctl ? 1 : (double)cnt / n;
 		double v = bw * 1000 / (share * link_need(p, ctl));
 		if (v < best) {
 			best = v;
 			snprintf(how, sizeof(how), "'%s' %.2f GB/s carries %d of %d bays%s", rp, bw,
-				 cnt, n, ctl ? " behind the controller: the volume's bytes only" : "");
+				 cnt, n,
+				 ctl ? " behind the controller: the volume's bytes only" : "");
 		}
 	}
 	bound(p, B_PORTS, from_mbps(p, best), "%s", *how ? how : "no bays");
@@ -302,16 +213,18 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 	 * crosses the link between them */
 	int per_socket[16] = {0}, most = 0;
 	for (size_t i = 0; i < k; i++) {
-		int s = socket_of_node(prof, (int)num(get(bays[i], "numa_node")));
+		int s = socket_of_node(prof, (int)rr_jnum(rr_jget(bays[i], "numa_node")));
 		if (s >= 0 && s < 16 && ++per_socket[s] > most)
 			most = per_socket[s];
 	}
-	double f = 1 - (double)most / n, ic = num(get(prof, "interconnect_gbps"));
+	double f = 1 - (double)most / n, ic = rr_jnum(rr_jget(prof, "interconnect_gbps"));
 	if (f <= 0)
 		bound(p, B_SOCKET, NAN, "all %d bays on one socket: not crossed", n);
 	else if (isnan(ic))
-		bound(p, B_SOCKET, NAN, "%.0f%% of the traffic crosses %s; its bandwidth is not in "
-		      "the profile", 100 * f, sget(prof, "interconnect"));
+		bound(p, B_SOCKET, NAN,
+		      "%.0f%% of the traffic crosses %s; its bandwidth is not in "
+		      "the profile",
+		      100 * f, rr_jstr(rr_jget(prof, "interconnect")));
 	else
 		bound(p, B_SOCKET, from_mbps(p, ic * 1000 / (f * need)),
 		      "%.2f GB/s / (%.0f%% of bays on the other socket x %.3g)", ic, 100 * f, need);
@@ -320,7 +233,7 @@ static void b_links(struct rr_proj *p, json_object *prof, int hw_raid)
 static void b_memory(struct rr_proj *p, json_object *prof)
 {
 	const struct rr_ioc *c = &p->io;
-	double bw = num(get(prof, "memory_bw_gbps"));
+	double bw = rr_jnum(rr_jget(prof, "memory_bw_gbps"));
 	double per = c->read_bytes + c->write_bytes + c->parity_in + c->parity_out;
 	if (isnan(bw))
 		bound(p, B_MEM, NAN, "memory bandwidth not in profile");
@@ -349,8 +262,8 @@ static void b_parity(struct rr_proj *p, int cores)
 {
 	/* bytes per volume I/O in the rate's own count: written ones for the bench's rmw */
 	int mix = rr_rw_mix(p->rw, NULL);
-	double in = p->parity_rmw ? (1 - mix / 100.0) * (double)p->bs
-				  : p->io.parity_in * (double)p->bs;
+	double in =
+	    p->parity_rmw ? (1 - mix / 100.0) * (double)p->bs : p->io.parity_in * (double)p->bs;
 	if (!(in > 0) || strcmp(p->path, "cpu")) {
 		bound(p, B_PARITY, NAN, in > 0 ? "parity on the GPU" : "no parity work");
 		return;
@@ -376,8 +289,8 @@ static void b_gpu(struct rr_proj *p, json_object *prof)
 		bound(p, B_GPU, NAN, "no parity on a GPU");
 		return;
 	}
-	json_object *g = get(prof, "gpu");
-	double bw = rr_pcie_gbps(get(g, "pcie"));
+	json_object *g = rr_jget(prof, "gpu");
+	double bw = rr_pcie_gbps(rr_jget(g, "pcie"));
 	double need = max2(c->parity_in, c->parity_out);
 	if (isnan(bw))
 		bound(p, B_GPU, NAN, "GPU link not in profile");
@@ -385,7 +298,7 @@ static void b_gpu(struct rr_proj *p, json_object *prof)
 		bound(p, B_GPU, from_mbps(p, bw * 1000 / need),
 		      "%s: %.2f GB/s / %.3g bytes to the GPU per volume byte (the data its parity "
 		      "reads)",
-		      sget(g, "model"), bw, need);
+		      rr_jstr(rr_jget(g, "model")), bw, need);
 }
 
 /* Little's law: no more than the I/Os in flight per latency. The latency is the measured
@@ -402,8 +315,8 @@ static void b_concurrency(struct rr_proj *p, const struct rr_test *s, int inflig
 	double scale = p->cpu_us_src > 0 && p->cpu_us > 0 ? p->cpu_us / p->cpu_us_src : 1;
 	double lat = s->lat_mean_us * scale;
 	bound(p, B_CONC, from_iops(p, inflight * 1e6 / lat),
-	      "%d in flight / %.4g us (%s's mean latency x %.3g, the CPU time ratio)", inflight, lat,
-	      s->test, scale);
+	      "%d in flight / %.4g us (%s's mean latency x %.3g, the CPU time ratio)", inflight,
+	      lat, s->test, scale);
 }
 
 /* The least known bound (skipping CPU and parity when cpu_too is 0), and the next one. */
@@ -427,15 +340,15 @@ static void pick(struct rr_proj *p, int cpu_too, int *binding, int *next)
 
 static double stats_num(const struct rr_test *t, const char *a, const char *b)
 {
-	return num(get(get(t->stats_json, a), b));
+	return rr_jnum(rr_jget(rr_jget(t->stats_json, a), b));
 }
 
 static void cpu_inputs(struct rr_proj *p, const struct rr_test *s)
 {
-	json_object *hc = get(s->meta_json, "host_cpu");
-	double busy = num(get(hc, "user_s")) + num(get(hc, "system_s")) +
-		      num(get(hc, "softirq_s")),
-	       iv = num(get(hc, "interval_s"));
+	json_object *hc = rr_jget(s->meta_json, "host_cpu");
+	double busy = rr_jnum(rr_jget(hc, "user_s")) + rr_jnum(rr_jget(hc, "system_s")) +
+		      rr_jnum(rr_jget(hc, "softirq_s")),
+	       iv = rr_jnum(rr_jget(hc, "interval_s"));
 	double fig_iops = s->iops;
 	if (busy > 0 && iv > 0 && fig_iops > 0) {
 		p->cpu_us_src = busy / iv / fig_iops * 1e6;
@@ -447,7 +360,7 @@ static void cpu_inputs(struct rr_proj *p, const struct rr_test *s)
 	double vol = stats_num(s, "volume", "reads") + stats_num(s, "volume", "writes");
 	double pns = stats_num(s, "parity", "cpu_ns");
 	p->parity_us_src = vol > 0 && pns >= 0 ? pns / vol / 1e3 : 0;
-	double w = num(get(s->stats_json, "stripe_lock_waits"));
+	double w = rr_jnum(rr_jget(s->stats_json, "stripe_lock_waits"));
 	p->stripe_waits_per_io = vol > 0 && w >= 0 ? w / vol : NAN;
 	if (isnan(p->parity_us_src))
 		p->parity_us_src = 0;
@@ -468,21 +381,24 @@ static void parity_inputs(struct rr_proj *p, const struct rr_test *s, json_objec
 	long chunk = p->chunk < p->bs ? p->chunk : p->bs;
 	for (size_t i = 0; bench && i < json_object_array_length(bench); i++) {
 		json_object *r = json_object_array_get_idx(bench, i);
-		const char *ri = sget(r, "impl");
-		if (strcmp(sget(r, "op"), op) || strcmp(sget(r, "mode"), "stream") ||
-		    !strcmp(ri, "membw") || !strcmp(ri, "cachebw") ||
-		    (!strcmp(ri, "base") && strcmp(impl, "base")))
+		const char *ri = rr_jstr(rr_jget(r, "impl"));
+		if (strcmp(rr_jstr(rr_jget(r, "op")), op) ||
+		    strcmp(rr_jstr(rr_jget(r, "mode")), "stream") || !strcmp(ri, "membw") ||
+		    !strcmp(ri, "cachebw") || (!strcmp(ri, "base") && strcmp(impl, "base")))
 			continue;
-		double d = (!strcmp(ri, impl) ? 0 : !strcmp(ri, "selected") ? 1e5 : 1e6) +
-			   fabs(num(get(r, "k")) - k) * 100 +
-			   fabs(log2(num(get(r, "chunk")) / (double)(chunk > 0 ? chunk : 65536)));
+		double d =
+		    (!strcmp(ri, impl)	       ? 0
+		     : !strcmp(ri, "selected") ? 1e5
+					       : 1e6) +
+		    fabs(rr_jnum(rr_jget(r, "k")) - k) * 100 +
+		    fabs(log2(rr_jnum(rr_jget(r, "chunk")) / (double)(chunk > 0 ? chunk : 65536)));
 		if (d < dist) {
 			dist = d;
-			best = num(get(r, "gbps"));
+			best = rr_jnum(rr_jget(r, "gbps"));
 			p->parity_rmw = !strcmp(op, "rmw");
 			snprintf(p->parity_source, sizeof(p->parity_source),
 				 "parity-bench.json %s %s k=%.0f chunk %.0fk", ri, op,
-				 num(get(r, "k")), num(get(r, "chunk")) / 1024);
+				 rr_jnum(rr_jget(r, "k")), rr_jnum(rr_jget(r, "chunk")) / 1024);
 		}
 	}
 	if (isnan(best) && s->parity_gbps > 0) {
@@ -495,7 +411,7 @@ static void parity_inputs(struct rr_proj *p, const struct rr_test *s, json_objec
 
 static const char *target_of(const struct rr_test *t)
 {
-	const char *s = sget(t->meta_json, "target");
+	const char *s = rr_jstr(rr_jget(t->meta_json, "target"));
 	if (*s)
 		return s;
 	return strcmp(rr_level_name(t), "jbod") ? "engine" : "jbod";
@@ -516,20 +432,24 @@ static int pub_is_hw_raid(const struct rr_pub *pub)
  * arrays, else one array of all its drives. *bays: the rule's bays, NULL for the first ones. */
 int rr_pub_layout(const struct rr_pub *p, json_object *prof, int *arrays, json_object **bays)
 {
-	json_object *rules = get(prof, "published_layouts");
+	json_object *rules = rr_jget(prof, "published_layouts");
 	*arrays = 1;
 	if (bays)
 		*bays = NULL;
 	for (size_t i = 0; rules && i < json_object_array_length(rules); i++) {
 		json_object *r = json_object_array_get_idx(rules, i);
-		if (strcmp(sget(r, "source"), p->source) || strcmp(sget(r, "array"), p->array) ||
-		    strcmp(sget(r, "state"), p->state) ||
-		    (*sget(r, "workload") && strcmp(sget(r, "workload"), p->workload)))
+		if (strcmp(rr_jstr(rr_jget(r, "source")), p->source) ||
+		    strcmp(rr_jstr(rr_jget(r, "array")), p->array) ||
+		    strcmp(rr_jstr(rr_jget(r, "state")), p->state) ||
+		    (*rr_jstr(rr_jget(r, "workload")) &&
+		     strcmp(rr_jstr(rr_jget(r, "workload")), p->workload)))
 			continue;
-		*arrays = num(get(r, "arrays")) >= 1 ? (int)num(get(r, "arrays")) : 1;
+		*arrays =
+		    rr_jnum(rr_jget(r, "arrays")) >= 1 ? (int)rr_jnum(rr_jget(r, "arrays")) : 1;
 		if (bays)
-			*bays = get(r, "bays");
-		return num(get(r, "members")) >= 1 ? (int)num(get(r, "members")) : p->drives;
+			*bays = rr_jget(r, "bays");
+		return rr_jnum(rr_jget(r, "members")) >= 1 ? (int)rr_jnum(rr_jget(r, "members"))
+							   : p->drives;
 	}
 	return p->drives;
 }
@@ -556,7 +476,7 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 	p->actual = to;
 	p->binding = p->next = -1;
 	snprintf(p->target, sizeof(p->target), "%s", target_of(s));
-	snprintf(p->profile, sizeof(p->profile), "%s", sget(prof, "name"));
+	snprintf(p->profile, sizeof(p->profile), "%s", rr_jstr(rr_jget(prof, "name")));
 	p->level = s->level < 0 || !strcmp(rr_level_name(s), "jbod") ? -1 : s->level;
 	p->chunk = s->chunk;
 	snprintf(p->rw, sizeof(p->rw), "%s", s->rw);
@@ -570,7 +490,8 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 		p->arrays = 1;
 		p->bs = to->bs;
 		p->large = rr_is_large(to);
-		p->published = rr_figure(to);
+		/* to == s: the test at its own size on the profile, with nothing to set beside */
+		p->published = to == s ? NAN : rr_primary(to);
 	}
 	snprintf(p->unit, sizeof(p->unit), "%s", p->large ? "MB/s" : "IOPS");
 	snprintf(p->path, sizeof(p->path), "%s",
@@ -584,16 +505,16 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 	double vol = stats_num(s, "volume", "reads") + stats_num(s, "volume", "writes");
 	if (vol > 0)
 		p->io_src_measured =
-		    (stats_num(s, "member_io", "reads") + stats_num(s, "member_io", "writes")) / vol;
+		    (stats_num(s, "member_io", "reads") + stats_num(s, "member_io", "writes")) /
+		    vol;
 
 	cpu_inputs(p, s);
 	/* CPU per I/O at the target: the parity part scales with the bytes parity reads, the
 	 * rest with the member I/Os issued (both per volume I/O, from the model at each size) */
 	double base = fmax(0, p->cpu_us_src - p->parity_us_src);
 	double ios_ratio = rr_ioc_per_io(&p->io, 0) / rr_ioc_per_io(&p->io_src, 0);
-	double par_ratio = p->io_src.parity_in > 0
-			       ? p->io.parity_in * p->bs / (p->io_src.parity_in * s->bs)
-			       : 1;
+	double par_ratio =
+	    p->io_src.parity_in > 0 ? p->io.parity_in * p->bs / (p->io_src.parity_in * s->bs) : 1;
 	p->cpu_us = base * (isfinite(ios_ratio) ? ios_ratio : 1) + p->parity_us_src * par_ratio;
 	if (!strcmp(p->path, "cpu") && rr_level_parity(p->level) > 0)
 		parity_inputs(p, s, bench);
@@ -610,7 +531,8 @@ void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr
 		p->parity_cores = jobs > 0 && (cores <= 0 || jobs < cores) ? jobs : cores;
 	}
 
-	b_drives(p, prof, pub ? NULL : jbod_for(run, s));
+	/* the self-check's drives are this machine's (its JBOD), a profile's its drive spec */
+	b_drives(p, prof, pub || to == s ? NULL : jbod_for(run, s));
 	b_links(p, prof, 0);
 	b_memory(p, prof);
 	b_cpu(p, cores);
@@ -657,7 +579,8 @@ static void flag_published(struct rr_proj *p, json_object *prof)
 		return;
 	char ch[64] = "";
 	if (!*pub->chunk)
-		snprintf(ch, sizeof(ch), "; chunk not published: the most favourable, %ldk", chosen / 1024);
+		snprintf(ch, sizeof(ch), "; chunk not published: the most favourable, %ldk",
+			 chosen / 1024);
 	snprintf(p->flag, sizeof(p->flag), "%g %s is %.2fx what its %s can carry (%.4g %s: %s%s)%s",
 		 pub->value, p->unit, pub->value / best.b[bi].value, best.b[bi].name,
 		 best.b[bi].value, p->unit, best.b[bi].how, ch,
@@ -688,9 +611,8 @@ static int closest(const struct rr_run *run, const struct rr_pub *p, const struc
 			continue;
 		int ot = o->members <= p->drives, tt = t->members <= p->drives;
 		if (ot != tt ? ot
-			     : ot ? o->members > t->members ||
-					(o->members == t->members && o < t)
-				  : o->members < t->members || (o->members == t->members && o < t))
+		    : ot     ? o->members > t->members || (o->members == t->members && o < t)
+			     : o->members < t->members || (o->members == t->members && o < t))
 			return 0;
 	}
 	return 1;
@@ -706,47 +628,20 @@ static int same_config(const struct rr_test *a, const struct rr_test *b)
 	       !strcmp(target_of(a), target_of(b));
 }
 
-static json_object *bench_of(const struct rr_run *run)
-{
-	char *path;
-	if (asprintf(&path, "%s/parity-bench.json", run->dir) < 0)
-		abort();
-	json_object *b = NULL;
-	if (access(path, R_OK) == 0) {
-		FILE *f = fopen(path, "r");
-		if (f) {
-			char *buf = NULL;
-			size_t cap = 0;
-			ssize_t n = getdelim(&buf, &cap, '\0', f);
-			fclose(f);
-			/* the bench prints one JSON array; the report loader wants objects */
-			const char *s = n > 0 ? strchr(buf, '[') : NULL;
-			b = s ? json_tokener_parse(s) : NULL;
-			free(buf);
-		}
-		if (!b || !json_object_is_type(b, json_type_array)) {
-			fprintf(stderr, "raid-report: warning: %s: not the bench's JSON array\n",
-				path);
-			json_object_put(b);
-			b = NULL;
-		}
-	}
-	free(path);
-	return b;
-}
-
 void rr_proj_fill(struct rr_analysis *an, const struct rr_run *run, const struct rr_pubset *pub,
-		  json_object *prof)
+		  json_object *prof, int every_test)
 {
-	json_object *bench = bench_of(run);
+	json_object *bench = rr_bench_load(run);
 	an->by_test = calloc(run->ntests ? run->ntests : 1, sizeof(*an->by_test));
 	if (!an->by_test)
 		abort();
-	const char *host = sget(prof, "name");
+	const char *host = rr_jstr(rr_jget(prof, "name"));
 	for (size_t r = 0; prof && pub && r < pub->n; r++) {
 		const struct rr_pub *p = &pub->rows[r];
-		/* the model is the optimal state's: a rebuilding array's figures are not projected */
-		if (strcmp(p->host, host) || (strcmp(p->metric, "bw") && strcmp(p->metric, "iops")) ||
+		/* the model is the optimal state's: a rebuilding array's figures are not projected
+		 */
+		if (strcmp(p->host, host) ||
+		    (strcmp(p->metric, "bw") && strcmp(p->metric, "iops")) ||
 		    strcmp(p->state, "optimal"))
 			continue;
 		for (size_t i = 0; i < run->ntests; i++) {
@@ -757,6 +652,17 @@ void rr_proj_fill(struct rr_analysis *an, const struct rr_run *run, const struct
 			rr_project_one(x, run, t, p, NULL, prof, bench);
 			flag_published(x, prof);
 		}
+	}
+	/* every_test: each optimal-state test no published row was projected from, at its own
+	 * size on the profile (`raid-report project`: a quick run has no test of a reviewed host's)
+	 */
+	for (size_t i = 0; prof && every_test && i < run->ntests; i++) {
+		const struct rr_test *t = &run->tests[i];
+		int done = strcmp(t->state, "optimal") != 0; /* the model is the optimal state's */
+		for (size_t x = 0; x < an->nproj && !done; x++)
+			done = an->proj[x].src == t;
+		if (!done)
+			rr_project_one(proj_add(an), run, t, NULL, t, prof, bench);
 	}
 	/* the self-check: each configuration run at more than one member count, projected from
 	 * its smallest onto this machine's profile (run.json's, generated by run.sh) */

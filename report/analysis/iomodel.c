@@ -1,9 +1,9 @@
-/* report/iomodel.c: what one volume I/O costs the members, from the level and the geometry
+/* report/analysis/iomodel.c: what one volume I/O costs the members, from the level and the geometry
  * alone: the same choice of strategy the engine and md make (docs/raid56.md), counted per
  * 4 KiB page row as md's stripe heads are. The engine's stats give the measured counts; this
  * model carries them to another member count (a projection) and stands in where no stats
  * exist (md, a published figure). Its assumptions are in docs/report.md, "The model". */
-#include "report/model.h"
+#include "report/analysis/analysis.h"
 
 #include <math.h>
 #include <string.h>
@@ -11,18 +11,6 @@
 #include "raid/core/raid.h"
 
 #define PAGE 4096.0
-
-int rr_level_parity(int level)
-{
-	struct raid_level_info l;
-
-	return raid_level_get(level, &l) ? -1 : l.parity;
-}
-
-double rr_figure(const struct rr_test *t)
-{
-	return rr_is_large(t) ? t->mbps : t->iops;
-}
 
 /* % of reads in a test: read 100, write 0; the mixes as their job files set rwmixread
  * (workloads/mr-oltp-4k.fio 70, mr-seq-mix.fio 50, fio's default 50). */
@@ -69,7 +57,8 @@ static void parity_write(int n, int p, double c, double bs, struct rr_ioc *o)
 		o->writes = 1 + p;
 		o->read_bytes = reads;
 		o->write_bytes = 1 + p;
-		o->parity_in = rmw < rcw ? 2 + p : k; /* old and new data and old parity, or the row */
+		o->parity_in =
+		    rmw < rcw ? 2 + p : k; /* old and new data and old parity, or the row */
 		o->parity_out = p;
 		return;
 	}
@@ -106,10 +95,10 @@ static void parity_write(int n, int p, double c, double bs, struct rr_ioc *o)
 		writes += wr < n ? wr : n;
 	}
 	o->strategy = !rmw_rows && !rcw_rows ? "full-stripe"
-		      : full		      ? "mixed"
-		      : rmw_rows && rcw_rows  ? "mixed"
-		      : rmw_rows	      ? "rmw"
-					      : "rcw";
+		      : full		     ? "mixed"
+		      : rmw_rows && rcw_rows ? "mixed"
+		      : rmw_rows	     ? "rmw"
+					     : "rcw";
 	o->reads = reads / nstarts;
 	o->writes = writes / nstarts;
 	o->read_bytes = rb * c / nstarts / bs;

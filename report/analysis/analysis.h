@@ -1,0 +1,162 @@
+/* report/analysis/analysis.h: the report's second layer (report/README.md), numbers only,
+ * no output: member I/Os per volume I/O by level and geometry (iomodel.c, docs/report.md
+ * "The model"), each test's figure against JBOD and against that I/O-count bound
+ * (efficiency.c), a test's projection onto a host profile as the least of the bounds its
+ * path meets (project.c), which test of md is a test's twin (targets.c), and the figures
+ * the gate judges with its verdicts (gate.c). It uses the model and the engine's public API.
+ * A figure that cannot be had is NAN, with the reason in a note. */
+#ifndef RAID_REPORT_ANALYSIS_H
+#define RAID_REPORT_ANALYSIS_H
+
+#include "report/model/model.h"
+
+/* Member work behind one volume I/O (iomodel.c). Counts are member I/Os per volume I/O (as
+ * the members see them, contiguous pieces on one member as one I/O); bytes are member bytes
+ * per volume byte. parity_in is what the parity computation reads, parity_out what it writes
+ * (part of write_bytes), both per volume byte. */
+struct rr_ioc {
+	double reads, writes, read_bytes, write_bytes, parity_in, parity_out;
+	const char *strategy; /* stripe, mirror, read, full-stripe, rmw, rcw, mixed */
+};
+int rr_io_model(int level, int members, long chunk, long bs, const char *rw, int mix_read_pct,
+		struct rr_ioc *out);
+double rr_ioc_per_io(const struct rr_ioc *c, int large); /* bytes (large) or I/O count ratio */
+int rr_rw_mix(const char *rw, const char *workload);	 /* % reads: rw, randrw per workload */
+
+/* efficiency.c: one row per RAID test of the run and per published RAID row with a raw side */
+struct rr_eff {
+	const struct rr_test *t;  /* NULL: a published row */
+	const struct rr_pub *pub; /* NULL: a test of this run */
+	char raw[200];		  /* the raw side: the JBOD test, "published JBOD ...", spec */
+	char raw_kind[16];	  /* "run", "published", "spec" */
+	double figure, raw_figure, io_per_io, eff_jbod, eff_bound;
+	char io_source[16]; /* "stats" (the engine's counts) or "model" (iomodel.c) */
+	int members;	    /* members of one array (the published rows: from the profile) */
+};
+
+/* project.c */
+enum { RR_NBOUNDS = 9 };
+extern const char *const rr_bound_names[RR_NBOUNDS];
+struct rr_bound {
+	const char *name; /* rr_bound_names: drives ... gpu link, concurrency */
+	double value;	  /* in the projection's unit; NAN: not known */
+	char how[240];	  /* the arithmetic, or why it is not known */
+};
+struct rr_proj {
+	const struct rr_pub *pub;     /* the published test (NULL for the self-check) */
+	const struct rr_test *src;    /* the measured test whose costs are projected */
+	const struct rr_test *actual; /* self-check: the measured larger configuration */
+	char target[64], profile[96], unit[8];
+	int level, members, arrays, large;
+	long chunk, bs;
+	char rw[16], path[8];	    /* path: cpu or cuda (who computes parity) */
+	json_object *bays;	    /* the published layout's bay ids (profile), NULL: the first */
+	struct rr_ioc io, io_src;   /* the model at the projected and at the measured size */
+	double io_src_measured;	    /* the engine's stats at the measured size */
+	double cpu_us_src, cpu_us;  /* CPU us per I/O measured, and scaled to the target */
+	double parity_us_src;	    /* of which parity (stats parity.cpu_ns per volume I/O) */
+	const char *cpu_source;	    /* "host_cpu" or "fio usr+sys" */
+	double parity_gbps_core;    /* per core */
+	char parity_source[96];	    /* "parity-bench.json avx2 gen k=10", "stats" */
+	int parity_cores;	    /* cores parity runs on: 1 for md's raid5d */
+	int parity_rmw;		    /* the rate counts written bytes (bench rmw rows) */
+	double stripe_waits_per_io; /* stats stripe_lock_waits per volume I/O (shown) */
+	struct rr_bound b[RR_NBOUNDS]; /* in the order of the names above */
+	double projected, margin, published, ratio;
+	int binding, next; /* indices into b; -1: none */
+	char flag[400];	   /* published figure above what its own path can carry */
+};
+
+struct rr_analysis {
+	struct rr_eff *eff;
+	size_t neff;
+	struct rr_proj *proj; /* onto the run's host profile, then the self-check rows */
+	size_t nproj, nself;
+	char profile[96]; /* the profile projected onto, "" when none */
+	char note[300];	  /* why there is no projection */
+	struct rr_proj *
+	    *by_test; /* per test of the run: its projection onto the profile, or NULL */
+};
+
+void rr_eff_fill(struct rr_analysis *an, const struct rr_run *run, const struct rr_pubset *pub);
+long rr_size_of(const char *s, long dflt); /* "4k" -> 4096; dflt when empty */
+long rr_pub_bs(const struct rr_pub *p);
+double rr_spec_figure(json_object *profile, const struct rr_pub *p, int drives, char *why,
+		      size_t len);
+double rr_pcie_gbps(json_object *link); /* {"gen", "width"} -> GB/s one way */
+int rr_eff_of_test(const struct rr_analysis *an, const struct rr_test *t);
+
+/* Projects src (measured here) to a configuration on the profile; pub NULL: to `to` of this
+ * run (the self-check, whose drives are this run's JBOD). */
+void rr_project_one(struct rr_proj *p, const struct rr_run *run, const struct rr_test *src,
+		    const struct rr_pub *pub, const struct rr_test *to, json_object *profile,
+		    json_object *bench);
+void rr_proj_fill(struct rr_analysis *an, const struct rr_run *run, const struct rr_pubset *pub,
+		  json_object *profile, int every_test);
+
+/* profile facts (project.c) */
+int rr_pub_layout(const struct rr_pub *p, json_object *prof, int *arrays, json_object **bays);
+
+/* analyse.c: fills run->an (NULL profile: no projection; every_test: each test the published
+ * rows leave out projected at its own size too); free it with rr_analysis_free */
+int rr_analyse(struct rr_run *run, const struct rr_pubset *pub, json_object *profile,
+	       int every_test, char *err, size_t errlen);
+void rr_analysis_free(struct rr_analysis *an);
+
+/* targets.c: each test's ratio to its md twin (vs_md), set once after loading */
+void rr_targets_link(struct rr_run *run);
+const struct rr_test *rr_md_twin(const struct rr_run *run, const struct rr_test *t);
+int rr_same_test(const struct rr_test *a, const struct rr_test *b);
+int rr_run_has_targets(const struct rr_run *run);
+
+/* hosts: how far apart a multi-host test's hosts are, % (slowest against fastest) */
+double rr_hosts_spread_pct(const struct rr_test *t);
+
+/* gate.c: the figures a run is judged by; ratios within one run are "ratio" (gated on any
+ * host), the rest "absolute" (gated only against a baseline of the same host and settings) */
+enum { RR_BASELINE_FORMAT = 1 };
+struct rr_figure {
+	char id[200];
+	char kind[12];	/* "ratio" (stable across hosts) or "absolute" */
+	char better[8]; /* "higher" or "lower" */
+	char unit[16];
+	double value;
+};
+struct rr_figures {
+	struct rr_figure *f;
+	size_t n, cap;
+};
+void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out);
+void rr_figures_free(struct rr_figures *f);
+/* what absolute figures need equal: run.json's host facts and the run's settings */
+json_object *rr_run_conditions(const struct rr_run *run);
+/* run.json's host facts (hostname, cpu_model, cores, memory_bytes) that differ, ", "-joined */
+void rr_host_diff(const struct rr_run *a, const struct rr_run *b, char *out, size_t len);
+struct rr_bfig {	    /* one figure of a baseline over several runs */
+	struct rr_figure f; /* value: the median */
+	double spread;	    /* the worst run's distance from it, a fraction of it */
+	int gate;	    /* spread within the limit */
+};
+size_t rr_baseline_figures(const struct rr_run *runs, size_t nruns, double max_spread,
+			   struct rr_bfig **out); /* *out: free() it */
+enum rr_verdict { RR_V_OK, RR_V_REGRESSED, RR_V_MISSING, RR_V_NOT_GATED, RR_V_NEW, RR_V_NOISY };
+extern const char *const rr_verdict_names[];
+struct rr_gate_row {
+	const char *id, *kind, *unit;
+	double base, cur;
+	enum rr_verdict v;
+};
+struct rr_gate_result {
+	struct rr_gate_row *rows;
+	size_t n, bad; /* bad: regressed or missing */
+	int same_host;
+	char differ[512];	  /* the conditions that differ from the baseline's, "" when none */
+	const char *brun, *bhost; /* the baseline's (owned by its JSON) */
+	struct rr_figures cur;
+};
+/* bp: the baseline's path, for errors; -EINVAL with err set when the baseline is not one */
+int rr_gate_judge(const struct rr_run *run, json_object *baseline, double tolerance_pct,
+		  const char *bp, struct rr_gate_result *g, char *err, size_t errlen);
+void rr_gate_result_free(struct rr_gate_result *g);
+
+#endif

@@ -1,0 +1,58 @@
+/* report/render/targets_html.c: the page's section that sets the run's targets side by side
+ * (the engine, md, dev: volumes): each test's figure, its ratio to md and its CPU per I/O,
+ * as report/analysis/targets.c worked them out. */
+#include "report/render/render.h"
+
+#include <math.h>
+#include <string.h>
+
+static void esc(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*s, f);
+}
+
+/* One row per test of a target other than md that has an md twin, and per md test: the
+ * figure, the ratio to md, and the CPU per I/O machine-wide and in fio's process. */
+void rr_targets_html(FILE *f, const struct rr_run *run)
+{
+	if (!rr_run_has_targets(run))
+		return;
+	fputs("<h2 id=targets>Targets side by side</h2>\n<p>The same test (level x members x "
+	      "workload x state x depth x jobs) on each target: the fio-raid engine, md (the "
+	      "same array made by mdadm over the same members, fio's io_uring on /dev/mdN) and "
+	      "each dev: volume, with its ratio to md. <i>Host CPU</i> is the whole machine's "
+	      "user + system + softirq time over the test's measured interval, per I/O: it "
+	      "counts md's kernel threads and the engine's own threads, which fio's CPU figures "
+	      "miss, so it compares across targets (on a shared machine it also counts what "
+	      "else ran). <i>fio process</i> is fio's own threads and processes, the engine's "
+	      "included.</p>\n<div class=wide><table>\n<tr><th>test</th><th>target</th>"
+	      "<th>figure</th><th>unit</th><th>vs md</th><th>host CPU us per I/O</th>"
+	      "<th>busy cores</th><th>fio process CPU us per I/O</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *t = &run->tests[i];
+		if (!strcmp(t->target, "jbod"))
+			continue;
+		char v[4][32] = {"", "", "", ""};
+		double x[4] = {t->vs_md, t->host_cpu_us_per_io, t->host_cpu_cores,
+			       t->fio_cpu_us_per_io};
+		for (int k = 0; k < 4; k++)
+			if (!isnan(x[k]))
+				snprintf(v[k], sizeof(v[k]), k == 0 ? "%.2fx" : "%.3g", x[k]);
+		fputs("<tr><td>", f);
+		esc(f, t->test);
+		fputs("</td><td>", f);
+		esc(f, t->target);
+		fprintf(f,
+			"</td><td class=n>%.0f</td><td>%s</td><td class=n>%s</td><td class=n>%s"
+			"</td><td class=n>%s</td><td class=n>%s</td></tr>\n",
+			rr_primary(t), rr_is_large(t) ? "MB/s" : "IOPS", v[0], v[1], v[2], v[3]);
+	}
+	fputs("</table></div>\n", f);
+}
