@@ -236,7 +236,7 @@ main() {
 	fi
 	members_reused
 	place_arrays
-	plan_make
+	plan_make hosts
 	if ((O[dry_run])); then
 		plan_print
 		exit 0

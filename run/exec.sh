@@ -26,7 +26,7 @@ run_json_start() {
 	# streaming gen and rmw at the stripe widths (data members) this preset runs, a few seconds.
 	ks=$(for line in "${PLAN[@]}"; do
 		test_load T "$line"
-		((T[has_parity])) && echo "${T[data_members]}"
+		if ((T[has_parity])); then echo "${T[data_members]}"; fi
 	done | sort -un | paste -sd, -)
 	if [[ -x $pbench && -n $ks && ${O[preset]} != quick ]]; then
 		"$pbench" --json --op gen,rmw --mode stream --k "$ks" --chunk 4k,64k --runs 3 \
@@ -172,6 +172,12 @@ wait_group() { # the tests started and not yet finished
 	PIDS=() PID_TESTS=()
 }
 
+eta() { # TESTS_LEFT -> m:ss at the pace so far (at first: the runtime and 2 s each)
+	local done=$((COUNT[ok] + COUNT[skipped] + COUNT[failed])) per=$((PLAN_RUN[runtime] + 2))
+	((done == 0)) || per=$(((SECONDS - RUN[t0]) / done))
+	printf '%d:%02d' $(($1 * per / 60)) $(($1 * per % 60))
+}
+
 # start_test NAME LINE: fio of one test in the background (so that the CPU sampler can
 # follow it and a Ctrl-C can stop it); 1 when it could not start (counted)
 start_test() {
@@ -194,7 +200,7 @@ start_test() {
 	test_cmd "$1"
 	printf '%q ' "${CMD[@]}" >"${RUN[rdir]}/logs/$t.cmd"
 	write_meta "$1" running ""
-	echo "$pre start $t: $(target_what "$1") x${st_[members]}, ${st_[rw]} bs=${st_[bs]} ${st_[numjobs]}T Q${st_[iodepth]}, ${st_[runtime]}s"
+	echo "$pre start $t: $(target_what "$1") x${st_[members]}, ${st_[rw]} bs=${st_[bs]} ${st_[numjobs]}T Q${st_[iodepth]}, ${st_[runtime]}s, ETA $(eta $((PLAN_RUN[tests] - st_[idx] + 1)))"
 	target_begin "$1"
 	"${CMD[@]}" >"$log" 2>&1 &
 	PIDS+=($!) PID_TESTS+=("$2")

@@ -57,14 +57,15 @@ plan_args() {
 	fi
 }
 
-# plan_make: PLAN and PLAN_RUN (and HOST_PLAN_<i> for each host). raid-preset's own line is
-# the one error line when the plan is refused.
+# plan_make [hosts]: PLAN and PLAN_RUN (with "hosts": HOST_PLAN_<i> for each host too).
+# raid-preset's own line is the one error line when the plan is refused.
 plan_make() {
 	local out i k v
 	plan_args
 	out=$("$PRESET" "${PLAN_ARGS[@]}") || exit 1
 	mapfile -t PLAN < <(tail -n +2 <<<"$out")
 	for k in $(head -1 <<<"$out"); do PLAN_RUN[${k%%=*}]=${k#*=}; done
+	[[ ${1:-} == hosts ]] || return 0
 	for i in "${!HOSTS[@]}"; do
 		plan_args "$i"
 		"$PRESET" "${PLAN_ARGS[@]}" >"${RUN[work]}/plan.$i" || exit 1
