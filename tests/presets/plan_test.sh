@@ -65,16 +65,20 @@ limits() { # raid-preset limits = the engine's option table (raid-tool options -
 t_case "limits and defaults are the engine's option table" limits
 
 resync() { # reused members: raid_init=resync on the levels with redundancy only
-	local line lv args
+	local line lv args r0=0 other=0
 	while IFS= read -r line; do
 		[[ $(field "$line" engine) == raid ]] || continue
 		lv=$(field "$line" level) args=$(tr '\t' '\n' <<<"$line" | grep '^arg=')
 		if [[ $lv == 0 ]]; then
 			! grep -q raid_init <<<"$args" || { echo "raid0 asks for a resync"; return 1; }
+			r0=$((r0 + 1))
 		else
 			grep -q 'arg=--raid_init=resync' <<<"$args" || { echo "raid$lv: no resync"; return 1; }
+			other=$((other + 1))
 		fi
 	done
+	echo "$r0 RAID0 tests without, $other others with"
+	((r0 > 0 && other > 0))
 }
 t_case "--reuse: raid_init=resync for levels with redundancy, never RAID0" \
 	resync < <(plan quick --reuse)
