@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <limits.h>
 #include <regex.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ struct dev {
 struct opts {
 	const char *workloads, *layout, *parity, *only, *drives, *scratch, *host_scratch;
 	const char *results, *engine, *place, *host_label;
+	const char *scale_s, *runtime_s, *msize_s, *targets_s; /* as given */
 	double scale;
 	unsigned long long runtime, msize;
 	const char *gpu, *gpu_batch;
@@ -209,7 +211,8 @@ static void rename_count(char *name, size_t len, int planned, int now)
 
 		if (!done && ((l == strlen(w1) && !strncmp(s, w1, l)) ||
 			      (l == strlen(w2) && !strncmp(s, w2, l)))) {
-			o += snprintf(out + o, sizeof(out) - o, "%d%s", now, s[l - 1] == 'm' ? "m" : "");
+			o += snprintf(out + o, sizeof(out) - o, "%d%s", now,
+				      s[l - 1] == 'm' ? "m" : "");
 			done = true;
 		} else {
 			o += snprintf(out + o, sizeof(out) - o, "%.*s", (int)l, s);
@@ -246,7 +249,8 @@ static bool fit_row(struct row *r, int drives)
 
 		list_nth(spares, i, b, sizeof(b));
 		if (atoi(b) < drives && (!rebuild || nspares == 0))
-			os += snprintf(ns + os, sizeof(ns) - os, "%s%s", os ? "," : "", b), nspares++;
+			os += snprintf(ns + os, sizeof(ns) - os, "%s%s", os ? "," : "", b),
+			    nspares++;
 	}
 	for (int i = 0; i < list_count(bays); i++) {
 		char b[16];
@@ -266,8 +270,8 @@ static bool fit_row(struct row *r, int drives)
 			return false;
 		strcat(strcat(told, r->a.name), " ");
 		fprintf(stderr, "%s: --fit: %s needs %d drives, %d given: left out\n", prog,
-			r->a.name, max_bay(bays) > max_bay(spares) ? max_bay(bays) + 1
-								     : max_bay(spares) + 1,
+			r->a.name,
+			max_bay(bays) > max_bay(spares) ? max_bay(bays) + 1 : max_bay(spares) + 1,
 			drives);
 		return false;
 	}
@@ -369,7 +373,8 @@ static void expand_targets(const struct opts *o)
 		const char *key = strcmp(rows[s].group, "-") ? rows[s].group : rows[s].a.name;
 
 		for (e = s + 1; e < nrows; e++)
-			if (strcmp(strcmp(rows[e].group, "-") ? rows[e].group : rows[e].a.name, key))
+			if (strcmp(strcmp(rows[e].group, "-") ? rows[e].group : rows[e].a.name,
+				   key))
 				break;
 		for (int i = s; i < e; i++)
 			if (is_jbod(&rows[i].a))
@@ -380,7 +385,8 @@ static void expand_targets(const struct opts *o)
 			for (int i = s; i < e; i++) {
 				const struct row *r = &rows[i];
 
-				if (is_jbod(&r->a) || (!strcmp(t, "md") && !strcmp(r->a.parity, "cuda")))
+				if (is_jbod(&r->a) ||
+				    (!strcmp(t, "md") && !strcmp(r->a.parity, "cuda")))
 					continue;
 				if (strncmp(t, "dev:", 4)) {
 					add_test(r, t, &r->a, r->a.name);
@@ -400,14 +406,16 @@ static void expand_targets(const struct opts *o)
 
 				for (int j = 0; j < nseen; j++)
 					dup |= !strcmp(seen[j], key2);
-				if (strcmp(r->state, "optimal") || dup || (*lv && strcmp(lv, r->a.level)) ||
+				if (strcmp(r->state, "optimal") || dup ||
+				    (*lv && strcmp(lv, r->a.level)) ||
 				    (*mb && atoi(mb) != r->a.members))
 					continue;
 				snprintf(seen[nseen++], sizeof(seen[0]), "%s", key2);
 				snprintf(a.name, sizeof(a.name), "dev-%s", t + 4);
 				snprintf(a.level, sizeof(a.level), "%.7s", *lv ? lv : "dev");
 				a.members = *mb ? atoi(mb) : 0;
-				snprintf(a.chunk, sizeof(a.chunk), "%s", d && *d->chunk ? d->chunk : "-");
+				snprintf(a.chunk, sizeof(a.chunk), "%s",
+					 d && *d->chunk ? d->chunk : "-");
 				snprintf(arr, sizeof(arr), "dev-%s", t + 4);
 				add_test(r, t, &a, arr);
 			}
@@ -483,8 +491,8 @@ static void field(const char *k, const char *fmt, ...)
 }
 
 /* One test's line (presets/README.md lists the fields). */
-static void print_test(const struct preset *p, const struct opts *o, const struct test *t,
-		       int idx, bool last)
+static void print_test(const struct preset *p, const struct opts *o, const struct test *t, int idx,
+		       bool last)
 {
 	const struct row *r = t->r;
 	const struct inst *a = &t->a;
@@ -513,8 +521,8 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	if (jbod)
 		job_span(j.rw, per * a->members, per, bs, numjobs, a->members, &size, &off);
 	else if (!dev)
-		vol = volume(&l, a->members, per, csz), job_span(j.rw, vol, vol, bs, numjobs, 0,
-								 &size, &off);
+		vol = volume(&l, a->members, per, csz),
+		job_span(j.rw, vol, vol, bs, numjobs, 0, &size, &off);
 	if (dev)
 		bays[0] = spares[0] = 0;
 	else
@@ -541,7 +549,8 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("layout", "%s", jbod || dev ? "" : raid_layout_name(l.level, l.default_layout) ?: "");
 	field("state", "%s", r->state);
 	field("bays", "%s", bays);
-	field("spares", "%s", strcmp(r->state, "rebuilding") && !strchr(a->bays, '+') ? "" : spares);
+	field("spares", "%s",
+	      strcmp(r->state, "rebuilding") && !strchr(a->bays, '+') ? "" : spares);
 	field("member_paths", "%s", members);
 	field("spare_paths", "%s", spare_paths);
 	field("job", "%s", r->job);
@@ -655,9 +664,38 @@ static void check_drive_sizes(const struct opts *o, const char *given)
 	}
 }
 
+/* plan's options that take one word, and where it goes */
+static const struct {
+	const char *name;
+	size_t off;
+} opt_words[] = {
+#define W(n, f)                                                                                    \
+	{                                                                                          \
+		n, offsetof(struct opts, f)                                                        \
+	}
+    W("--workloads", workloads),
+    W("--layout", layout),
+    W("--parity", parity),
+    W("--only", only),
+    W("--drives", drives),
+    W("--scratch", scratch),
+    W("--host-scratch", host_scratch),
+    W("--host-label", host_label),
+    W("--results", results),
+    W("--engine", engine),
+    W("--place", place),
+    W("--gpu", gpu),
+    W("--gpu-batch", gpu_batch),
+    W("--scale", scale_s),
+    W("--runtime", runtime_s),
+    W("--member-size", msize_s),
+    W("--target", targets_s),
+#undef W
+};
+
 static void parse_opts(struct opts *o, int argc, char **argv)
 {
-	const char *scale = NULL, *runtime = NULL, *msize = NULL, *targets = "engine";
+	const char *scale, *runtime, *msize, *targets;
 
 	for (int i = 0; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -681,28 +719,17 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 			o->ndevs++;
 			continue;
 		}
-		const char **dst = !strcmp(k, "--workloads")	 ? &o->workloads
-				   : !strcmp(k, "--layout")	 ? &o->layout
-				   : !strcmp(k, "--parity")	 ? &o->parity
-				   : !strcmp(k, "--only")	 ? &o->only
-				   : !strcmp(k, "--drives")	 ? &o->drives
-				   : !strcmp(k, "--scratch")	 ? &o->scratch
-				   : !strcmp(k, "--host-scratch") ? &o->host_scratch
-				   : !strcmp(k, "--host-label")	 ? &o->host_label
-				   : !strcmp(k, "--results")	 ? &o->results
-				   : !strcmp(k, "--engine")	 ? &o->engine
-				   : !strcmp(k, "--place")	 ? &o->place
-				   : !strcmp(k, "--gpu")	 ? &o->gpu
-				   : !strcmp(k, "--gpu-batch")	 ? &o->gpu_batch
-				   : !strcmp(k, "--scale")	 ? &scale
-				   : !strcmp(k, "--runtime")	 ? &runtime
-				   : !strcmp(k, "--member-size") ? &msize
-				   : !strcmp(k, "--target")	 ? &targets
-							 : NULL;
+		const char **dst = NULL;
+
+		for (size_t j = 0; j < sizeof(opt_words) / sizeof(opt_words[0]); j++)
+			if (!strcmp(k, opt_words[j].name))
+				dst = (const char **)((char *)o + opt_words[j].off);
 		if (!dst)
 			die("plan: unknown option '%s'", k);
 		*dst = v;
 	}
+	scale = o->scale_s, runtime = o->runtime_s, msize = o->msize_s;
+	targets = o->targets_s ? o->targets_s : "engine";
 	if (!o->workloads)
 		die("plan: --workloads DIR is required");
 	if (o->parity && strcmp(o->parity, "cpu") && strcmp(o->parity, "cuda") &&
@@ -765,15 +792,15 @@ int plan_main(struct preset *p, int argc, char **argv)
 
 		snprintf(file, sizeof(file), "%s/%s.fio", p->workloads, t->r->job);
 		job_read(file, &j);
-		snprintf(t->id, sizeof(t->id), "%s%s-%s-%s%s%s", strcmp(t->target, "md") ? "" : "md-",
-			 t->array, j.id, j.rw, strcmp(t->r->state, "optimal") ? "-" : "",
+		snprintf(t->id, sizeof(t->id), "%s%s-%s-%s%s%s",
+			 strcmp(t->target, "md") ? "" : "md-", t->array, j.id, j.rw,
+			 strcmp(t->r->state, "optimal") ? "-" : "",
 			 strcmp(t->r->state, "optimal") ? t->r->state : "");
 		if (!o.only || !regexec(&re, t->id, 0, NULL, 0))
 			tests[kept++] = *t;
 	}
 	ntests = kept;
-	if (!ntests && o.only)
-	{
+	if (!ntests && o.only) {
 		char name[128];
 
 		preset_name(p, name, sizeof(name));
@@ -783,8 +810,8 @@ int plan_main(struct preset *p, int argc, char **argv)
 	}
 	if (!ntests)
 		die("%s planned no tests", p->file);
-	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%d\n", o.scale,
-	       o.runtime, o.msize, ntests);
+	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%d\n", o.scale, o.runtime,
+	       o.msize, ntests);
 	for (int i = 0; i < ntests; i++) {
 		bool last = true;
 
@@ -839,7 +866,7 @@ int volume_main(int argc, char **argv)
 	if (argc != 4)
 		die("usage: volume LEVEL MEMBERS MEMBER_BYTES CHUNK");
 	l = level_of(argv[0]);
-	printf("%llu\n", volume(&l, atoi(argv[1]), size_of("volume", argv[2]),
-			       size_of("volume", argv[3])));
+	printf("%llu\n",
+	       volume(&l, atoi(argv[1]), size_of("volume", argv[2]), size_of("volume", argv[3])));
 	return 0;
 }

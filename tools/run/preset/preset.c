@@ -244,8 +244,7 @@ static int to_bytes(const char *s, unsigned long long *out)
 }
 
 /* A scale rule: VALUE [scaled] [min=MIN] -> max(MIN, int(VALUE x scale)) or VALUE */
-unsigned long long rule(const struct preset *p, char *const *r, int line, double scale,
-			bool size)
+unsigned long long rule(const struct preset *p, char *const *r, int line, double scale, bool size)
 {
 	unsigned long long v, min = 0;
 	bool scaled = false;
@@ -731,8 +730,8 @@ static int list(const char *dir)
 }
 
 /* The old plan's line of a row: GROUP ARRAY LEVEL MEMBERS CHUNK PARITY STATE BAYS JOB */
-static void print_row(struct preset *p, const char *group, const struct inst *a,
-		      const char *state, const char *job)
+static void print_row(struct preset *p, const char *group, const struct inst *a, const char *state,
+		      const char *job)
 {
 	(void)p;
 	printf("%s %s %s %d %s %s %s %s %s\n", group, a->name, a->level, a->members, a->chunk,

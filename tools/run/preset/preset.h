@@ -37,8 +37,8 @@ struct inst {
 
 struct preset;
 /* One row of the expanded runs: an array (of group gN, or "-": alone) x a job in a state */
-typedef void (*row_fn)(struct preset *p, const char *group, const struct inst *a,
-		       const char *state, const char *job);
+typedef void (*row_fn)(struct preset *p, const char *group, const struct inst *a, const char *state,
+		       const char *job);
 
 struct preset {
 	const char *file;
@@ -65,8 +65,7 @@ char *xstrdup(const char *s);
 bool plain(const char *s);
 int split_list(char *s, struct words *w);
 void parse(struct preset *p, const char *file);
-unsigned long long rule(const struct preset *p, char *const *r, int line, double scale,
-			bool size);
+unsigned long long rule(const struct preset *p, char *const *r, int line, double scale, bool size);
 void expand(struct preset *p);
 void job_read(const char *file, struct job_facts *j);
 
