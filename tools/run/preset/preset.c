@@ -5,10 +5,13 @@
  *
  *   raid-preset list DIR                   NAME DOC, in the order of DIR/index
  *   raid-preset info FILE --scale S        doc, profile, layout, runtime, member-size lines
- *   raid-preset plan FILE --workloads DIR [--parity P] [--layout FILE]
- *                                          one line per fio run: GROUP ARRAY LEVEL MEMBERS
- *                                          CHUNK PARITY STATE BAYS JOB (run.sh's plan)
+ *   raid-preset arrays FILE --workloads DIR [--parity P] [--layout FILE]
+ *                                          one line per array and job: GROUP ARRAY LEVEL
+ *                                          MEMBERS CHUNK PARITY STATE BAYS JOB
+ *   raid-preset plan FILE --workloads DIR [OPTIONS]
+ *                                          each test as run.sh runs it (plan.c)
  *   raid-preset job FILE.fio               WORKLOAD RW BS IODEPTH NUMJOBS of a job file
+ *   raid-preset limits | span ... | volume ...  the engine's limits, job spans, volumes (plan.c)
  *
  * Each RAID array is checked by the engine's own config parser and validator (level, minimum
  * members, chunk, parity): no copy of the level facts here. Exit 0, or 1 with one line on
