@@ -114,7 +114,7 @@ members_reused() {
 # place_arrays: each array's placement from the profile (raid-hwinfo place: the NUMA node of
 # its bays -> fio's cpus_allowed), written to RUN[place] for the plan; warnings once
 place_arrays() {
-	local line a bays k v cpus mem
+	local line a bays k v cpus mem out
 	declare -A T=()
 	RUN[place]=${RUN[work]}/place
 	: >"${RUN[place]}"

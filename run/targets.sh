@@ -83,10 +83,8 @@ target_fio_args() {
 	# md's rebuild: fio's own per-second IOPS and latency, for the stats' rebuild.samples
 	[[ ${ta_[target]} != md || ${ta_[state]} != rebuilding ]] || to_+=("--write_iops_log=${RUN[work]}/${ta_[id]}"
 		"--write_lat_log=${RUN[work]}/${ta_[id]}" --log_avg_msec=1000 --per_job_logs=0)
-	[[ -z ${ta_[cpus]} || ${ta_[target]} == dev:* ]] || to_+=(--cpus_allowed="${ta_[cpus]}")
-	local a
-	test_list "$1" arg a
-	for a in "${a[@]}"; do [[ $a != --numa_mem_policy=* || ${ta_[target]} == dev:* ]] || to_+=("$a"); done
+	[[ -z ${ta_[cpus]} ]] || to_+=(--cpus_allowed="${ta_[cpus]}")
+	[[ -z ${ta_[mem]} ]] || to_+=(--numa_mem_policy="${ta_[mem]}")
 	return 0
 }
 

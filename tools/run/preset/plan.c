@@ -568,6 +568,7 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("volume", "%llu", vol);
 	field("init", "%s", o->reuse && !jbod && !dev && redundant(&l) ? "resync" : "clean");
 	field("cpus", "%s", cpus);
+	field("mem", "%s", mem);
 	field("last", "%d", last);
 	/* md's --size: the part of each drive the engine uses (KiB) */
 	field("md_size_kib", "%llu", o->drives && l.level != 0 ? per / 1024 : 0);
