@@ -51,7 +51,7 @@ drives_guard() {
 			bad=1
 		fi
 	done
-	((bad == 0 || force)) || die "refusing to use $what that hold data (add --force to destroy it)"
+	((bad == 0 || O[force])) || die "refusing to use $what that hold data (add --force to destroy it)"
 }
 
 # list_split WHAT LIST -> LIST_ITEMS: a ','-separated list; an empty entry is an error. Never

@@ -265,12 +265,15 @@ static bool fit_row(struct row *r, int drives)
 		snprintf(ns, sizeof(ns), "%d", drives - 1), nspares = 1;
 	if (n < min || (rebuild && !nspares)) {
 		static char told[LINE_MAX_];
+		char key[sizeof(r->a.name) + sizeof(r->state) + 3];
 
-		if (strstr(told, r->a.name) && strlen(told) < sizeof(told) - sizeof(r->a.name))
+		/* once per array and state: its other states may fit (a rebuild needs a spare) */
+		snprintf(key, sizeof(key), " %s@%s ", r->a.name, r->state);
+		if (strstr(told, key) || strlen(told) + strlen(key) >= sizeof(told))
 			return false;
-		strcat(strcat(told, r->a.name), " ");
-		fprintf(stderr, "%s: --fit: %s needs %d drives, %d given: left out\n", prog,
-			r->a.name,
+		strcat(told, key);
+		fprintf(stderr, "%s: --fit: %s's %s tests need %d drives, %d given: left out\n",
+			prog, r->a.name, r->state,
 			max_bay(bays) > max_bay(spares) ? max_bay(bays) + 1 : max_bay(spares) + 1,
 			drives);
 		return false;
@@ -514,7 +517,8 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	iodepth = scaled(j.iodepth, o->scale);
 	if (!jbod && !dev)
 		l = level_of(a->level);
-	csz = jbod || dev || !strcmp(a->chunk, "-") ? MIB : size_of("chunk", a->chunk);
+	/* a dev: volume's chunk is what its description says, if anything */
+	csz = jbod || !strcmp(a->chunk, "-") ? MIB : size_of("chunk", a->chunk);
 	per = o->msize / csz * csz;
 	if (!strncmp(j.id, "REBUILD-", 8))
 		run_time *= 4;
@@ -541,7 +545,7 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("level", "%s", a->level);
 	field("members", "%d", a->members);
 	field("chunk", "%s", a->chunk);
-	field("chunk_bytes", "%llu", jbod || dev || !strcmp(a->chunk, "-") ? 0 : csz);
+	field("chunk_bytes", "%llu", jbod || !strcmp(a->chunk, "-") ? 0 : csz);
 	field("parity", "%s", dev ? "" : md ? "md" : a->parity);
 	field("has_parity", "%d", l.parity > 0);
 	field("data_members", "%d", jbod || dev ? a->members : a->members - l.parity);
