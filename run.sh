@@ -22,6 +22,7 @@ die() {
 	echo "run.sh: $*" >&2
 	exit 1
 }
+# shellcheck source-path=SCRIPTDIR
 for f in hosts md targets plan exec; do source "$ROOT/run/$f.sh"; done
 
 # The presets (presets/index, in order) and their doc lines (again after make, when the
@@ -36,7 +37,7 @@ load_presets || true
 usage() { # the engine's limits and defaults, from its option table (raid-preset limits)
 	local -A L=([scale_auto]="(build/bin/raid-preset is not built yet)" [gpu_max]=63
 		[gpu_batch_max]=1024 [gpu_batch_default]=64 [rebuild_min_default]=1 [rebuild_max_default]=200)
-	[[ ! -x $PRESET ]] || while IFS== read -r k v; do L[$k]=$v; done < <("$PRESET" limits)
+	[[ ! -x $PRESET ]] || while IFS='=' read -r k v; do L[$k]=$v; done < <("$PRESET" limits)
 	cat <<EOF
 usage: ./run.sh [PRESET] [OPTIONS]
 
