@@ -3,19 +3,16 @@
  * each, carrying everything run.sh needs to run it (presets/README.md, "The plan"): its id,
  * target, sizes, fio's environment and argument list, members and placement. The arithmetic
  * is here, over the engine's own tables (raid_parse_size, the level table, the option table),
- * so that run.sh only starts, watches, tears down and collects.
+ * so that run.sh only starts, watches, tears down and collects. Its options: options.c; the
+ * drives and --fit: drives.c.
  *
  * A line is KEY=VALUE fields separated by tabs (a value holds no tab or newline: paths with
  * one are refused); env= and arg= repeat, in order. run.sh reads a line with
  * `IFS=$'\t' read -r -a`.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <limits.h>
 #include <regex.h>
-#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,44 +21,10 @@
 
 #include "raid/core/raid.h"
 #include "preset.h"
+#include "plan.h"
 
-#define MAX_TESTS 4096
-#define MAX_DEVS 16
-#define MIB (1ULL << 20)
-
-/* One row of the preset (an engine or JBOD run), before the targets are applied. */
-struct row {
-	char group[16], state[16], job[256];
-	struct inst a;
-};
-
-/* One test: a row on one target. */
-struct test {
-	const struct row *r;
-	char target[64], array[160], id[320];
-	struct inst a; /* the row's array, or a dev: volume's description */
-};
-
-struct dev {
-	char label[64], level[16], members[16], chunk[16], layout[32];
-};
-
-struct opts {
-	const char *workloads, *layout, *parity, *only, *drives, *scratch, *host_scratch;
-	const char *results, *engine, *place, *host_label;
-	const char *scale_s, *runtime_s, *msize_s, *targets_s; /* as given */
-	double scale;
-	unsigned long long runtime, msize;
-	const char *gpu, *gpu_batch;
-	bool fit, reuse, member_size_given;
-	char targets[8][80];
-	int ntargets;
-	struct dev devs[MAX_DEVS];
-	int ndevs;
-};
-
-static struct row rows[MAX_TESTS];
-static int nrows;
+struct row rows[MAX_TESTS];
+int nrows;
 static struct test tests[MAX_TESTS];
 static int ntests;
 
@@ -79,13 +42,13 @@ static void add_row(struct preset *p, const char *group, const struct inst *a, c
 	nrows++;
 }
 
-static bool is_jbod(const struct inst *a)
+bool is_jbod(const struct inst *a)
 {
 	return !strcmp(a->level, "jbod");
 }
 
 /* The level table's entry of a RAID array's level (validated by check_inst before). */
-static struct raid_level_info level_of(const char *level)
+struct raid_level_info level_of(const char *level)
 {
 	struct raid_level_info l;
 
@@ -94,7 +57,7 @@ static struct raid_level_info level_of(const char *level)
 	return l;
 }
 
-static unsigned long long size_of(const char *what, const char *s)
+unsigned long long size_of(const char *what, const char *s)
 {
 	uint64_t v;
 
@@ -144,206 +107,6 @@ static void job_span(const char *rw, unsigned long long vol, unsigned long long 
 		*size = jbod_members ? slice * jbod_members : slice;
 		*offset = slice;
 	}
-}
-
-/* "a,b,c" item i (0-based) into out; false past the end */
-static bool list_nth(const char *list, int i, char *out, size_t len)
-{
-	for (; list && i > 0; i--)
-		list = (list = strchr(list, ',')) ? list + 1 : NULL;
-	if (!list || !*list)
-		return false;
-	snprintf(out, len, "%.*s", (int)strcspn(list, ","), list);
-	return true;
-}
-
-static int list_count(const char *list)
-{
-	int n = 0;
-	char tmp[PATH_MAX];
-
-	while (list && list_nth(list, n, tmp, sizeof(tmp)))
-		n++;
-	return n;
-}
-
-/* The bays of an array (plan row form "0,1,2+4,5"): members, spares */
-static void split_bays(const struct inst *a, const char *state, char *bays, size_t blen,
-		       char *spares, size_t slen)
-{
-	const char *plus = strchr(a->bays, '+');
-
-	snprintf(bays, blen, "%.*s", plus ? (int)(plus - a->bays) : (int)strlen(a->bays), a->bays);
-	snprintf(spares, slen, "%s", plus ? plus + 1 : "");
-	if (!strcmp(bays, "-")) {
-		size_t o = 0;
-
-		for (int i = 0; i < a->members && o < blen; i++)
-			o += snprintf(bays + o, blen - o, "%s%d", i ? "," : "", i);
-	}
-	/* a rebuild needs a spare: the bay after the members */
-	if (!*spares && !strcmp(state, "rebuilding"))
-		snprintf(spares, slen, "%d", a->members);
-}
-
-static int max_bay(const char *list)
-{
-	int m = -1;
-
-	for (const char *s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
-		if (atoi(s) > m)
-			m = atoi(s);
-	return m;
-}
-
-/* A count in a name ("raid5-4m", "jbod-4") said again for what runs ("raid5-3m"): the
- * '-'-separated word N or Nm of the planned count, else "-Nm" added. */
-static void rename_count(char *name, size_t len, int planned, int now)
-{
-	char w1[16], w2[16], out[256];
-	size_t o = 0;
-	bool done = false;
-
-	snprintf(w1, sizeof(w1), "%d", planned);
-	snprintf(w2, sizeof(w2), "%dm", planned);
-	for (char *s = name; *s;) {
-		size_t l = strcspn(s, "-");
-
-		if (!done && ((l == strlen(w1) && !strncmp(s, w1, l)) ||
-			      (l == strlen(w2) && !strncmp(s, w2, l)))) {
-			o += snprintf(out + o, sizeof(out) - o, "%d%s", now,
-				      s[l - 1] == 'm' ? "m" : "");
-			done = true;
-		} else {
-			o += snprintf(out + o, sizeof(out) - o, "%.*s", (int)l, s);
-		}
-		s += l;
-		if (*s == '-')
-			o += snprintf(out + o, sizeof(out) - o, "%c", *s++);
-	}
-	if (!done)
-		snprintf(out + o, sizeof(out) - o, "-%dm", now);
-	if (strlen(out) >= len)
-		die("--fit: the name '%s' is too long", out);
-	memcpy(name, out, strlen(out) + 1);
-}
-
-/*
- * --fit: an array over bays that are not all there keeps the bays that are (its spares too),
- * is named by its new count, and is left out below the level's minimum; 1 when it runs.
- */
-static bool fit_row(struct row *r, int drives)
-{
-	char bays[LINE_MAX_], spares[LINE_MAX_], nb[LINE_MAX_] = "", ns[LINE_MAX_] = "";
-	size_t ob = 0, os = 0;
-	int n = 0, want = r->a.members, min = 1, nspares = 0;
-	bool rebuild = !strcmp(r->state, "rebuilding");
-
-	split_bays(&r->a, r->state, bays, sizeof(bays), spares, sizeof(spares));
-	if (max_bay(bays) < drives && max_bay(spares) < drives)
-		return true;
-	if (!is_jbod(&r->a))
-		min = level_of(r->a.level).min_members;
-	for (int i = 0; i < list_count(spares); i++) {
-		char b[16];
-
-		list_nth(spares, i, b, sizeof(b));
-		if (atoi(b) < drives && (!rebuild || nspares == 0))
-			os += snprintf(ns + os, sizeof(ns) - os, "%s%s", os ? "," : "", b),
-			    nspares++;
-	}
-	for (int i = 0; i < list_count(bays); i++) {
-		char b[16];
-
-		list_nth(bays, i, b, sizeof(b));
-		/* a rebuild's spare is its own drive: the last one there when none is left */
-		if (atoi(b) >= drives || (rebuild && !nspares && atoi(b) == drives - 1))
-			continue;
-		ob += snprintf(nb + ob, sizeof(nb) - ob, "%s%s", ob ? "," : "", b), n++;
-	}
-	if (rebuild && !nspares && drives > 0)
-		snprintf(ns, sizeof(ns), "%d", drives - 1), nspares = 1;
-	if (n < min || (rebuild && !nspares)) {
-		static char told[LINE_MAX_];
-		char key[sizeof(r->a.name) + sizeof(r->state) + 3];
-
-		/* once per array and state: its other states may fit (a rebuild needs a spare) */
-		snprintf(key, sizeof(key), " %s@%s ", r->a.name, r->state);
-		if (strstr(told, key) || strlen(told) + strlen(key) >= sizeof(told))
-			return false;
-		strcat(told, key);
-		fprintf(stderr, "%s: --fit: %s's %s tests need %d drives, %d given: left out\n",
-			prog, r->a.name, r->state,
-			max_bay(bays) > max_bay(spares) ? max_bay(bays) + 1 : max_bay(spares) + 1,
-			drives);
-		return false;
-	}
-	rename_count(r->a.name, sizeof(r->a.name), want, n);
-	snprintf(r->a.bays, sizeof(r->a.bays), "%s%s%s", nb, *ns ? "+" : "", ns);
-	r->a.members = n;
-	return true;
-}
-
-/* The drives an array needs: its highest bay, member or spare, plus one */
-static int drives_needed(const struct row *r)
-{
-	char bays[LINE_MAX_], spares[LINE_MAX_];
-
-	split_bays(&r->a, r->state, bays, sizeof(bays), spares, sizeof(spares));
-	return (max_bay(bays) > max_bay(spares) ? max_bay(bays) : max_bay(spares)) + 1;
-}
-
-/* The preset's name: its file's, without the folder and .preset */
-static const char *preset_name(const struct preset *p, char *out, size_t len)
-{
-	const char *b = strrchr(p->file, '/') ? strrchr(p->file, '/') + 1 : p->file;
-
-	snprintf(out, len, "%.*s", (int)strcspn(b, "."), b);
-	return out;
-}
-
-/* Arrays over more drives than --drives gave: refused, naming each with the drives it needs
- * (its most demanding test: a rebuild needs a spare), unless --fit */
-static void check_drives(const struct preset *p, const struct opts *o)
-{
-	char bad[LINE_MAX_] = "", name[128];
-	size_t b = 0;
-	int d = list_count(o->drives), kept = 0;
-
-	for (int i = 0; i < nrows; i++) {
-		int m = 0, first = i;
-
-		for (int k = 0; k < nrows; k++)
-			if (!strcmp(rows[k].a.name, rows[i].a.name)) {
-				m = drives_needed(&rows[k]) > m ? drives_needed(&rows[k]) : m;
-				first = k < first ? k : first;
-			}
-		if (m > d && first == i && b + 160 < sizeof(bad))
-			b += snprintf(bad + b, sizeof(bad) - b, " %s (%d),", rows[i].a.name, m);
-	}
-	if (!*bad)
-		return;
-	if (!o->fit) {
-		bad[b - 1] = 0;
-		die("--drives: %d given, too few for preset %s's arrays (drives each needs):%s; "
-		    "--fit runs them on the drives there are",
-		    d, preset_name(p, name, sizeof(name)), bad);
-	}
-	for (int i = 0; i < nrows; i++)
-		if (fit_row(&rows[i], d))
-			rows[kept++] = rows[i];
-	nrows = kept;
-}
-
-static const char *desc_get(const char *desc, const char *key, char *out, size_t len)
-{
-	size_t l = strlen(key);
-
-	*out = 0;
-	for (const char *s = desc; s && *s; s += strcspn(s, " "), s += strspn(s, " "))
-		if (!strncmp(s, key, l) && s[l] == '=')
-			snprintf(out, len, "%.*s", (int)strcspn(s + l + 1, " "), s + l + 1);
-	return out;
 }
 
 static void add_test(const struct row *r, const char *target, const struct inst *a,
@@ -628,145 +391,6 @@ out:
 	putchar('\n');
 }
 
-/* An option's value checked against the engine's option table: its own message on error */
-static const char *engine_int(const char *opt, const char *name, const char *v)
-{
-	const struct raid_option *ro = raid_option_find(name);
-	char *end;
-	long long n = strtoll(v, &end, 10);
-
-	if (!*v || *end || n < ro->lo || n > ro->hi)
-		die("%s must be %s %lld..%lld, not '%s'", opt, ro->unit, ro->lo, ro->hi, v);
-	return v;
-}
-
-/* min(1, cores/32) rounded down to a power of two: a small machine runs the published
- * thread counts scaled down so that its cores are not swamped */
-static double auto_scale(void)
-{
-	long cores = sysconf(_SC_NPROCESSORS_ONLN), s = 1;
-
-	while (cores * s < 32 && s < 1024)
-		s *= 2;
-	return 1.0 / s;
-}
-
-/* --member-size on drives: each drive holds at least that much */
-static void check_drive_sizes(const struct opts *o, const char *given)
-{
-	char d[PATH_MAX];
-
-	for (int i = 0; o->drives && list_nth(o->drives, i, d, sizeof(d)); i++) {
-		uint64_t bytes = 0;
-		int fd = open(d, O_RDONLY);
-
-		if (fd < 0 || ioctl(fd, BLKGETSIZE64, &bytes))
-			die("--drives: %s: %s", d, strerror(errno));
-		close(fd);
-		if (bytes < o->msize)
-			die("--drives: %s holds %llu bytes, less than --member-size %s", d,
-			    (unsigned long long)bytes, given);
-	}
-}
-
-/* plan's options that take one word, and where it goes */
-static const struct {
-	const char *name;
-	size_t off;
-} opt_words[] = {
-#define W(n, f)                                                                                    \
-	{                                                                                          \
-		n, offsetof(struct opts, f)                                                        \
-	}
-    W("--workloads", workloads),
-    W("--layout", layout),
-    W("--parity", parity),
-    W("--only", only),
-    W("--drives", drives),
-    W("--scratch", scratch),
-    W("--host-scratch", host_scratch),
-    W("--host-label", host_label),
-    W("--results", results),
-    W("--engine", engine),
-    W("--place", place),
-    W("--gpu", gpu),
-    W("--gpu-batch", gpu_batch),
-    W("--scale", scale_s),
-    W("--runtime", runtime_s),
-    W("--member-size", msize_s),
-    W("--target", targets_s),
-#undef W
-};
-
-static void parse_opts(struct opts *o, int argc, char **argv)
-{
-	const char *scale, *runtime, *msize, *targets;
-
-	for (int i = 0; i < argc; i++) {
-		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(k, "--fit") || !strcmp(k, "--reuse")) {
-			*(k[2] == 'f' ? &o->fit : &o->reuse) = true;
-			continue;
-		}
-		if (!v)
-			die("%s needs a value", k);
-		i++;
-		if (!strcmp(k, "--dev")) { /* --dev LABEL DESC */
-			struct dev *d = &o->devs[o->ndevs];
-
-			if (i + 1 >= argc || o->ndevs == MAX_DEVS)
-				die("--dev LABEL DESC, at most %d", MAX_DEVS);
-			snprintf(d->label, sizeof(d->label), "%s", v);
-			desc_get(argv[++i], "level", d->level, sizeof(d->level));
-			desc_get(argv[i], "members", d->members, sizeof(d->members));
-			desc_get(argv[i], "chunk", d->chunk, sizeof(d->chunk));
-			o->ndevs++;
-			continue;
-		}
-		const char **dst = NULL;
-
-		for (size_t j = 0; j < sizeof(opt_words) / sizeof(opt_words[0]); j++)
-			if (!strcmp(k, opt_words[j].name))
-				dst = (const char **)((char *)o + opt_words[j].off);
-		if (!dst)
-			die("plan: unknown option '%s'", k);
-		*dst = v;
-	}
-	scale = o->scale_s, runtime = o->runtime_s, msize = o->msize_s;
-	targets = o->targets_s ? o->targets_s : "engine";
-	if (!o->workloads)
-		die("plan: --workloads DIR is required");
-	if (o->parity && strcmp(o->parity, "cpu") && strcmp(o->parity, "cuda") &&
-	    strcmp(o->parity, "auto"))
-		die("--parity must be cpu, cuda or auto, not '%s'", o->parity);
-	if (runtime && (strspn(runtime, "0123456789") != strlen(runtime) || atoll(runtime) < 1))
-		die("--runtime must be a whole number of seconds, not '%s'", runtime);
-	o->runtime = runtime ? strtoull(runtime, NULL, 10) : 0;
-	if (o->gpu)
-		engine_int("--gpu", "raid_gpu", o->gpu);
-	if (o->gpu_batch)
-		engine_int("--gpu-batch", "raid_gpu_batch", o->gpu_batch);
-	o->scale = auto_scale();
-	if (scale) {
-		char *end;
-
-		o->scale = strtod(scale, &end);
-		if (!*scale || *end || !(o->scale > 0 && o->scale <= 1))
-			die("--scale must be a number in (0, 1], not '%s'", scale);
-	}
-	if (msize) {
-		o->msize = size_of("--member-size", msize);
-		if (o->msize < MIB)
-			die("--member-size must be at least 1M");
-		o->member_size_given = true;
-		check_drive_sizes(o, msize);
-	}
-	for (char *t = strtok(xstrdup(targets), ","); t; t = strtok(NULL, ","))
-		if (o->ntargets < 8)
-			snprintf(o->targets[o->ntargets++], sizeof(o->targets[0]), "%s", t);
-}
-
 int plan_main(struct preset *p, int argc, char **argv)
 {
 	struct opts o = {.scratch = "", .results = "", .engine = ""};
@@ -823,21 +447,6 @@ int plan_main(struct preset *p, int argc, char **argv)
 		for (int k = i + 1; k < ntests; k++)
 			last &= strcmp(tests[k].array, tests[i].array) != 0;
 		print_test(p, &o, &tests[i], i + 1, last);
-	}
-	return 0;
-}
-
-/* The engine's limits and defaults that run.sh's help and checks name */
-int limits_main(void)
-{
-	const char *names[] = {"raid_gpu", "raid_gpu_batch", "raid_rebuild_min",
-			       "raid_rebuild_max"};
-
-	printf("scale_auto=%g\n", auto_scale());
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const struct raid_option *ro = raid_option_find(names[i]);
-
-		printf("%s_default=%s\n%s_max=%lld\n", names[i] + 5, ro->def, names[i] + 5, ro->hi);
 	}
 	return 0;
 }
