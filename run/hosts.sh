@@ -2,8 +2,9 @@
 # --drives (attached block devices, none named twice or through another path) and run.sh's
 # multi-host runs through fio's client/server mode: host names validated, per-host member
 # paths (--hosts-file), the hosts reachable before the run, one fio client for all hosts per
-# test, each host's share of the output split out, a lost host named. Uses run.sh's die,
-# RJSON, scratch, drive_list, ...
+# test, each host's share of the output split out, a lost host named. Each host's tests come
+# from its own plan (run/plan.sh: HOST_PLAN_<i>, its members and stats files). Uses run.sh's
+# die, RJSON, the options O and the run's settings RUN.
 
 FIO_PORT=8765 # fio's default server port
 
@@ -31,9 +32,6 @@ drives_check() {
 		sectors=$(cat "/sys/dev/block/$maj:$min/size" 2>/dev/null || echo 0)
 		((sectors > 0)) ||
 			die "$what: $d has no medium (size 0: a loop device with no file attached?)"
-		if [[ -n $member_size ]] && ((sectors * 512 < msize)); then
-			die "$what: $d holds $((sectors * 512)) bytes, less than --member-size $member_size"
-		fi
 	done
 }
 
@@ -53,7 +51,7 @@ drives_guard() {
 			bad=1
 		fi
 	done
-	((bad == 0 || force)) || die "refusing to use $what that hold data (add --force to destroy it)"
+	((bad == 0 || O[force])) || die "refusing to use $what that hold data (add --force to destroy it)"
 }
 
 # list_split WHAT LIST -> LIST_ITEMS: a ','-separated list; an empty entry is an error. Never
@@ -193,10 +191,10 @@ hosts_members() {
 	local i j
 	for i in "${!HOSTS[@]}"; do
 		if [[ -z ${HOST_SCRATCH[$i]} && -z ${HOST_DRIVES[$i]} ]]; then
-			if [[ -n $drives ]]; then
-				HOST_DRIVES[$i]=$drives
-			elif ((HOST_LOCAL[i])) || [[ -n ${scratch_given:-} ]]; then
-				HOST_SCRATCH[$i]=$scratch/${HOST_LABEL[$i]}
+			if [[ -n ${O[drives]:-} ]]; then
+				HOST_DRIVES[$i]=${O[drives]}
+			elif ((HOST_LOCAL[i])) || [[ -n ${O[scratch_given]:-} ]]; then
+				HOST_SCRATCH[$i]=${O[scratch]}/${HOST_LABEL[$i]}
 			else
 				die "--hosts: ${HOSTS[$i]} is not this machine: give --scratch DIR (DIR/${HOST_LABEL[$i]} must exist there), --drives, or a --hosts-file line with scratch= or drives="
 			fi
@@ -262,38 +260,40 @@ hosts_prepare_dirs() {
 	done
 }
 
-# host_job I: the current run (prepare_run's globals) as host I runs it: its members, its
-# stats file, its job file written to tests/<test>@<label>.fio
-host_stats() { echo "$rdir/tests/$test_id@${HOST_LABEL[$1]}.stats.json"; }
-host_job() {
-	local i=$1
-	if [[ -n ${HOST_DRIVES[$i]} ]]; then
-		list_split "${HOSTS[$i]}: drives" "${HOST_DRIVES[$i]}"
-		set_members "" "${LIST_ITEMS[@]}"
-	else
-		set_members "${HOST_SCRATCH[$i]}/$array-"
-	fi
-	if printf '%s\n' "${members[@]}" "${spare_paths[@]}" | grep -qx ""; then
-		HOST_SHORT="${HOSTS[$i]} has ${#LIST_ITEMS[@]} drives"
-	fi
-	build_target "${HOST_SCRATCH[$i]:-$scratch}/$array.vol" "$(host_stats "$i")"
-	if ((!dry_run)) && ((HOST_LOCAL[i])) && [[ -n ${HOST_SCRATCH[$i]} ]]; then
-		make_members
-	fi
+# render_job TEST: the job file as host runs it: its target in [global], ${VAR}s expanded
+render_job() {
+	local -n rj_=$1
+	local line kv o envs args
+	test_list "$1" env envs
+	test_list "$1" arg args
+	echo "[global]"
+	for o in "${args[@]}"; do echo "${o#--}"; done
+	while IFS= read -r line; do
+		for kv in "${envs[@]}"; do line=${line//"\${${kv%%=*}}"/${kv#*=}}; done
+		echo "$line"
+	done <"${rj_[job_file]}"
 }
 
-# hosts_cmd: one fio client invocation sending each host its own job file
+# hosts_cmd TEST -> CMD: one fio client invocation sending each host its own job file (the
+# test of the same index in the host's plan); members of local hosts made first
 hosts_cmd() {
-	local i
-	cmd=("$FIO" "${fio_out[@]}") HOST_SHORT=""
+	local -n hc_=$1
+	local i outs args
+	declare -A H=()
+	test_list "$1" out outs
+	CMD=("$FIO" "${outs[@]}")
 	for i in "${!HOSTS[@]}"; do
-		host_job "$i"
-		if ((dry_run)); then
-			echo "#   ${HOSTS[$i]}: $(printf '%q ' "${target[@]}")"
-		elif [[ -z $HOST_SHORT ]]; then
-			render_job >"$rdir/tests/$test_id@${HOST_LABEL[$i]}.fio"
+		local -n hp_=HOST_PLAN_$i
+		test_load H "${hp_[${hc_[idx]} - 1]}"
+		local job=${RUN[rdir]}/tests/${hc_[id]}@${HOST_LABEL[$i]}.fio
+		if ((O[dry_run])); then
+			test_list H arg args
+			echo "#   ${HOSTS[$i]}: $(printf '%q ' "${args[@]}")"
+		else
+			((HOST_LOCAL[i])) && [[ -n ${HOST_SCRATCH[$i]} ]] && make_members H
+			render_job H >"$job"
 		fi
-		cmd+=("--client=${HOST_CLIENT[$i]}" "$rdir/tests/$test_id@${HOST_LABEL[$i]}.fio")
+		CMD+=("--client=${HOST_CLIENT[$i]}" "$job")
 	done
 }
 
@@ -315,20 +315,21 @@ hosts_lost() {
 # hosts_split TEST: each host's share of fio's output and its meta.json, with "host"; the
 # headline of each. 1 (and a line naming the host) when a host returned nothing.
 hosts_split() {
-	local t=$1 i out head heads="" rc=0
+	local -n hs_=$1
+	local t=${hs_[id]} i out head heads="" rc=0 r=${RUN[rdir]}
 	for i in "${!HOSTS[@]}"; do
-		out=$rdir/tests/$t@${HOST_LABEL[$i]}
-		if ! "$RJSON" client "$rdir/tests/$t.json" "${HOST_ADDR[$i]}" "${HOST_PORT[$i]}" >"$out.json" 2>>"$rdir/logs/$t.log"; then
+		out=$r/tests/$t@${HOST_LABEL[$i]}
+		if ! "$RJSON" client "$r/tests/$t.json" "${HOST_ADDR[$i]}" "${HOST_PORT[$i]}" >"$out.json" 2>>"$r/logs/$t.log"; then
 			echo "run.sh: host ${HOSTS[$i]} returned no results for $t" >&2
 			rm -f "$out.json"
 			rc=1
 			continue
 		fi
-		cp "$rdir/tests/$t.meta.json" "$out.meta.json"
+		cp "$r/tests/$t.meta.json" "$out.meta.json"
 		head=$("$RJSON" headline "$out.json" 2>/dev/null) || head="?"
 		"$RJSON" set "$out.meta.json" host:s="${HOSTS[$i]}" hosts:n status:s=ok "headline:s=$head"
-		if [[ $level != jbod && ! -s $(host_stats "$i") ]] && ! ((HOST_LOCAL[i])); then
-			echo "run.sh: ${HOSTS[$i]} wrote its engine stats on its own side: $(host_stats "$i") (share the results directory or copy the file back)" >&2
+		if [[ ${hs_[engine]} != jbod && ! -s $out.stats.json ]] && ! ((HOST_LOCAL[i])); then
+			echo "run.sh: ${HOSTS[$i]} wrote its engine stats on its own side: $out.stats.json (share the results directory or copy the file back)" >&2
 		fi
 		heads+="${heads:+, }${HOSTS[$i]} $head"
 	done

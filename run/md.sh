@@ -12,6 +12,10 @@
 # every program started costs 0.1-0.3 s, so the hot paths read sysfs with the shell's own
 # read and keep what they know in memory.
 #
+# A test is passed by name (the associative array of its plan line, run/plan.sh); the run's
+# options are O (md's knobs: md-stripe-cache, md-threads, md-sync-min, md-sync-max) and its
+# settings RUN.
+#
 # Needs: mdadm, losetup, blockdev (Debian: mdadm, util-linux).
 
 declare -A MD_DEV=()     # array name -> /dev/mdN while it is up
@@ -21,7 +25,18 @@ declare -A MD_LOOP=()    # member file -> the loop device this run attached over
 declare -A MD_BACKING=() # loop device this run attached -> its backing file, as the kernel says
 declare -A MD_ALOOPS=()  # array name -> the loop devices of its members and spares
 declare -A MD_USED=()    # member device -> 1 once an array of this run held it
-MD_PREFIX=md-            # test ids of the md target: md-<engine id>
+
+md_check_options() { # md's own limits for its knobs (md(4): stripe_cache_size 17..32768)
+	local k v
+	for k in md-stripe-cache:17:32768 md-threads:0:8192 md-sync-min:1: md-sync-max:1:; do
+		IFS=: read -r k lo hi <<<"$k"
+		v=${O[$k]:-}
+		[[ -z $v || ($v =~ ^[0-9]+$ && $v -ge $lo && (-z $hi || $v -le $hi)) ]] ||
+			die "--$k must be a whole number $lo..${hi:-}, not '$v'"
+	done
+	[[ -z ${O[md-sync-min]:-} || -z ${O[md-sync-max]:-} || ${O[md-sync-min]} -le ${O[md-sync-max]} ]] ||
+		die "--md-sync-min (${O[md-sync-min]}) is above --md-sync-max (${O[md-sync-max]})"
+}
 
 md_available() { # 0 when this kernel has md (loading md_mod if it can)
 	[[ -e /proc/mdstat ]] || modprobe -q md_mod 2>/dev/null
@@ -31,10 +46,10 @@ md_available() { # 0 when this kernel has md (loading md_mod if it can)
 md_knobs_json() { # run.json: md's settings this run asked for (null: md's default, which
 	# each test's stats file records as md ran it)
 	local k v
-	for k in stripe_cache_size:$md_stripe_cache group_thread_cnt:$md_threads \
-		sync_speed_min_mbps:$md_sync_min sync_speed_max_mbps:$md_sync_max; do
+	for k in stripe_cache_size:${O[md-stripe-cache]:-} group_thread_cnt:${O[md-threads]:-} \
+		sync_speed_min_mbps:${O[md-sync-min]:-} sync_speed_max_mbps:${O[md-sync-max]:-}; do
 		v=${k#*:}
-		targets_json+=("md.asked.${k%%:*}:${v:+i=}${v:-n}")
+		TARGETS_JSON+=("md.asked.${k%%:*}:${v:+i=}${v:-n}")
 	done
 }
 
@@ -68,12 +83,6 @@ md_member_dev() { # member path -> MD_M, the block device md gets (a file: a loo
 	MD_M=$dev
 }
 
-md_layout() { # level -> mdadm's --layout for the engine's default layout (or nothing)
-	local l
-	l=$(layout_of "$1")
-	[[ -z $l ]] || echo "--layout=${l/#near2/n2}"
-}
-
 md_sysfs() { # DEV KEY -> /sys/block/mdN/md/KEY
 	echo "/sys/block/${1#/dev/}/md/$2"
 }
@@ -85,13 +94,13 @@ md_set() { # DEV KEY VALUE: one of md's per-array settings; a refusal is one lin
 	echo "$3" >"$f" 2>/dev/null || echo "run.sh: md: $2=$3 refused by $1 (kept $(cat "$f"))" >&2
 }
 
-md_apply_knobs() { # DEV LEVEL
-	if level_has_parity "$2"; then
-		[[ -z $md_stripe_cache ]] || md_set "$1" stripe_cache_size "$md_stripe_cache"
-		[[ -z $md_threads ]] || md_set "$1" group_thread_cnt "$md_threads"
+md_apply_knobs() { # DEV HAS_PARITY (md's sync speeds are in KB/s)
+	if (($2)); then
+		[[ -z ${O[md-stripe-cache]:-} ]] || md_set "$1" stripe_cache_size "${O[md-stripe-cache]}"
+		[[ -z ${O[md-threads]:-} ]] || md_set "$1" group_thread_cnt "${O[md-threads]}"
 	fi
-	[[ -z $md_sync_min ]] || md_set "$1" sync_speed_min $((md_sync_min * 1000))
-	[[ -z $md_sync_max ]] || md_set "$1" sync_speed_max $((md_sync_max * 1000))
+	[[ -z ${O[md-sync-min]:-} ]] || md_set "$1" sync_speed_min "${O[md-sync-min]}000"
+	[[ -z ${O[md-sync-max]:-} ]] || md_set "$1" sync_speed_max "${O[md-sync-max]}000"
 }
 
 md_settings_args() { # DEV -> raid-json args: the settings the array has (what md ran with)
@@ -103,56 +112,57 @@ md_settings_args() { # DEV -> raid-json args: the settings the array has (what m
 	done
 }
 
-md_create_cmd() { # array level chunk n "missing?" devs... -> the mdadm --create line
-	local a=$1 level=$2 chunk=$3 n=$4 miss=$5 dev
-	shift 5
-	dev=${MD_DEV[$a]:-/dev/mdN}
-	local c=(mdadm --create "$dev" --run --metadata=1.0 --level="$level" --raid-devices="$n")
+md_create_cmd() { # TEST clean|resync DEVS... -> the mdadm --create line of its array
+	local -n mc_=$1
+	local mode=$2 level=${mc_[level]} dev=${MD_DEV[${mc_[array]}]:-/dev/mdN}
+	shift 2
+	local c=(mdadm --create "$dev" --run --metadata=1.0 --level="$level" --raid-devices="${mc_[members]}")
 	# no write-intent bitmap (mdadm adds one to large arrays): the engine has none either
 	[[ $level == 0 ]] || c+=(--bitmap=none)
-	[[ $level == 1 ]] || c+=(--chunk="$(($(to_bytes "$chunk") / 1024))")
-	c+=($(md_layout "$level"))
-	((n == 1)) && c+=(--force)
+	[[ $level == 1 ]] || c+=(--chunk="${mc_[md_chunk_kib]}")
+	[[ -z ${mc_[layout]} ]] || c+=("--layout=${mc_[layout]/#near2/n2}")
+	[[ ${mc_[members]} != 1 ]] || c+=(--force)
 	# --size keeps md to the part of each member the engine uses (drives, --member-size);
-	# mdadm ignores it for RAID0
-	[[ -n $drives && $level != 0 ]] && c+=(--size="$((per / 1024))")
-	[[ $miss == clean ]] && c+=(--assume-clean)
+	# mdadm ignores it for RAID0 (the plan gives 0 there and for member files)
+	[[ ${mc_[md_size_kib]} == 0 ]] || c+=(--size="${mc_[md_size_kib]}")
+	[[ $mode == clean ]] && c+=(--assume-clean)
 	echo "${c[*]} $*"
 }
 
-# md_up ARRAY STATE: the array made by mdadm over this test's members (globals of
-# prepare_run: level chunk n members spare_paths), in STATE: optimal (assembled clean, or
-# resynced when md could not know the members agree), degraded (member 0 missing) or
-# rebuilding (member 0 missing, the first spare added: md starts recovering onto it).
-# Sets MD_DEV[ARRAY]. A non-optimal array is made for its test alone.
+# md_up TEST: the test's array made by mdadm over its members, in its state: optimal
+# (assembled clean, or resynced when md could not know the members agree), degraded (member 0
+# missing) or rebuilding (member 0 missing, the first spare added: md starts recovering onto
+# it). Sets MD_DEV[ARRAY]. A non-optimal array is made for its test alone.
 md_up() {
-	local a=$1 st=$2 devs=() m dev uuid mode=clean line sp=()
+	local -n mu_=$1
+	local a=${mu_[array]} st=${mu_[state]} devs=() m dev uuid mode=clean line sp=() log
+	log=${RUN[rdir]}/logs/md-${mu_[array]}.log
 	if [[ -n ${MD_DEV[$a]:-} ]]; then
 		[[ $st == optimal ]] && return 0
 		md_stop "$a"
 	fi
 	MD_SPARE=""
-	[[ $st != rebuilding ]] || sp=("${spare_paths[@]:0:1}")
-	for m in "${members[@]}" "${sp[@]}"; do
+	[[ $st != rebuilding ]] || sp=("${mu_[spare_paths]%%:*}")
+	for m in ${mu_[member_paths]//:/ } "${sp[@]}"; do
 		md_member_dev "$m" || { echo "run.sh: md: cannot attach $m as a loop device" >&2; return 1; }
 		devs+=("$MD_M")
 		[[ $MD_M == "$m" || " ${MD_ALOOPS[$a]:-} " == *" $MD_M "* ]] || MD_ALOOPS[$a]+=" $MD_M"
 	done
 	# a rebuilding test's spare is added when fio starts (md_test_begin)
-	((${#sp[@]} == 0)) || { MD_SPARE=${devs[n]}; unset "devs[$n]"; }
+	((${#sp[@]} == 0)) || { MD_SPARE=${devs[-1]}; unset "devs[-1]"; }
 	# members this run did not make hold bytes md cannot know are consistent: resync once
-	[[ ${#resync_opt[@]} -gt 0 && -z ${MD_SYNCED[$a]:-} && $st == optimal ]] && mode=resync
+	[[ ${mu_[init]} == resync && -z ${MD_SYNCED[$a]:-} && $st == optimal ]] && mode=resync
 	[[ $st != optimal ]] && devs[0]=missing
 	md_clear "${devs[@]}"
 	md_clear "$MD_SPARE"
 	dev=$(md_free_dev)
 	# owned before it exists: a Ctrl-C during the create still finds it
 	MD_DEV[$a]=$dev MD_UUID[$dev]=-
-	line=$(md_create_cmd "$a" "$level" "$chunk" "$n" "$mode" "${devs[@]}")
-	echo "$line" >>"$rdir/logs/md-$a.log"
+	line=$(md_create_cmd "$1" "$mode" "${devs[@]}")
+	echo "$line" >>"$log"
 	# shellcheck disable=SC2086 # the line is our own words, no spaces inside one
-	if ! $line >>"$rdir/logs/md-$a.log" 2>&1; then
-		echo "run.sh: md: mdadm --create failed for $a (log: $rdir/logs/md-$a.log)" >&2
+	if ! $line >>"$log" 2>&1; then
+		echo "run.sh: md: mdadm --create failed for $a (log: $log)" >&2
 		unset "MD_DEV[$a]"
 		return 1
 	fi
@@ -160,7 +170,7 @@ md_up() {
 	uuid=$(mdadm --detail --export "$dev" 2>/dev/null) || true
 	uuid=${uuid#*MD_UUID=}
 	MD_UUID[$dev]=${uuid%%$'\n'*}
-	md_apply_knobs "$dev" "$level"
+	md_apply_knobs "$dev" "${mu_[has_parity]}"
 	if [[ $mode == resync ]]; then
 		mdadm --wait "$dev" >/dev/null 2>&1 || true
 		MD_SYNCED[$a]=1
@@ -175,7 +185,7 @@ md_clear() { # DEV...: wipe an old md superblock off them: reused members and dr
 	local d
 	for d in "$@"; do
 		[[ -n $d && $d != missing ]] || continue
-		[[ (${reuse:-0} == 1 && -z ${MD_USED[$d]:-}) || ($d == "$MD_SPARE" && -n ${MD_USED[$d]:-}) ]] ||
+		[[ (${O[reuse]:-0} == 1 && -z ${MD_USED[$d]:-}) || ($d == "$MD_SPARE" && -n ${MD_USED[$d]:-}) ]] ||
 			continue
 		mdadm --zero-superblock --force "$d" >/dev/null 2>&1 || true
 	done
@@ -198,7 +208,7 @@ md_down() { # ARRAY: stop it and detach the loop devices of its members
 md_ours() { # DEV: 0 when DEV is a loop device this run attached, or one of its --drives
 	local d=$1
 	[[ -n ${MD_BACKING[$d]:-} && $(md_loop_file "$d") == "${MD_BACKING[$d]}" ]] && return 0
-	[[ " ${drive_list[*]:-} " == *" $d "* ]]
+	[[ ,${O[drives]:-}, == *",$d,"* ]]
 }
 
 md_stop_owned() { # DEV: stop it if it is the array we made (its UUID; made but not yet known:
@@ -231,32 +241,33 @@ md_teardown() { # everything this run made, arrays first; safe to call twice
 	for dev in "${!MD_BACKING[@]}"; do md_detach_owned "$dev"; done
 	# a loop attached just before a Ctrl-C, not yet written down: over a file of our own
 	# scratch directory (this run created it) it is ours
-	if [[ -n ${scratch_made:-} ]]; then
+	if [[ -n ${O[scratch_made]:-} ]]; then
 		losetup -nO NAME,BACK-FILE 2>/dev/null | while read -r dev rest; do
-			[[ $rest != "$scratch_made"/* ]] || losetup -d "$dev" 2>/dev/null || true
+			[[ $rest != "${O[scratch_made]}"/* ]] || losetup -d "$dev" 2>/dev/null || true
 		done
 	fi
 	MD_DEV=() MD_ALOOPS=()
 }
 
-md_retire() { # IDX: stop the arrays that plan line IDX (and its group) does not use
-	local i=$1 g a t keep=" " x
-	read -r g _ <<<"${PLAN[$i]:-}"
+md_retire() { # TEST: stop the arrays that the test (and its group) does not use
+	local -n mr_=$1
+	local i=$((mr_[idx] - 1)) keep=" " a
+	declare -A R=()
 	while [[ -n ${PLAN[$i]:-} ]]; do
-		read -r x a _ _ _ _ _ _ _ t <<<"${PLAN[$i]}"
-		[[ $t == md ]] && keep+="$a "
-		[[ $g == - || $x != "$g" ]] && break
+		test_load R "${PLAN[$i]}"
+		[[ ${R[target]} == md ]] && keep+="${R[array]} "
+		[[ ${mr_[group]} == - || ${R[group]} != "${mr_[group]}" ]] && break
 		i=$((i + 1))
 	done
 	for a in "${!MD_DEV[@]}"; do [[ $keep == *" $a "* ]] || md_down "$a"; done
 }
 
-md_prepare_test() { # the md array of the current test up, fio's target and sizes set on it
+md_prepare_test() { # TEST: its md array up; fio's jobs spanned over md's size
+	local -n mp_=$1
 	local sectors
-	md_up "$array" "$state" || return 1
-	read -r sectors <"/sys/block/${MD_DEV[$array]#/dev/}/size" || return 1
-	job_sizes $((sectors * 512)) $((sectors * 512)) 0
-	target_fio_args
+	md_up "$1" || return 1
+	read -r sectors <"/sys/block/${MD_DEV[${mp_[array]}]#/dev/}/size" || return 1
+	test_env_set "$1" $("$PRESET" span "${sectors}s" "${mp_[rw]}" "${mp_[bs]}" "${mp_[numjobs]}")
 }
 
 # ---- device statistics: member I/Os per volume I/O, as the engine counts them ----
@@ -277,9 +288,11 @@ md_slaves() { # DEV -> its member devices (/dev/X)
 	for s in /sys/block/${1#/dev/}/slaves/*; do [[ -e $s ]] && echo "/dev/${s##*/}"; done
 }
 
-md_samples() { # START_S END_S -> MD_SAMPLES: rebuild.samples from fio's per-second logs (the
-	# engine's fields; no p99: fio's averaged logs have none), phase against md's rebuild
-	local l=$work/$test_id
+md_samples() { # TEST START_S END_S -> MD_SAMPLES: rebuild.samples from fio's per-second logs
+	# (the engine's fields; no p99: fio's averaged logs have none), phase against md's rebuild
+	local -n ms_=$1
+	local l=${RUN[work]}/${ms_[id]} bs_bytes=${ms_[bs_bytes]}
+	shift
 	MD_SAMPLES=()
 	[[ -s ${l}_iops.log ]] || return 0
 	# (averaged logs carry no block size: the test's own)
@@ -296,8 +309,10 @@ md_samples() { # START_S END_S -> MD_SAMPLES: rebuild.samples from fio's per-sec
 }
 
 declare -A MDT_VOL0=() MDT_MEM0=() MDT_T0=() MDT_REB_T0=() MDT_WATCH_PID=()
-md_test_begin() { # before fio: snapshot the counters of the array and its members
-	local dev=${MD_DEV[$array]}
+md_test_begin() { # TEST: before fio: snapshot the counters of the array and its members
+	local -n mb_=$1
+	local dev=${MD_DEV[${mb_[array]}]} test_id=${mb_[id]} work=${RUN[work]} rdir=${RUN[rdir]}
+	local array=${mb_[array]} state=${mb_[state]}
 	MDT_VOL0[$test_id]=$(md_iostat "$dev")
 	MDT_MEM0[$test_id]=$(md_iostat $(md_slaves "$dev"))
 	MDT_T0[$test_id]=$EPOCHREALTIME
@@ -335,8 +350,10 @@ md_watch() { # DEV: "T done total speed" lines while md recovers (sync_completed
 	done
 }
 
-md_test_end() { # after fio: wait for a rebuild to end, write the stats file of the test
-	local dev=${MD_DEV[$array]} stats=$rdir/tests/$test_id.stats.json vol mem reb=()
+md_test_end() { # TEST: after fio: wait for a rebuild to end, write the stats file of the test
+	local -n me_=$1
+	local array=${me_[array]} test_id=${me_[id]} work=${RUN[work]} rdir=${RUN[rdir]} state=${me_[state]}
+	local dev=${MD_DEV[${me_[array]}]} stats=${RUN[rdir]}/tests/${me_[id]}.stats.json vol mem reb=()
 	local MD_WATCH=$work/$test_id.md-watch MD_FIO_T0=${MDT_T0[$test_id]}
 	if [[ $state == rebuilding ]]; then
 		local t_end t_first total sectors wait0=$EPOCHREALTIME done=false
@@ -353,10 +370,10 @@ md_test_end() { # after fio: wait for a rebuild to end, write the stats file of 
 			  printf "rebuild.start_s:f=%.3f rebuild.end_s:f=%.3f rebuild.bytes:i=%d ", s - t0, e - t0, b;
 			  printf "rebuild.mbps:f=%.2f rebuild.min_per_tb:f=%.2f rebuild.wait_s:f=%.3f",
 			    b / 1e6 / d, d / 60 / (b / 1e12), (e > w0 ? e - w0 : 0) }'))
-		reb+=(rebuild.member:i=0 rebuild.members:ai=0 "rebuild.spare:s=${spare_paths[0]}"
+		reb+=(rebuild.member:i=0 rebuild.members:ai=0 "rebuild.spare:s=${me_[spare_paths]%%:*}"
 			rebuild.done:b=$done
 			"rebuild.source:s=md sync_completed and /proc/mdstat, polled every 0.2 s")
-		md_samples "${reb[0]#*=}" "${reb[1]#*=}"
+		md_samples "$1" "${reb[0]#*=}" "${reb[1]#*=}"
 		reb+=("${MD_SAMPLES[@]}")
 		grep -q . "$MD_WATCH" && cp "$MD_WATCH" "$rdir/logs/$test_id.md-rebuild.log"
 	fi
@@ -365,10 +382,14 @@ md_test_end() { # after fio: wait for a rebuild to end, write the stats file of 
 	read -r -a v0 <<<"${MDT_VOL0[$test_id]}"
 	read -r -a m0 <<<"${MDT_MEM0[$test_id]}"
 	read -r -a mem <<<"$(md_iostat $(md_slaves "$dev"))"
-	local dg=""
+	# md's own answer: its level, member count and chunk as the array has them
+	local dg="" lv="" nd="" ck=""
 	read -r dg 2>/dev/null <"$(md_sysfs "$dev" degraded)" || true
-	"$RJSON" obj target:s=md level:i="$level" members:i="$n" chunk:i="$(to_bytes "$chunk")" \
-		"layout:s=$(layout_of "$level")" backend:s=md state:s="$state" device:s="$dev" \
+	read -r lv 2>/dev/null <"$(md_sysfs "$dev" level)" || true
+	read -r nd 2>/dev/null <"$(md_sysfs "$dev" raid_disks)" || true
+	read -r ck 2>/dev/null <"$(md_sysfs "$dev" chunk_size)" || true
+	"$RJSON" obj target:s=md level:i="${lv#raid}" members:i="$nd" chunk:i="${ck:-0}" \
+		"layout:s=${me_[layout]}" backend:s=md state:s="$state" device:s="$dev" \
 		volume.reads:i=$((vol[0] - v0[0])) volume.writes:i=$((vol[1] - v0[1])) \
 		volume.read_bytes:i=$((vol[2] - v0[2])) volume.write_bytes:i=$((vol[3] - v0[3])) \
 		member_io.reads:i=$((mem[0] - m0[0])) member_io.writes:i=$((mem[1] - m0[1])) \

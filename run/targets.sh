@@ -12,9 +12,8 @@ TARGETS=()
 declare -A DEV_PATH=() DEV_DESC=()
 # The appliance's /dev may lack /dev/fd, which run.sh's process substitutions need.
 [[ -z ${MDVM:-} || -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd 2>/dev/null || true
-target_descs=()
 
-targets_parse() { # LIST -> TARGETS, DEV_PATH (dies on a bad entry)
+targets_parse() { # LIST -> TARGETS, DEV_PATH, DEV_DESC (--target-desc: TARGET_DESCS, in order)
 	local t p l list k=0
 	IFS=, read -r -a list <<<"$1"
 	((${#list[@]})) || die "--target needs a list: engine, md, dev:PATH[=LABEL]"
@@ -27,70 +26,31 @@ targets_parse() { # LIST -> TARGETS, DEV_PATH (dies on a bad entry)
 			[[ -n $p ]] || die "--target $t: no path (dev:/dev/md0[=LABEL])"
 			[[ $l =~ ^[A-Za-z0-9_.-]+$ ]] ||
 				die "--target $t: label '$l' may hold only letters, digits, '_', '.' and '-'"
-			DEV_PATH[$l]=$p DEV_DESC[$l]=${target_descs[$k]:-}
+			DEV_PATH[$l]=$p DEV_DESC[$l]=${TARGET_DESCS[$k]:-}
 			k=$((k + 1)) t=dev:$l ;;
 		*) die "--target: unknown target '$t' (engine, md, dev:PATH[=LABEL])" ;;
 		esac
 		[[ " ${TARGETS[*]} " != *" $t "* ]] || die "--target: '$t' is listed twice"
 		TARGETS+=("$t")
 	done
-	((${#target_descs[@]} <= k)) || die "--target-desc given ${#target_descs[@]} times for $k dev: targets"
+	((${#TARGET_DESCS[@]} <= k)) || die "--target-desc given ${#TARGET_DESCS[@]} times for $k dev: targets"
 	# fio's servers take job files only: nothing there could make an md array, attach a loop
 	# device, check a volume for data or tear any of it down after a Ctrl-C
-	[[ -z $hosts$hosts_file || ${TARGETS[*]} == engine ]] ||
+	[[ -z ${O[hosts]:-}${O[hosts-file]:-} || ${TARGETS[*]} == engine ]] ||
 		die "--target $1: not with --hosts/--hosts-file: a host's fio server runs job files only, so md arrays and dev: volumes cannot be made or checked there (run run.sh --target md on each host)"
 }
 
 target_has() { [[ " ${TARGETS[*]} " == *" $1 "* ]]; }
 
+targets_plan_list() { # the targets as raid-preset plan takes them (dev: by label)
+	local IFS=,
+	echo "${TARGETS[*]}"
+}
+
 desc_get() { # DESC KEY -> the value of KEY=VALUE in a --target-desc string
 	local w
 	for w in $1; do [[ $w == "$2"=* ]] && { echo "${w#*=}"; return 0; }; done
 	return 0
-}
-
-# The plan of every target, from the engine's plan: segment by segment (a run of lines of one
-# array, or one group), JBOD lines once, then the segment for each target, so that the engine
-# and md measure the same members one after the other. dev: volumes take each workload once,
-# from the lines whose level and member count its --target-desc names (all lines without).
-targets_expand() { # PLAN lines on stdin -> lines with a 10th field, the target
-	local lines=() i j key prev="" seg=() t line g a lv n _r job st lab
-	declare -A dev_seen
-	mapfile -t lines
-	lines+=("")
-	for ((i = 0; i < ${#lines[@]}; i++)); do
-		line=${lines[$i]}
-		read -r g a _r <<<"$line"
-		key=$([[ $g == - ]] && echo "$a" || echo "$g")
-		if [[ -n $prev && ($key != "$prev" || -z $line) ]]; then
-			for j in "${seg[@]}"; do [[ $j == *" jbod "* ]] && echo "$j jbod"; done
-			for t in "${TARGETS[@]}"; do
-				for j in "${seg[@]}"; do
-					read -r g a lv n _r par st _r job <<<"$j"
-					[[ $lv == jbod ]] && continue
-					# md has no GPU path: a preset's cuda variant is the same md array
-					[[ $t == md && $par == cuda ]] && continue
-					if [[ $t == dev:* ]]; then
-						lab=${t#dev:}
-						[[ $st == optimal && -z ${dev_seen[$lab.$job]:-} ]] || continue
-						[[ -z $(desc_get "${DEV_DESC[$lab]}" level) || $(desc_get "${DEV_DESC[$lab]}" level) == "$lv" ]] || continue
-						[[ -z $(desc_get "${DEV_DESC[$lab]}" members) || $(desc_get "${DEV_DESC[$lab]}" members) == "$n" ]] || continue
-						dev_seen[$lab.$job]=1
-						echo "- dev-$lab ${j#* * } $t"
-					else
-						echo "$j $t"
-					fi
-				done
-			done
-			seg=()
-		fi
-		seg+=("$line")
-		prev=$key
-	done
-}
-
-target_id_prefix() { # target -> what goes before the engine's test id
-	case $1 in md) echo "$MD_PREFIX" ;; *) echo "" ;; esac
 }
 
 # ---- dev: volumes ----
@@ -102,109 +62,124 @@ targets_check_devs() { # each one a block device with a medium, no data unless -
 	done
 }
 
-# ---- the fio view of a test of target $tgt (after prepare_run's engine view) ----
+# target_fio_args TEST ARRAY: fio's options naming the test's target: the plan's (engine,
+# JBOD), or the md array or dev: volume, with the jobs' spans of its size (raid-preset span)
 target_fio_args() {
-	local dev
-	case $tgt in
-	md) dev=${MD_DEV[$array]:-/dev/md/$array} par=md ;;
-	dev:*)
-		dev=${DEV_PATH[${tgt#dev:}]}
-		local d=${DEV_DESC[${tgt#dev:}]} lv m c vol
-		lv=$(desc_get "$d" level) m=$(desc_get "$d" members) c=$(desc_get "$d" chunk)
-		level=${lv:-dev} n=${m:-0} chunk=${c:--} par="" bays=""
-		PLACE_NODES[$array]="" PLACE_CPUS[$array]="" PLACE_MEM[$array]="" PLACE_WARN[$array]=""
-		vol=$(blockdev --getsize64 "$dev" 2>/dev/null) || vol=$msize
-		job_sizes "$vol" "$vol" 0 ;;
-	esac
-	target=(--ioengine=io_uring "--filename=$dev")
+	local -n ta_=$1 to_=$2
+	local dev vol span
+	if [[ ${ta_[target]} != md && ${ta_[target]} != dev:* ]]; then
+		test_list "$1" arg "$2"
+		return 0
+	fi
+	if [[ ${ta_[target]} == md ]]; then
+		dev=${MD_DEV[${ta_[array]}]:-/dev/md/${ta_[array]}}
+	else
+		dev=${DEV_PATH[${ta_[target]#dev:}]}
+		vol=$(blockdev --getsize64 "$dev" 2>/dev/null) || vol=${PLAN_RUN[member_size]}
+		span=$("$PRESET" span "$vol" "${ta_[rw]}" "${ta_[bs]}" "${ta_[numjobs]}")
+		test_env_set "$1" $span
+	fi
+	to_=(--ioengine=io_uring "--filename=$dev")
 	# md's rebuild: fio's own per-second IOPS and latency, for the stats' rebuild.samples
-	[[ $tgt != md || $state != rebuilding ]] || target+=("--write_iops_log=$work/$test_id"
-		"--write_lat_log=$work/$test_id" --log_avg_msec=1000 --per_job_logs=0)
-	[[ -n ${PLACE_CPUS[$array]} ]] && target+=(--cpus_allowed="${PLACE_CPUS[$array]}")
-	[[ -n ${PLACE_MEM[$array]} ]] && target+=(--numa_mem_policy="${PLACE_MEM[$array]}")
+	[[ ${ta_[target]} != md || ${ta_[state]} != rebuilding ]] || to_+=("--write_iops_log=${RUN[work]}/${ta_[id]}"
+		"--write_lat_log=${RUN[work]}/${ta_[id]}" --log_avg_msec=1000 --per_job_logs=0)
+	[[ -z ${ta_[cpus]} ]] || to_+=(--cpus_allowed="${ta_[cpus]}")
+	[[ -z ${ta_[mem]} ]] || to_+=(--numa_mem_policy="${ta_[mem]}")
 	return 0
 }
 
-target_layout() { # meta.json's "layout": a dev: volume's is what its --target-desc says
-	if [[ $tgt == dev:* ]]; then desc_get "${DEV_DESC[${tgt#dev:}]}" layout; else layout_of "$level"; fi
+test_env_set() { # TEST K=V...: replace those variables of the test's environment
+	local -n te_=$1
+	local kv envs e out=""
+	shift
+	test_list "${!te_}" env envs
+	for e in "${envs[@]}"; do
+		for kv; do [[ $e != "${kv%%=*}="* ]] || e=$kv; done
+		out+=$e$'\t'
+	done
+	te_[env]=$out
 }
 
-target_engine() { # meta.json's "engine" of the current test
-	if [[ $level == jbod ]]; then echo jbod; else case $tgt in engine) echo raid ;; md) echo md ;; *) echo dev ;; esac; fi
+target_layout() { # TEST -> meta.json's "layout": a dev: volume's is what its --target-desc says
+	local -n tl2_=$1
+	if [[ ${tl2_[target]} == dev:* ]]; then desc_get "${DEV_DESC[${tl2_[target]#dev:}]}" layout; else echo "${tl2_[layout]}"; fi
 }
 
-target_meta_set() { # target_meta: meta.json's keys of the target of the current test
-	target_meta=("target:s=$tgt")
-	case $tgt in
-	md) target_meta+=("device:s=${MD_DEV[$array]:-}") ;;
-	dev:*) target_meta+=("device:s=${DEV_PATH[${tgt#dev:}]}" "target_desc:s=${DEV_DESC[${tgt#dev:}]}") ;;
+target_meta_set() { # TEST -> TARGET_META: meta.json's keys of the test's target
+	local -n tm_=$1
+	TARGET_META=("target:s=${tm_[target]}")
+	case ${tm_[target]} in
+	md) TARGET_META+=("device:s=${MD_DEV[${tm_[array]}]:-}") ;;
+	dev:*) TARGET_META+=("device:s=${DEV_PATH[${tm_[target]#dev:}]}" "target_desc:s=${DEV_DESC[${tm_[target]#dev:}]}") ;;
 	esac
 }
 
-targets_run_json() { # targets_json: run.json's keys of the targets
+targets_run_json() { # TARGETS_JSON: run.json's keys of the targets
 	local t
-	targets_json=()
-	for t in "${TARGETS[@]}"; do targets_json+=("targets:as=$t"); done
+	TARGETS_JSON=()
+	for t in "${TARGETS[@]}"; do TARGETS_JSON+=("targets:as=$t"); done
 	if target_has md; then
-		targets_json+=("md.where:s=$(targets_md_where)" "md.mdadm:s=$(mdadm --version 2>&1 | head -1)"
+		TARGETS_JSON+=("md.where:s=$(targets_md_where)" "md.mdadm:s=$(mdadm --version 2>&1 | head -1)"
 			"md.metadata:s=1.0")
 		md_knobs_json
 	fi
 	for t in "${!DEV_PATH[@]}"; do
-		targets_json+=("devices.$t.path:s=${DEV_PATH[$t]}" "devices.$t.desc:s=${DEV_DESC[$t]}")
+		TARGETS_JSON+=("devices.$t.path:s=${DEV_PATH[$t]}" "devices.$t.desc:s=${DEV_DESC[$t]}")
 	done
 }
 
-target_what() { # the progress line's name of the current test's volume
-	case $tgt in
+target_what() { # TEST -> the progress line's name of its volume
+	local -n tw_=$1
+	case ${tw_[target]} in
 	jbod) echo JBOD ;;
-	dev:*) echo "$tgt$([[ $level == dev ]] || echo " (RAID$level)")" ;;
-	*) echo "$([[ $tgt == md ]] && echo "md ")RAID$level" ;;
+	dev:*) echo "${tw_[target]}$([[ ${tw_[level]} == dev ]] || echo " (RAID${tw_[level]})")" ;;
+	*) echo "$([[ ${tw_[target]} == md ]] && echo "md ")RAID${tw_[level]}" ;;
 	esac
 }
 
-target_begin() { # just before fio starts
-	[[ $tgt != md ]] || md_test_begin
+target_begin() { # TEST: just before fio starts
+	local -n tb_=$1
+	[[ ${tb_[target]} != md ]] || md_test_begin "$1"
 }
 
-target_end() { # IDX TEST: after its fio ended; the test's own view is set up again first
-	# where needed: tests of one group end after the next ones were prepared
-	[[ ${test_id:-} == "$2" ]] || prepare_run "${PLAN[$(($1 - 1))]}"
-	[[ $tgt != md ]] || md_test_end
-	hostcpu_finish "$2"
+target_end() { # TEST: after its fio ended
+	local -n tn_=$1
+	[[ ${tn_[target]} != md ]] || md_test_end "$1"
+	hostcpu_finish "$1"
 }
 
 targets_stop() { # on exit, error or Ctrl-C: fio, the samplers, then md's arrays and loops
 	local p
-	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 	hostcpu_kill
 	md_teardown
 }
 
 # ---- whole-machine CPU over each test's measured interval ----
 declare -A CPU_SAMPLER=()
-hostcpu_start() { # TEST FIO_PID
+hostcpu_start() { # ID FIO_PID
 	local h=$ROOT/build/bin/raid-hostcpu
-	[[ -x $h && -z $hosts ]] || return 0
-	"$h" sample --pid "$2" "$work/$1.cpu" 2>>"$rdir/logs/$1.log" &
+	[[ -x $h && -z ${O[hosts]:-} ]] || return 0
+	"$h" sample --pid "$2" "${RUN[work]}/$1.cpu" 2>>"${RUN[rdir]}/logs/$1.log" &
 	CPU_SAMPLER[$1]=$!
 }
 
 hostcpu_finish() { # TEST: meta.json host_cpu from the samples (null when there are none)
-	local t=$1 tail=0 cpu
+	local -n hf_=$1
+	local t=${hf_[id]} tail=0 cpu r=${RUN[rdir]}
 	[[ -n ${CPU_SAMPLER[$t]:-} ]] || return 0
 	wait "${CPU_SAMPLER[$t]}" 2>/dev/null || true
 	unset "CPU_SAMPLER[$t]"
 	# a rebuild the engine waited for after fio's I/O ended is outside fio's interval
-	if [[ $state == rebuilding && $tgt != md && -s $rdir/tests/$t.stats.json ]]; then
-		tail=$("$RJSON" get "$rdir/tests/$t.stats.json" rebuild.wait_s 2>/dev/null) || tail=0
+	if [[ ${hf_[state]} == rebuilding && ${hf_[target]} != md && -s $r/tests/$t.stats.json ]]; then
+		tail=$("$RJSON" get "$r/tests/$t.stats.json" rebuild.wait_s 2>/dev/null) || tail=0
 		[[ $tail =~ ^[0-9.]+$ ]] || tail=0
 	fi
-	if cpu=$("$ROOT/build/bin/raid-hostcpu" interval "$work/$t.cpu" "$rdir/tests/$t.json" --tail "$tail" 2>>"$rdir/logs/$t.log"); then
-		"$RJSON" set "$rdir/tests/$t.meta.json" "host_cpu:j=$cpu"
+	if cpu=$("$ROOT/build/bin/raid-hostcpu" interval "${RUN[work]}/$t.cpu" "$r/tests/$t.json" --tail "$tail" 2>>"$r/logs/$t.log"); then
+		"$RJSON" set "$r/tests/$t.meta.json" "host_cpu:j=$cpu"
 	fi
-	rm -f "$work/$t.cpu"
+	rm -f "${RUN[work]}/$t.cpu"
 }
 
 hostcpu_kill() { # every sampler still running (Ctrl-C)
@@ -229,36 +204,36 @@ targets_maybe_reexec() { # ORIGINAL_ARGS...
 	md_available && return 0
 	local mdvm=$ROOT/tools/mdvm/mdvm why rc=0 rw=() id made="" limit
 	[[ -x $mdvm ]] || { echo "run.sh: --target md: this kernel has no md and tools/mdvm (the md appliance) is missing" >&2; exit 77; }
-	why=$("$mdvm" check 2>"$work/mdvm-check.log") || rc=$?
+	why=$("$mdvm" check 2>"${RUN[work]}/mdvm-check.log") || rc=$?
 	why=${why#mdvm: }
-	((rc == 0)) || why="$why $(tail -1 "$work/mdvm-check.log")"
+	((rc == 0)) || why="$why $(tail -1 "${RUN[work]}/mdvm-check.log")"
 	if ((rc != 0)); then
 		echo "run.sh: --target md: this kernel has no md and the md appliance cannot run: $why" >&2
 		exit 77
 	fi
-	[[ -z $drives ]] || die "--target md with --drives needs a kernel with md: drives cannot be passed into the md appliance"
+	[[ -z ${O[drives]:-} ]] || die "--target md with --drives needs a kernel with md: drives cannot be passed into the md appliance"
 	((${#DEV_PATH[@]} == 0)) || die "--target md with dev: volumes needs a kernel with md: volumes cannot be passed into the md appliance"
-	mkdir -p "$out" || die "cannot create $out"
-	rw=(--rw "$(cd "$out" && pwd)")
+	make_dir --out "${O[out]}"
+	rw=(--rw "$(cd "${O[out]}" && pwd)")
 	# member files stay on the host, shared writable: the guest's tmpfs is slow under
 	# emulation (docs/md.md); the guest removes them as it goes, this side at the end
-	if [[ -z $scratch ]]; then
+	if [[ -z ${O[scratch]:-} ]]; then
 		made=$(mktemp -d "${TMPDIR:-/var/tmp}/fio-raid-scratch.XXXXXX")
-		scratch_made=$made
+		O[scratch_made]=$made
 		rw+=(--rw "$made")
 	else
-		mkdir -p "$scratch" && rw+=(--rw "$(cd "$scratch" && pwd)")
+		rw+=(--rw "$(cd "${O[scratch]}" && pwd)")
 	fi
-	id=$(date +%Y%m%d-%H%M%S)-$preset
+	id=$(date +%Y%m%d-%H%M%S)-${O[preset]}
 	# a hung guest is stopped: allow each test four times its runtime and a minute
-	limit=$((600 + total * (4 * runtime + 60)))
+	limit=$((600 + PLAN_RUN[tests] * (4 * PLAN_RUN[runtime] + 60)))
 	echo "run.sh: this kernel has no md: the whole preset runs inside the md appliance ($why), the engine too, on the same kernel and members"
 	rc=0
 	"$mdvm" run --timeout "$limit" "${rw[@]}" -- env TMPDIR=/tmp FIO_RAID_RUN_ID="$id" \
 		FIO_RAID_SCRATCH_MADE="$made" "FIO_RAID_MD_WHERE=appliance: $why" \
 		"$ROOT/run.sh" "$@" --no-build --no-report || rc=$?
-	if ((report)) && [[ -d $out/$id ]]; then
-		"$REPORT" "$out/$id" || echo "run.sh: raid-report failed (exit $?)"
+	if ((O[report])) && [[ -d ${O[out]}/$id ]]; then
+		"$REPORT" "${O[out]}/$id" || echo "run.sh: raid-report failed (exit $?)"
 	fi
 	exit "$rc"
 }

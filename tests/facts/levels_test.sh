@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/facts/levels_test.sh: the level facts run.sh and raid-hwinfo use are the engine's.
-# For every level of the engine's table (raid-tool levels): the volume run.sh's levels.sh
-# sizes its jobs by equals the engine's own (raid-mdadm --volume: the engine's config and
+# For every level of the engine's table (raid-tool levels): the volume run.sh's plan
+# (raid-preset plan, whose `volume` command is the same function) sizes its jobs by equals
+# the engine's own (raid-mdadm --volume: the engine's config and
 # size) at several member counts, and raid-hwinfo accepts an array of the level over exactly
 # the members the engine needs, and refuses one fewer.
 source "$(dirname "$0")/../lib.sh"
@@ -9,10 +10,9 @@ TOOL=$ROOT/build/bin/raid-tool
 RMD=$ROOT/build/bin/raid-mdadm
 HW=$ROOT/build/bin/raid-hwinfo
 R284=$ROOT/hw-profiles/gigabyte-r284-s93-aal1.json
-die() { echo "$*" >&2; exit 1; }
-# shellcheck source=run/levels.sh
-source "$ROOT/run/levels.sh"
-levels_load "$TOOL"
+PRESET=$ROOT/build/bin/raid-preset
+declare -A LEVEL_MIN=()
+while read -r l _ min _; do LEVEL_MIN[$l]=$min; done < <("$TOOL" levels)
 
 CHUNK=65536 MSIZE=$((5 * 65536 + 4096)) # not a whole number of chunks: the rounding counts
 for i in $(seq 0 11); do truncate -s "$MSIZE" "$T_SCRATCH/m$i"; done
@@ -22,7 +22,7 @@ same_volume() { # level: run.sh's volume = the engine's, from the level's minimu
 	for ((n = LEVEL_MIN[$1]; n <= LEVEL_MIN[$1] + 3; n++)); do
 		ms=$(for ((i = 0; i < n; i++)); do printf '%s:' "$T_SCRATCH/m$i"; done)
 		want=$("$RMD" --volume raid_level="$1" raid_members="${ms%:}" raid_chunk=64k) || return 1
-		got=$(level_volume "$1" "$n" "$MSIZE" "$CHUNK")
+		got=$("$PRESET" volume "$1" "$n" "$MSIZE" "$CHUNK")
 		echo "raid$1 x$n: engine $want, run.sh $got"
 		[[ $got == "$want" ]] || return 1
 	done

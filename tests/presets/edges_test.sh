@@ -87,7 +87,7 @@ t_case "no fio server at a host: one line naming it, before any test" \
 # directories that cannot be made: one line naming the option and why
 t_case "--out that cannot be made" bad "--out: cannot create /dev/null/x/" \
 	quick --no-build --no-report --out /dev/null/x
-t_case "--scratch that cannot be made" bad "--scratch: cannot create /dev/null/s: Not a directory" \
+t_case "--scratch that is not a directory" bad "--scratch: /dev/null/s is not a directory" \
 	quick --no-build --no-report --out "$T_SCRATCH/r" --scratch /dev/null/s
 
 # option values
@@ -117,7 +117,7 @@ else
 		quick --dry-run --no-build --drives "$LOOP,$T_SCRATCH/alias"
 	t_case "a drive smaller than --member-size" bad "holds 67108864 bytes, less than --member-size 128M" \
 		quick --dry-run --no-build --drives "$LOOP" --member-size 128M
-	t_case "an attached, empty loop device is accepted" ok --drives "$LOOP"
+	t_case "an attached, empty loop device is accepted (--fit: quick on one drive)" ok --drives "$LOOP" --fit
 	FREE=$(losetup -f 2>/dev/null)
 	if [[ -n $FREE && -b $FREE ]]; then
 		t_case "an unattached loop device: one line, not a silent exit 32" \

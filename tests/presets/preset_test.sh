@@ -27,7 +27,7 @@ plans() { # every preset x parity: "## PRESET PARITY" and its plan lines
 		fi
 		for par in "" cpu cuda auto; do
 			echo "## $p ${par:-default}"
-			"$P" plan "$ROOT/presets/$p.preset" --workloads "$ROOT/workloads" \
+			"$P" arrays "$ROOT/presets/$p.preset" --workloads "$ROOT/workloads" \
 				${par:+--parity "$par"} "${args[@]}" || return 1
 		done
 	done

@@ -5,10 +5,13 @@
  *
  *   raid-preset list DIR                   NAME DOC, in the order of DIR/index
  *   raid-preset info FILE --scale S        doc, profile, layout, runtime, member-size lines
- *   raid-preset plan FILE --workloads DIR [--parity P] [--layout FILE]
- *                                          one line per fio run: GROUP ARRAY LEVEL MEMBERS
- *                                          CHUNK PARITY STATE BAYS JOB (run.sh's plan)
+ *   raid-preset arrays FILE --workloads DIR [--parity P] [--layout FILE]
+ *                                          one line per array and job: GROUP ARRAY LEVEL
+ *                                          MEMBERS CHUNK PARITY STATE BAYS JOB
+ *   raid-preset plan FILE --workloads DIR [OPTIONS]
+ *                                          each test as run.sh runs it (plan.c)
  *   raid-preset job FILE.fio               WORKLOAD RW BS IODEPTH NUMJOBS of a job file
+ *   raid-preset limits | span ... | volume ...  the engine's limits, job spans, volumes (plan.c)
  *
  * Each RAID array is checked by the engine's own config parser and validator (level, minimum
  * members, chunk, parity): no copy of the level facts here. Exit 0, or 1 with one line on
@@ -26,41 +29,11 @@
 #include <unistd.h>
 
 #include "raid/core/raid.h"
+#include "preset.h"
 
-#define MAXW 64 /* words on a line, items in a list */
-#define LINE_MAX_ 1024
+const char *prog = "raid-preset";
 
-struct words {
-	int n;
-	char *w[MAXW];
-};
-
-/* A named list (list NAME ITEM...), an array template (array NAME FIELD=...), a layout
- * (layout NAME FIELD=...) or a run (run FIELD=LIST...): one parsed line each. */
-struct item {
-	STAILQ_ENTRY(item) next;
-	int line;
-	char kind; /* 'l' list, 'a' array, 'y' layout, 'r' run */
-	char *name;
-	struct words f; /* the line's words after the name (after "run" for runs) */
-};
-STAILQ_HEAD(items, item);
-
-struct preset {
-	const char *file;
-	char *doc, *profile;
-	char *runtime[3], *msize[3]; /* VALUE [scaled] [min=X] as written */
-	int runtime_line, msize_line;
-	struct items items;
-	const char *parity;    /* --parity, or NULL: each array's own list */
-	const char *workloads; /* directory of the job files */
-	const char *layout;    /* raid-hwinfo layout output */
-	int group;	       /* last gN given out */
-};
-
-static const char *prog = "raid-preset";
-
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -72,7 +45,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 	exit(1);
 }
 
-static char *xstrdup(const char *s)
+char *xstrdup(const char *s)
 {
 	char *d = strdup(s);
 
@@ -82,7 +55,7 @@ static char *xstrdup(const char *s)
 }
 
 /* A word run.sh may use as it is (test ids, file names): letters, digits, . _ + - */
-static bool plain(const char *s)
+bool plain(const char *s)
 {
 	return *s &&
 	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") ==
@@ -104,7 +77,7 @@ static int split(char *s, struct words *w)
 }
 
 /* Splits a comma list (modified) into w. */
-static int split_list(char *s, struct words *w)
+int split_list(char *s, struct words *w)
 {
 	w->n = 0;
 	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
@@ -159,7 +132,7 @@ static struct item *find(const struct preset *p, char kind, const char *name)
 	return NULL;
 }
 
-static void parse(struct preset *p, const char *file)
+void parse(struct preset *p, const char *file)
 {
 	char buf[LINE_MAX_], copy[LINE_MAX_];
 	FILE *f = fopen(file, "r");
@@ -274,8 +247,7 @@ static int to_bytes(const char *s, unsigned long long *out)
 }
 
 /* A scale rule: VALUE [scaled] [min=MIN] -> max(MIN, int(VALUE x scale)) or VALUE */
-static unsigned long long rule(const struct preset *p, char *const *r, int line, double scale,
-			       bool size)
+unsigned long long rule(const struct preset *p, char *const *r, int line, double scale, bool size)
 {
 	unsigned long long v, min = 0;
 	bool scaled = false;
@@ -329,12 +301,6 @@ static int bay_list(const char *s, char *out, size_t len, int *n)
 	}
 	return 0;
 }
-
-/* One array to run: the fields of a plan line but the group, state and job. */
-struct inst {
-	char name[128], level[8], chunk[16], parity[16], bays[LINE_MAX_ / 2];
-	int members;
-};
 
 /*
  * A RAID array of the preset as the engine would see it: its own config parser and
@@ -653,11 +619,11 @@ static void emit(struct preset *p, const struct item *run, const struct elem *e,
 	if (e->group)
 		snprintf(group, sizeof(group), "g%d", ++p->group);
 	for (int i = 0; i < e->n; i++)
-		printf("%s %s %s %d %s %s %s %s %s\n", group, e->a[i].name, e->a[i].level,
-		       e->a[i].members, e->a[i].chunk, e->a[i].parity, state, e->a[i].bays, job);
+		p->row(p, group, &e->a[i], state, job);
 }
 
-static void plan(struct preset *p)
+/* Every run of the preset, row by row to p->row, in the order run.sh runs them. */
+void expand(struct preset *p)
 {
 	static const char *const ok[] = {"array", "workload", NULL};
 	struct item *it;
@@ -690,7 +656,7 @@ static void plan(struct preset *p)
 }
 
 /* A job file's facts: "; @workload ID" and "; @published rw= bs= iodepth= numjobs=" */
-static int job_facts(const char *file)
+void job_read(const char *file, struct job_facts *j)
 {
 	static const char *const keys[] = {"rw", "bs", "iodepth", "numjobs"};
 	char buf[LINE_MAX_], *id = NULL, *val[4] = {0};
@@ -734,8 +700,7 @@ static int job_facts(const char *file)
 	for (int k = 0; k < 4; k++)
 		if (!val[k])
 			die("%s: @published has no %s=", file, keys[k]);
-	printf("%s %s %s %s %s\n", id, val[0], val[1], val[2], val[3]);
-	return 0;
+	*j = (struct job_facts){id, val[0], val[1], val[2], val[3]};
 }
 
 /* The presets of DIR/index, in its order, each with its doc line. */
@@ -767,11 +732,22 @@ static int list(const char *dir)
 	return 0;
 }
 
+/* The old plan's line of a row: GROUP ARRAY LEVEL MEMBERS CHUNK PARITY STATE BAYS JOB */
+static void print_row(struct preset *p, const char *group, const struct inst *a, const char *state,
+		      const char *job)
+{
+	(void)p;
+	printf("%s %s %s %d %s %s %s %s %s\n", group, a->name, a->level, a->members, a->chunk,
+	       a->parity, state, a->bays, job);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s list DIR | info FILE --scale S | plan FILE --workloads DIR "
-		"[--parity P] [--layout FILE] | job FILE.fio\n",
+		"usage: %s list DIR | info FILE --scale S | arrays FILE --workloads DIR "
+		"[--parity P] [--layout FILE] | plan FILE --workloads DIR [OPTIONS] "
+		"(presets/README.md) | job FILE.fio | limits | span VOLUME RW BS NUMJOBS | "
+		"volume LEVEL MEMBERS MEMBER_BYTES CHUNK\n",
 		prog);
 	exit(1);
 }
@@ -782,8 +758,26 @@ int main(int argc, char **argv)
 	double scale = 1;
 	const char *parity = NULL, *workloads = NULL, *layout = NULL;
 
+	if (argc == 2 && !strcmp(argv[1], "limits"))
+		return limits_main();
 	if (argc < 3)
 		usage();
+	if (!strcmp(argv[1], "span"))
+		return span_main(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "volume"))
+		return volume_main(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "list"))
+		return list(argv[2]);
+	if (!strcmp(argv[1], "job")) {
+		struct job_facts j;
+
+		job_read(argv[2], &j);
+		printf("%s %s %s %s %s\n", j.id, j.rw, j.bs, j.iodepth, j.numjobs);
+		return 0;
+	}
+	parse(&p, argv[2]);
+	if (!strcmp(argv[1], "plan"))
+		return plan_main(&p, argc - 3, argv + 3);
 	for (int i = 3; i < argc; i++) {
 		if (i + 1 == argc)
 			die("%s needs a value", argv[i]);
@@ -798,11 +792,6 @@ int main(int argc, char **argv)
 		else
 			die("unknown option '%s'", argv[i]);
 	}
-	if (!strcmp(argv[1], "list"))
-		return list(argv[2]);
-	if (!strcmp(argv[1], "job"))
-		return job_facts(argv[2]);
-	parse(&p, argv[2]);
 	if (!strcmp(argv[1], "info")) {
 		const struct item *y = NULL, *it;
 
@@ -815,11 +804,12 @@ int main(int argc, char **argv)
 		       rule(&p, p.msize, p.msize_line, scale, true));
 		return 0;
 	}
-	if (strcmp(argv[1], "plan") || !workloads)
+	if (strcmp(argv[1], "arrays") || !workloads)
 		usage();
 	p.parity = parity;
 	p.workloads = workloads;
 	p.layout = layout;
-	plan(&p);
+	p.row = print_row;
+	expand(&p);
 	return 0;
 }

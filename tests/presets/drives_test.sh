@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# tests/presets/drives_test.sh: what run.sh does with the members it is given (issue 33,
+# "Drive input"): too few --drives is refused before anything runs, naming the arrays that
+# do not fit, and --fit runs them on the drives there are, labelled by what ran (the engine's
+# stats); RAID0 runs on drives and on member files reused with --scratch DIR --keep (no
+# raid_init=resync for a level without redundancy); a --scratch that does not exist is
+# refused and not made. Drives are loop devices over files here, attached and detached by
+# this test only. Also: run.sh stays a script that runs a plan (at most 300 lines).
+source "$(dirname "$0")/../lib.sh"
+RUN=$ROOT/run.sh
+FAST=(--no-build --no-report --scale 0.03 --runtime 1 --member-size 32M)
+ONE='^raid0-4m-SEQ1M-Q8T64-write$'
+
+refused() { # EXPECTED OUT ARGS...: exit non-zero, one line on stderr holding EXPECTED, no OUT
+	local want=$1 out=$2
+	shift 2
+	"$RUN" "$@" --out "$out" >/dev/null 2>"$T_SCRATCH/err"
+	local rc=$?
+	cat "$T_SCRATCH/err"
+	((rc != 0)) && [[ $(wc -l <"$T_SCRATCH/err") -eq 1 ]] && grep -qF -- "$want" "$T_SCRATCH/err" &&
+		[[ ! -e $out ]]
+}
+all_ok() { # RESULTS_DIR [N]: every test of the (one) run there ended ok, N of them
+	local m n=0 r
+	r=$(ls -d "$1"/*/ | head -1)
+	for m in "$r"tests/*.meta.json; do
+		[[ $(jget "$m" status) == ok ]] || { echo "$m: $(jget "$m" status) $(jget "$m" reason)"; return 1; }
+		n=$((n + 1))
+	done
+	echo "$n ok"
+	[[ -z ${2:-} || $n == "$2" ]]
+}
+
+t_case "run.sh is at most 300 lines" bash -c "n=\$(wc -l <'$RUN'); echo \"\$n lines\"; ((n <= 300))"
+
+S=$T_SCRATCH/nope
+t_case "a --scratch that does not exist: refused, nothing made" \
+	refused "--scratch: $S is not a directory" "$T_SCRATCH/r0" quick "${FAST[@]}" --scratch "$S"
+t_case "... and the directory was not made" test ! -e "$S"
+
+# Reused member files: a second run over the first one's kept files
+mkdir -p "$T_SCRATCH/keep"
+for i in 1 2; do
+	t_case "RAID0 on member files, run $i (--scratch DIR --keep)" "$RUN" quick "${FAST[@]}" \
+		--scratch "$T_SCRATCH/keep" --keep --only "$ONE" --out "$T_SCRATCH/k$i"
+	t_case "RAID0 on member files, run $i: the test ran" all_ok "$T_SCRATCH/k$i" 1
+done
+t_case "the second run reused the first one's members" test -s "$T_SCRATCH/keep/raid0-4m/bay0"
+
+if [[ $(id -u) -ne 0 ]] || ! command -v losetup >/dev/null; then
+	echo "skip: the drive cases need root and losetup"
+	t_done
+fi
+LOOPS=()
+detach() { local l; for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done; rm -rf "$T_SCRATCH"; }
+trap detach EXIT
+for i in 0 1 2 3; do
+	truncate -s 64M "$T_SCRATCH/disk$i"
+	LOOPS+=("$(losetup --find --show "$T_SCRATCH/disk$i")") || t_skip "no free loop device"
+done
+TWO=${LOOPS[0]},${LOOPS[1]}
+FOUR=$(IFS=,; echo "${LOOPS[*]}")
+
+t_case "too few drives: refused before anything runs, naming the arrays" \
+	refused "--drives: 2 given, too few for preset quick's arrays (drives each needs): jbod-4 (4), raid0-4m (4), raid5-4m (4), raid6-4m (4), raid10-4m (4)" \
+	"$T_SCRATCH/r1" quick "${FAST[@]}" --drives "$TWO"
+t_case "too few drives: refused in a dry run too" \
+	refused "raid5-4m (4)" "$T_SCRATCH/r1" quick --dry-run --no-build --drives "$TWO"
+
+t_case "RAID0 on drives" "$RUN" quick "${FAST[@]}" --drives "$FOUR" --only "$ONE" --out "$T_SCRATCH/d"
+t_case "RAID0 on drives: the test ran" all_ok "$T_SCRATCH/d" 1
+
+t_case "--fit: the arrays run on the two drives there are" "$RUN" quick "${FAST[@]}" \
+	--drives "$TWO" --fit --only '^(jbod|raid0|raid10)-.*SEQ1M-Q8T64-write$' --out "$T_SCRATCH/f"
+t_case "--fit: every test that ran is ok" all_ok "$T_SCRATCH/f" 3
+labels() { # the ids and members are what ran: 2 members, the engine's stats say so
+	local r m
+	r=$(ls -d "$T_SCRATCH"/f/*/)
+	ls "$r"tests/ | grep -q '^raid10-2m-SEQ1M-Q8T64-write.meta.json$' || { ls "$r"tests; return 1; }
+	for m in "$r"tests/raid*.meta.json; do
+		echo "$(basename "$m"): members $(jget "$m" members), stats $(jget "${m%.meta.json}.stats.json" members)"
+		[[ $(jget "$m" members) == 2 && $(jget "${m%.meta.json}.stats.json" members) == 2 ]] || return 1
+	done
+	[[ $(jq '[.arrays[].members] | unique' "$r/run.json" | tr -d ' \n') == '[2]' ]]
+}
+t_case "--fit: ids, meta.json and run.json say 2 members, as the engine's stats do" labels
+t_done

@@ -1,0 +1,486 @@
+/*
+ * plan.c - `raid-preset plan`: every test of a preset with run.sh's options applied, one line
+ * each, carrying everything run.sh needs to run it (presets/README.md, "The plan"): its id,
+ * target, sizes, fio's environment and argument list, members and placement. The arithmetic
+ * is here, over the engine's own tables (raid_parse_size, the level table, the option table),
+ * so that run.sh only starts, watches, tears down and collects. Its options: options.c; the
+ * drives and --fit: drives.c.
+ *
+ * A line is KEY=VALUE fields separated by tabs (a value holds no tab or newline: paths with
+ * one are refused); env= and arg= repeat, in order. run.sh reads a line with
+ * `IFS=$'\t' read -r -a`.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "raid/core/raid.h"
+#include "preset.h"
+#include "plan.h"
+
+struct row rows[MAX_TESTS];
+int nrows;
+static struct test tests[MAX_TESTS];
+static int ntests;
+
+static void add_row(struct preset *p, const char *group, const struct inst *a, const char *state,
+		    const char *job)
+{
+	struct row *r = &rows[nrows];
+
+	if (nrows == MAX_TESTS)
+		die("%s: more than %d runs", p->file, MAX_TESTS);
+	snprintf(r->group, sizeof(r->group), "%s", group);
+	snprintf(r->state, sizeof(r->state), "%s", state);
+	snprintf(r->job, sizeof(r->job), "%s", job);
+	r->a = *a;
+	nrows++;
+}
+
+bool is_jbod(const struct inst *a)
+{
+	return !strcmp(a->level, "jbod");
+}
+
+/* The level table's entry of a RAID array's level (validated by check_inst before). */
+struct raid_level_info level_of(const char *level)
+{
+	struct raid_level_info l;
+
+	if (raid_level_get(atoi(level), &l))
+		die("level '%s' is not in the engine's level table", level);
+	return l;
+}
+
+unsigned long long size_of(const char *what, const char *s)
+{
+	uint64_t v;
+
+	if (raid_parse_size(s, &v))
+		die("%s: '%s' is not a size (e.g. 256M)", what, s);
+	return v;
+}
+
+/*
+ * The volume an array of n members of member_bytes each gives, as the engine sizes it:
+ * (n - parity) members' worth over the copies, in whole chunks where the level stripes.
+ */
+static unsigned long long volume(const struct raid_level_info *l, int n,
+				 unsigned long long member_bytes, unsigned long long chunk)
+{
+	unsigned long long unit = l->uses_chunk ? chunk : member_bytes;
+	int copies = l->copies == RAID_ALL_MEMBERS ? n : l->copies;
+
+	return member_bytes / unit * (unsigned long long)(n - l->parity) / copies * unit;
+}
+
+/* A level with something to resync: a member it can lose (RAID0 has none) */
+static bool redundant(const struct raid_level_info *l)
+{
+	return l->max_failed != 0;
+}
+
+/* published figure -> figure at this scale, at least 1 */
+static long scaled(const char *pub, double scale)
+{
+	long v = (long)(atof(pub) * scale + 0.5);
+
+	return v < 1 ? 1 : v;
+}
+
+/* Each job's span: random jobs share the volume, sequential ones get a slice each, as
+ * separate streams on the array do. */
+static void job_span(const char *rw, unsigned long long vol, unsigned long long span,
+		     unsigned long long bs, long numjobs, int jbod_members,
+		     unsigned long long *size, unsigned long long *offset)
+{
+	unsigned long long slice = span / numjobs / bs * bs;
+
+	*size = vol;
+	*offset = 0;
+	if (strncmp(rw, "rand", 4) && slice >= bs) {
+		*size = jbod_members ? slice * jbod_members : slice;
+		*offset = slice;
+	}
+}
+
+static void add_test(const struct row *r, const char *target, const struct inst *a,
+		     const char *array)
+{
+	struct test *t = &tests[ntests];
+
+	if (ntests == MAX_TESTS)
+		die("more than %d tests", MAX_TESTS);
+	t->r = r;
+	t->a = *a;
+	snprintf(t->target, sizeof(t->target), "%s", target);
+	snprintf(t->array, sizeof(t->array), "%s", array);
+	ntests++;
+}
+
+/*
+ * The tests of every target, segment by segment (the rows of one array, or one group):
+ * JBOD rows once, then the segment for each target, so that the engine and md measure the
+ * same members one after the other. md has no GPU path (a cuda variant is the same md
+ * array); a dev: volume takes each workload once, from the optimal rows whose level and
+ * member count its description names (all of them without).
+ */
+static void expand_targets(const struct opts *o)
+{
+	char seen[MAX_TESTS][160];
+	int nseen = 0;
+
+	for (int s = 0, e; s < nrows; s = e) {
+		const char *key = strcmp(rows[s].group, "-") ? rows[s].group : rows[s].a.name;
+
+		for (e = s + 1; e < nrows; e++)
+			if (strcmp(strcmp(rows[e].group, "-") ? rows[e].group : rows[e].a.name,
+				   key))
+				break;
+		for (int i = s; i < e; i++)
+			if (is_jbod(&rows[i].a))
+				add_test(&rows[i], "jbod", &rows[i].a, rows[i].a.name);
+		for (int k = 0; k < o->ntargets; k++) {
+			const char *t = o->targets[k];
+
+			for (int i = s; i < e; i++) {
+				const struct row *r = &rows[i];
+
+				if (is_jbod(&r->a) ||
+				    (!strcmp(t, "md") && !strcmp(r->a.parity, "cuda")))
+					continue;
+				if (strncmp(t, "dev:", 4)) {
+					add_test(r, t, &r->a, r->a.name);
+					continue;
+				}
+				const struct dev *d = NULL;
+				char lv[16], mb[16], key2[160], arr[160];
+				struct inst a = {0};
+
+				for (int j = 0; j < o->ndevs; j++)
+					if (!strcmp(o->devs[j].label, t + 4))
+						d = &o->devs[j];
+				snprintf(key2, sizeof(key2), "%s.%s", t + 4, r->job);
+				snprintf(lv, sizeof(lv), "%s", d ? d->level : "");
+				snprintf(mb, sizeof(mb), "%s", d ? d->members : "");
+				bool dup = false;
+
+				for (int j = 0; j < nseen; j++)
+					dup |= !strcmp(seen[j], key2);
+				if (strcmp(r->state, "optimal") || dup ||
+				    (*lv && strcmp(lv, r->a.level)) ||
+				    (*mb && atoi(mb) != r->a.members))
+					continue;
+				snprintf(seen[nseen++], sizeof(seen[0]), "%s", key2);
+				snprintf(a.name, sizeof(a.name), "dev-%s", t + 4);
+				snprintf(a.level, sizeof(a.level), "%.7s", *lv ? lv : "dev");
+				a.members = *mb ? atoi(mb) : 0;
+				snprintf(a.chunk, sizeof(a.chunk), "%s",
+					 d && *d->chunk ? d->chunk : "-");
+				snprintf(arr, sizeof(arr), "dev-%s", t + 4);
+				add_test(r, t, &a, arr);
+			}
+		}
+	}
+}
+
+/* --place FILE: "ARRAY<TAB>cpus=..<TAB>mem=.." lines (run.sh, from raid-hwinfo place) */
+static void placement(const char *file, const char *array, char *cpus, size_t cl, char *mem,
+		      size_t ml)
+{
+	char buf[LINE_MAX_];
+	FILE *f;
+
+	*cpus = *mem = 0;
+	if (!file)
+		return;
+	f = fopen(file, "r");
+	if (!f)
+		die("%s: %s", file, strerror(errno));
+	while (fgets(buf, sizeof(buf), f)) {
+		char *tab = strchr(buf, '\t');
+
+		buf[strcspn(buf, "\n")] = 0;
+		if (!tab || strncmp(buf, array, tab - buf) || strlen(array) != (size_t)(tab - buf))
+			continue;
+		for (char *s = strtok(tab + 1, "\t"); s; s = strtok(NULL, "\t")) {
+			if (!strncmp(s, "cpus=", 5))
+				snprintf(cpus, cl, "%s", s + 5);
+			else if (!strncmp(s, "mem=", 4))
+				snprintf(mem, ml, "%s", s + 4);
+		}
+	}
+	fclose(f);
+}
+
+/* The member paths of bays "0,1,2": drives by bay, or files DIR/ARRAY/bayN (DIR/ARRAY-bayN
+ * in a host's directory) */
+static void paths(const struct opts *o, const char *array, const char *bays, const char *kind,
+		  char *out, size_t len)
+{
+	size_t w = 0;
+
+	*out = 0;
+	for (int i = 0; i < list_count(bays); i++) {
+		char b[16], d[PATH_MAX];
+
+		list_nth(bays, i, b, sizeof(b));
+		if (o->drives)
+			list_nth(o->drives, atoi(b), d, sizeof(d));
+		else if (o->host_scratch)
+			snprintf(d, sizeof(d), "%s/%s-%s%s", o->host_scratch, array, kind, b);
+		else
+			snprintf(d, sizeof(d), "%s/%s/%s%s", o->scratch, array, kind, b);
+		w += snprintf(out + w, w < len ? len - w : 0, "%s%s", i ? ":" : "", d);
+	}
+	if (w >= len)
+		die("the member paths of %s are longer than %zu characters", array, len);
+}
+
+static void field(const char *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void field(const char *k, const char *fmt, ...)
+{
+	char v[4 * PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof(v), fmt, ap);
+	va_end(ap);
+	if (strpbrk(v, "\t\n"))
+		die("%s: '%s' holds a tab or newline, which the plan cannot carry", k, v);
+	printf("\t%s=%s", k, v);
+}
+
+/* One test's line (presets/README.md lists the fields). */
+static void print_test(const struct preset *p, const struct opts *o, const struct test *t, int idx,
+		       bool last)
+{
+	const struct row *r = t->r;
+	const struct inst *a = &t->a;
+	bool jbod = is_jbod(a), engine = !strcmp(t->target, "engine");
+	bool dev = !strncmp(t->target, "dev:", 4), md = !strcmp(t->target, "md");
+	char file[PATH_MAX], bays[LINE_MAX_], spares[LINE_MAX_], members[4 * PATH_MAX];
+	char spare_paths[4 * PATH_MAX], cpus[256], mem[256], stats[PATH_MAX];
+	struct job_facts j;
+	struct raid_level_info l = {0};
+	unsigned long long bs, csz, per, vol = 0, size = 0, off = 0;
+	long numjobs, iodepth;
+	unsigned long long run_time = o->runtime;
+	const char *res = o->results;
+
+	snprintf(file, sizeof(file), "%s/%s.fio", p->workloads, r->job);
+	job_read(file, &j);
+	bs = size_of(file, j.bs);
+	numjobs = scaled(j.numjobs, o->scale);
+	iodepth = scaled(j.iodepth, o->scale);
+	if (!jbod && !dev)
+		l = level_of(a->level);
+	/* a dev: volume's chunk is what its description says, if anything */
+	csz = jbod || !strcmp(a->chunk, "-") ? MIB : size_of("chunk", a->chunk);
+	per = o->msize / csz * csz;
+	if (!strncmp(j.id, "REBUILD-", 8))
+		run_time *= 4;
+	if (jbod)
+		job_span(j.rw, per * a->members, per, bs, numjobs, a->members, &size, &off);
+	else if (!dev)
+		vol = volume(&l, a->members, per, csz),
+		job_span(j.rw, vol, vol, bs, numjobs, 0, &size, &off);
+	if (dev)
+		bays[0] = spares[0] = 0;
+	else
+		split_bays(a, r->state, bays, sizeof(bays), spares, sizeof(spares));
+	paths(o, t->array, bays, "bay", members, sizeof(members));
+	paths(o, t->array, spares, "spare", spare_paths, sizeof(spare_paths));
+	placement(dev ? NULL : o->place, t->array, cpus, sizeof(cpus), mem, sizeof(mem));
+
+	printf("kind=test");
+	field("idx", "%d", idx);
+	field("id", "%s", t->id);
+	field("group", "%s", r->group);
+	field("array", "%s", t->array);
+	field("target", "%s", t->target);
+	field("engine", "%s", jbod ? "jbod" : engine ? "raid" : md ? "md" : "dev");
+	field("level", "%s", a->level);
+	field("members", "%d", a->members);
+	field("chunk", "%s", a->chunk);
+	field("chunk_bytes", "%llu", jbod || !strcmp(a->chunk, "-") ? 0 : csz);
+	field("parity", "%s", dev ? "" : md ? "md" : a->parity);
+	field("has_parity", "%d", l.parity > 0);
+	field("data_members", "%d", jbod || dev ? a->members : a->members - l.parity);
+	field("md_chunk_kib", "%llu", csz / 1024);
+	field("layout", "%s", jbod || dev ? "" : raid_layout_name(l.level, l.default_layout) ?: "");
+	field("state", "%s", r->state);
+	field("bays", "%s", bays);
+	field("spares", "%s",
+	      strcmp(r->state, "rebuilding") && !strchr(a->bays, '+') ? "" : spares);
+	field("member_paths", "%s", members);
+	field("spare_paths", "%s", spare_paths);
+	field("job", "%s", r->job);
+	field("job_file", "%s", file);
+	field("workload", "%s", j.id);
+	field("rw", "%s", j.rw);
+	field("bs", "%s", j.bs);
+	field("bs_bytes", "%llu", bs);
+	field("pub_iodepth", "%s", j.iodepth);
+	field("pub_numjobs", "%s", j.numjobs);
+	field("numjobs", "%ld", numjobs);
+	field("iodepth", "%ld", iodepth);
+	field("runtime", "%llu", run_time);
+	field("member_bytes", "%llu", per);
+	field("volume", "%llu", vol);
+	field("init", "%s", o->reuse && !jbod && !dev && redundant(&l) ? "resync" : "clean");
+	field("cpus", "%s", cpus);
+	field("mem", "%s", mem);
+	field("last", "%d", last);
+	/* md's --size: the part of each drive the engine uses (KiB) */
+	field("md_size_kib", "%llu", o->drives && l.level != 0 ? per / 1024 : 0);
+	if (dev) /* sized by its device at run time (span) */
+		size = off = 0;
+	field("env", "NUMJOBS=%ld", numjobs);
+	field("env", "IODEPTH=%ld", iodepth);
+	field("env", "JOB_SIZE=%llu", size);
+	field("env", "JOB_OFFSET=%llu", off);
+	field("env", "RUNTIME=%llu", run_time);
+	field("env", "RAMP=0");
+	field("env", "LOOPS=1");
+	if (md || dev) /* fio's target is the device, known at run time (run/targets.sh) */
+		goto out;
+	snprintf(stats, sizeof(stats), "%s/tests/%s%s%s.stats.json", res, t->id,
+		 o->host_label ? "@" : "", o->host_label ? o->host_label : "");
+	if (jbod) {
+		field("arg", "--ioengine=io_uring");
+		field("arg", "--filename=%s", members);
+	} else {
+		field("arg", "--ioengine=external:%s", o->engine);
+		field("arg", "--thread=1");
+		field("arg", "--filename=%s/%s.vol", o->scratch, t->array);
+		field("arg", "--raid_level=%s", a->level);
+		field("arg", "--raid_members=%s", members);
+		field("arg", "--raid_chunk=%s", a->chunk);
+		field("arg", "--raid_parity=%s", a->parity);
+		field("arg", "--raid_stats=%s", stats);
+		if (o->reuse && redundant(&l))
+			field("arg", "--raid_init=resync");
+		if ((o->drives && o->member_size_given) || o->host_label)
+			field("arg", "--raid_member_size=%llu", o->msize);
+		if (*spare_paths)
+			field("arg", "--raid_spares=%s", spare_paths);
+		if (!strcmp(r->state, "rebuilding"))
+			field("arg", "--raid_failed=0"), field("arg", "--raid_rebuild=1");
+		if (!strcmp(r->state, "degraded"))
+			field("arg", "--raid_failed=0");
+		if (l.parity > 0 && (!strcmp(a->parity, "cuda") || !strcmp(a->parity, "auto"))) {
+			if (o->gpu)
+				field("arg", "--raid_gpu=%s", o->gpu);
+			if (o->gpu_batch)
+				field("arg", "--raid_gpu_batch=%s", o->gpu_batch);
+		}
+	}
+	if (*cpus)
+		field("arg", "--cpus_allowed=%s", cpus);
+	if (*mem)
+		field("arg", "--numa_mem_policy=%s", mem);
+out:
+	field("out", "--output-format=json+");
+	field("out", "--output=%s/tests/%s.json", res, t->id);
+	putchar('\n');
+}
+
+int plan_main(struct preset *p, int argc, char **argv)
+{
+	struct opts o = {.scratch = "", .results = "", .engine = ""};
+	regex_t re;
+
+	parse_opts(&o, argc, argv);
+	if (!o.runtime)
+		o.runtime = rule(p, p->runtime, p->runtime_line, o.scale, false);
+	if (!o.msize)
+		o.msize = rule(p, p->msize, p->msize_line, o.scale, true);
+	o.msize = o.msize / MIB * MIB;
+	p->parity = o.parity;
+	p->workloads = o.workloads;
+	p->layout = o.layout;
+	p->row = add_row;
+	expand(p);
+	if (o.drives)
+		check_drives(p, &o);
+	expand_targets(&o);
+	if (o.only && regcomp(&re, o.only, REG_EXTENDED | REG_NOSUB))
+		die("--only: '%s' is not an extended regular expression", o.only);
+	int kept = 0;
+
+	for (int i = 0; i < ntests; i++) {
+		struct test *t = &tests[i];
+		char file[PATH_MAX];
+		struct job_facts j;
+
+		snprintf(file, sizeof(file), "%s/%s.fio", p->workloads, t->r->job);
+		job_read(file, &j);
+		snprintf(t->id, sizeof(t->id), "%s%s-%s-%s%s%s",
+			 strcmp(t->target, "md") ? "" : "md-", t->array, j.id, j.rw,
+			 strcmp(t->r->state, "optimal") ? "-" : "",
+			 strcmp(t->r->state, "optimal") ? t->r->state : "");
+		if (!o.only || !regexec(&re, t->id, 0, NULL, 0))
+			tests[kept++] = *t;
+	}
+	ntests = kept;
+	if (!ntests && o.only) {
+		char name[128];
+
+		preset_name(p, name, sizeof(name));
+		die("--only: '%s' matches none of preset %s's test ids (./run.sh %s --dry-run "
+		    "lists them)",
+		    o.only, name, name);
+	}
+	if (!ntests)
+		die("%s planned no tests", p->file);
+	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%d\n", o.scale, o.runtime,
+	       o.msize, ntests);
+	for (int i = 0; i < ntests; i++) {
+		bool last = true;
+
+		for (int k = i + 1; k < ntests; k++)
+			last &= strcmp(tests[k].array, tests[i].array) != 0;
+		print_test(p, &o, &tests[i], i + 1, last);
+	}
+	return 0;
+}
+
+/* span VOLUME RW BS NUMJOBS -> JOB_SIZE=.. JOB_OFFSET=.. (an md array or dev: volume, whose
+ * size is known once it exists); VOLUME in bytes, or Ns: 512-byte sectors (/sys/block/X/size) */
+int span_main(int argc, char **argv)
+{
+	unsigned long long size, off, vol;
+	size_t l = argc == 4 ? strlen(argv[0]) : 0;
+
+	if (argc != 4)
+		die("usage: span VOLUME RW BS NUMJOBS");
+	if (l > 1 && argv[0][l - 1] == 's') {
+		argv[0][l - 1] = 0;
+		vol = size_of("span", argv[0]) * 512;
+	} else {
+		vol = size_of("span", argv[0]);
+	}
+	job_span(argv[1], vol, vol, size_of("span", argv[2]), atol(argv[3]) > 0 ? atol(argv[3]) : 1,
+		 0, &size, &off);
+	printf("JOB_SIZE=%llu JOB_OFFSET=%llu\n", size, off);
+	return 0;
+}
+
+/* volume LEVEL MEMBERS MEMBER_BYTES CHUNK -> the bytes the plan sizes the jobs by */
+int volume_main(int argc, char **argv)
+{
+	struct raid_level_info l;
+
+	if (argc != 4)
+		die("usage: volume LEVEL MEMBERS MEMBER_BYTES CHUNK");
+	l = level_of(argv[0]);
+	printf("%llu\n",
+	       volume(&l, atoi(argv[1]), size_of("volume", argv[2]), size_of("volume", argv[3])));
+	return 0;
+}

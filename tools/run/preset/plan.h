@@ -1,0 +1,71 @@
+/*
+ * plan.h - what the parts of `raid-preset plan` share: the rows of the preset (preset.c
+ * expands them), the run's options (options.c), the drives (drives.c) and the tests
+ * (plan.c).
+ */
+#ifndef RAID_PRESET_PLAN_H
+#define RAID_PRESET_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "raid/core/raid.h"
+#include "preset.h"
+
+#define MAX_TESTS 4096
+#define MAX_DEVS 16
+#define MIB (1ULL << 20)
+
+/* One row of the preset (an engine or JBOD run), before the targets are applied. */
+struct row {
+	char group[16], state[16], job[256];
+	struct inst a;
+};
+
+/* One test: a row on one target. */
+struct test {
+	const struct row *r;
+	char target[64], array[160], id[320];
+	struct inst a; /* the row's array, or a dev: volume's description */
+};
+
+struct dev {
+	char label[64], level[16], members[16], chunk[16], layout[32];
+};
+
+struct opts {
+	const char *workloads, *layout, *parity, *only, *drives, *scratch, *host_scratch;
+	const char *results, *engine, *place, *host_label;
+	const char *scale_s, *runtime_s, *msize_s, *targets_s; /* as given */
+	double scale;
+	unsigned long long runtime, msize;
+	const char *gpu, *gpu_batch;
+	bool fit, reuse, member_size_given;
+	char targets[8][80];
+	int ntargets;
+	struct dev devs[MAX_DEVS];
+	int ndevs;
+};
+
+extern struct row rows[MAX_TESTS]; /* the preset's rows, in order */
+extern int nrows;
+
+bool is_jbod(const struct inst *a);
+struct raid_level_info level_of(const char *level);	     /* the level table's entry */
+unsigned long long size_of(const char *what, const char *s); /* raid_parse_size, or die */
+
+/* options.c */
+void parse_opts(struct opts *o, int argc, char **argv);
+double auto_scale(void);
+
+/* drives.c */
+bool list_nth(const char *list, int i, char *out, size_t len);
+int list_count(const char *list);
+void split_bays(const struct inst *a, const char *state, char *bays, size_t blen, char *spares,
+		size_t slen);
+int max_bay(const char *list);
+const char *preset_name(const struct preset *p, char *out, size_t len);
+void check_drives(const struct preset *p, const struct opts *o);
+void check_drive_sizes(const struct opts *o, const char *given);
+
+#endif
