@@ -23,9 +23,10 @@ LDLIBS_numa_test := -lcmocka -lhwloc
 BINS += $(BUILD)/bin/raid-mdadm
 $(BUILD)/bin/raid-mdadm: $(OBJ)/tools/run/mdadm/raid_mdadm.o $(LIBRAID)
 
-# md as the judge of the engine's bytes, and placement on a real two-node kernel (one boot each)
+# md as the judge of the engine's bytes, placement on a real two-node kernel, and NVMe drives on
+# two NUMA nodes (one boot each)
 TESTS += tests/md/mdvm_test.sh tests/md/raid_mdadm_test.sh
-TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh
+TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh tests/md/nvme_test.sh
 
 # raid-preset: run.sh's presets (presets/*.preset) and the job files' facts, checked against
 # the engine's level table (tools/run/preset, presets/README.md)
