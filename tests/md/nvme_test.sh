@@ -14,6 +14,22 @@ S=$T_SCRATCH
 N=8
 start=$SECONDS
 
+# Bad input, on this host (no boot): one line naming the field or the device, exit 1.
+HW=$ROOT/build/bin/raid-hwinfo R284=$ROOT/hw-profiles/gigabyte-r284-s93-aal1.json
+jq '.bays[0].pci = "81:00.0"' "$R284" >"$S/bad-pci.json"
+jq '.bays[1].serial = 7' "$R284" >"$S/bad-serial.json"
+t_case_fail "a bay's pci that is not a PCI address is refused" \
+	--msg 'bays\[0\]\.pci: not a PCI address' "$HW" check "$S/bad-pci.json"
+t_case_fail "a bay's serial that is not a string is refused" \
+	--msg 'bays\[1\]\.serial: not a string' "$HW" check "$S/bad-serial.json"
+t_case_fail "place-drives of a path that does not exist: refused" \
+	--msg 'place-drives: /nonexistent/nvme0n1: No such file' "$HW" place-drives /nonexistent/nvme0n1
+t_case_fail "drives of a member file: refused as not a block device" \
+	--msg 'drives: .*: not a block device' "$HW" drives "$R284"
+t_case "place-drives of member files: not pinned, said" bash -c \
+	"'$HW' place-drives '$R284' | tee /dev/stderr | grep -qx pin=0 &&
+	 '$HW' place-drives '$R284' | grep -q '^warning=no member.s NUMA node is known.*not a block device'"
+
 t_need_md
 export FIO ENGINE ROOT
 
@@ -44,6 +60,19 @@ nvme_guest() {
 	"$hw" place-drives "$(IFS=,; echo "${n1[*]}")" >"$out/place-n1" 2>&1
 	"$hw" place-drives "$(IFS=,; echo "${n0[*]}")" >"$out/place-n0" 2>&1
 	"$hw" place-drives "$(IFS=,; echo "${n0[0]},${n1[0]}")" >"$out/place-both" 2>&1
+	# a profile of this guest (host-profile: bays with each drive's PCI address) with two
+	# disagreements planted: the first node-1 drive's bay names its serial but says node 0,
+	# the first node-0 drive's bay names a serial no drive has
+	"$hw" host-profile >"$out/host.json" 2>&1
+	jq --arg a "${n1[0]#/dev/}" --arg b "${n0[0]#/dev/}" --slurpfile d "$out/drives.json" \
+		'.bays |= map(if .device == $a then .numa_node = 0 |
+				.serial = ($d[0][] | select(.dev == $a) | .serial)
+			elif .device == $b then .serial = "NOT-THIS-ONE" else . end)' \
+		"$out/host.json" >"$out/planted.json"
+	"$hw" map "$out/planted.json" >"$out/map" 2>&1
+	"$hw" place "$out/planted.json" "$(jq -r --arg l " ${n1[*]#/dev/} " \
+		'[.bays[] | select($l | contains(" \(.device) ")) | .bay] | join(",")' \
+		"$out/host.json")" >"$out/place-profile" 2>&1
 
 	# md RAID5 over the node-1 drives (zero drives: parity already agrees), fio verifies
 	mdadm --create /dev/md0 --run --level=5 --raid-devices=${#n1[@]} --chunk=64 \
@@ -141,6 +170,23 @@ t_case "raid-hwinfo places the node-0 drives on node 0 and its CPUs" has "$S/pla
 	nodes=0 pin=1 "cpus=$node0" mem_policy=bind:0
 t_case "an array over both nodes' drives is warned about" bash -c \
 	"cat '$S/place-both'; grep -q '^warning=array spans 2 sockets (NUMA nodes 0,1)' '$S/place-both'"
+# the map names every bay's drive and the two planted disagreements; placing the node-1
+# drives' bays by the profile follows the machine's node, and says where they differ
+bay_map() {
+	cat "$S/map"
+	[[ $(grep -c '^bay=[0-9]* dev=nvme[0-9]*n1 ' "$S/map") == "$N" ]] &&
+		grep -qx 'disagreements=2' "$S/map" &&
+		grep -Eq "^disagree=bay [0-9]+: ${n1first} is on NUMA node 1 here, the profile says 0$" "$S/map" &&
+		grep -Eq "^disagree=bay [0-9]+: ${n0first} at [0-9a-f:.]+ holds serial MDVMNVME[0-9]+, the profile says NOT-THIS-ONE$" "$S/map"
+}
+n1first=$(awk '$3 == 1 {print $5; exit}' "$S/ctrls" 2>/dev/null)
+n0first=$(awk '$3 == 0 {print $5; exit}' "$S/ctrls" 2>/dev/null)
+t_case "raid-hwinfo map: each bay's drive, and where profile and machine disagree" bay_map
+by_machine() {
+	has "$S/place-profile" nodes=1 "cpus=$node1" mem_policy=bind:1 &&
+		grep -q "^warning=.*$n1first is on NUMA node 1 here, the profile says 0" "$S/place-profile"
+}
+t_case "a profile's bays are placed by the machine's node, with the disagreement said" by_machine
 t_case "md RAID5 over the node-1 drives: fio verify passes" bash -c \
 	"cat '$S/mdstat' '$S/md.log'; grep -q 'md0 : active raid5' '$S/mdstat' && grep -qx 'md fio exit 0' '$S/md.log' &&
 	 jq -e '.jobs[0].error == 0' \$(fio_json '$S/md-fio.json') >/dev/null"
@@ -155,6 +201,10 @@ t_case "the engine's RAID6 over the node-1 drives runs, verified, on node 1's CP
 t_case "md's array and superblocks are gone afterwards" bash -c \
 	"cat '$S/md.log' '$S/after'; grep -qx 'md teardown exit 0' '$S/md.log' && ! grep -q '^md[0-9]' '$S/after' &&
 	 ! grep -q 'Magic' '$S/after'"
-echo "guest boot: $(sed -n 's/^boot //p' "$S/times" 2>/dev/null) s; $(grep 'guest run' "$S/times"); test $((SECONDS - start)) s"
-echo "placement: node 1: $(awk '$3 == 1 {printf "%s ", $5}' "$S/ctrls")-> $(grep -E '^(nodes|cpus)=' "$S/place-n1" | tr '\n' ' ')"
+if [[ -s $S/ctrls ]]; then
+	echo "guest boot: $(sed -n 's/^boot //p' "$S/times") s; $(grep 'guest run' "$S/times"); test $((SECONDS - start)) s"
+	for n in 1 0; do
+		echo "placement: node $n drives: $(awk -v n=$n '$3 == n {printf "%s (%s) ", $5, $2}' "$S/ctrls")-> $(grep -E '^(nodes|cpus|mem_policy)=' "$S/place-n$n" | tr '\n' ' ')"
+	done
+fi
 t_done
