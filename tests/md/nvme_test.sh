@@ -71,7 +71,7 @@ nvme_guest() {
 		"$out/host.json" >"$out/planted.json"
 	"$hw" map "$out/planted.json" >"$out/map" 2>&1
 	"$hw" place "$out/planted.json" "$(jq -r --arg l " ${n1[*]#/dev/} " \
-		'[.bays[] | select($l | contains(" \(.device) ")) | .bay] | join(",")' \
+		'[.bays[] | .device as $d | select($l | contains(" \($d) ")) | .bay] | join(",")' \
 		"$out/host.json")" >"$out/place-profile" 2>&1
 
 	# md RAID5 over the node-1 drives (zero drives: parity already agrees), fio verifies
@@ -115,7 +115,10 @@ export -f nvme_guest fio_raid
 
 boot() {
 	local t0=$SECONDS rc
-	cd "$ROOT" && "$MDVM_CMD" run --numa2 --smp 2 --nvme $N:64M --rw "$S" --timeout 900 -- \
+	# the last drive on a file of the caller's (--nvme-file), the others on the appliance's
+	truncate -s 64M "$S/last.img" || return 1
+	cd "$ROOT" && "$MDVM_CMD" run --numa2 --smp 2 --nvme $((N - 1)):64M --nvme-file "$S/last.img" \
+		--rw "$S" --timeout 900 -- \
 		bash -c 'nvme_guest "$1"' _ "$S" 2>"$S/mdvm.err"
 	rc=$?
 	cat "$S/mdvm.err"
@@ -135,6 +138,10 @@ controllers() {
 	diff <(given | cut -d' ' -f1,3) <(awk '{print $2, $3}' "$S/ctrls" | sort)
 }
 t_case "$N controllers, each with the serial and NUMA node mdvm gave it" controllers
+# the caller's file is drive N-1 (on node 1): md and the engine wrote onto it
+t_case "--nvme-file: the caller's file is the last drive, written through" bash -c \
+	"grep -q 'nvme drive $((N - 1)): .*NUMA node 1, $S/last.img\$' '$S/mdvm.err' &&
+	 [[ \$(tr -d '\\0' <'$S/last.img' | head -c 1 | wc -c) == 1 ]]"
 t_case "half the controllers on node 1, half on node 0" bash -c \
 	"[[ \$(awk '\$3 == 1' '$S/ctrls' | wc -l) == $((N / 2)) && \$(awk '\$3 == 0' '$S/ctrls' | wc -l) == $((N / 2)) ]]"
 # the namespaces' EUI-64 (the guest kernel hides it in sysfs for QEMU's controllers:

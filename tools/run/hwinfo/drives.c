@@ -62,23 +62,26 @@ int raid_pci_address_valid(const char *s)
 	       s[end] == 0 && end == 12;
 }
 
-/* The numa_node of the nearest device above sysfs directory dir that has one (a PCI
- * device), its PCI address into pci; -2 when none has one (a virtual device). */
+/* The numa_node of the nearest device above sysfs directory dir that has one (an NVMe
+ * controller says its PCI device's), and the address of the nearest PCI device above it into
+ * pci; -2 when none has a node (a virtual device). */
 static int node_above(const char *dir, char *pci, size_t len)
 {
 	char p[PATH_MAX], buf[32];
 	char *slash;
+	int node = -2;
 	snprintf(p, sizeof(p), "%s", dir);
 	for (;;) {
-		if (read_attr(p, "numa_node", buf, sizeof(buf)) == 0) {
-			const char *base = strrchr(p, '/') + 1;
-			if (raid_pci_address_valid(base))
-				snprintf(pci, len, "%s", base);
-			return atoi(buf);
+		const char *base = strrchr(p, '/') + 1;
+		if (node == -2 && read_attr(p, "numa_node", buf, sizeof(buf)) == 0)
+			node = atoi(buf);
+		if (raid_pci_address_valid(base)) {
+			snprintf(pci, len, "%s", base);
+			return node;
 		}
 		slash = strrchr(p, '/');
 		if (!slash || slash - p <= (ptrdiff_t)strlen(SYS_DEVICES))
-			return -2;
+			return node;
 		*slash = 0;
 	}
 }
