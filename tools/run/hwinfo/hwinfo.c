@@ -559,6 +559,8 @@ static int cmd_place_drives(struct raid_numa *nm, const char *list)
 			free(dup);
 			return 1;
 		}
+		if (!ret && d.numa_node < 0)
+			d.numa_node = raid_numa_only_node(nm);
 		nodes[n++] = d.numa_node;
 		appendf(members, sizeof(members), "%s%s:%d", n > 1 ? "," : "", tok, d.numa_node);
 		if (ret == -ENOTBLK || d.numa_node < 0)
@@ -592,7 +594,7 @@ static json_object *drive_json(const char *as_given, const struct raid_drive *d)
 	return o;
 }
 
-static int cmd_drives(char **devs, int n)
+static int cmd_drives(struct raid_numa *nm, char **devs, int n)
 {
 	struct raid_drive drives[MAX_BAYS];
 	json_object *a = json_object_new_array();
@@ -610,6 +612,8 @@ static int cmd_drives(char **devs, int n)
 			json_object_put(a);
 			return 1;
 		}
+		if (drives[0].numa_node < 0)
+			drives[0].numa_node = raid_numa_only_node(nm);
 		json_object_array_add(a, drive_json(devs[i], &drives[0]));
 	}
 	print_json(a);
@@ -700,8 +704,13 @@ int main(int argc, char **argv)
 		raid_numa_close(nm);
 		return ret;
 	}
-	if (!strcmp(cmd, "drives"))
-		return cmd_drives(argv + i, nargs);
+	if (!strcmp(cmd, "drives")) {
+		if (open_topo(&nm, NULL, NULL, 0))
+			return 1;
+		ret = cmd_drives(nm, argv + i, nargs);
+		raid_numa_close(nm);
+		return ret;
+	}
 	if (!strcmp(cmd, "place-drives") && nargs == 1) {
 		if (open_topo(&nm, xml, syn, 0))
 			return 1;

@@ -243,6 +243,18 @@ static void test_machine_nodes_place(void **state)
 	raid_numa_close(nm);
 }
 
+/* A kernel ties drives to no node on a one-node machine: they are on its only node; with
+ * two nodes, unknown stays unknown. */
+static void test_only_node(void **state)
+{
+	struct raid_numa *one = open_syn("pack:1 numa:1 core:2 pu:1");
+	struct raid_numa *two = open_syn(R284);
+	assert_int_equal(raid_numa_only_node(one), 0);
+	assert_int_equal(raid_numa_only_node(two), -1);
+	raid_numa_close(one);
+	raid_numa_close(two);
+}
+
 static void test_pci_address(void **state)
 {
 	assert_true(raid_pci_address_valid("0000:81:00.0"));
@@ -266,6 +278,7 @@ int main(void)
 	    cmocka_unit_test(test_bay_map_by_serial_and_pci),
 	    cmocka_unit_test(test_bay_map_disagreements),
 	    cmocka_unit_test(test_machine_nodes_place),
+	    cmocka_unit_test(test_only_node),
 	    cmocka_unit_test(test_pci_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
