@@ -301,6 +301,7 @@ static int cmd_host_profile(struct raid_numa *nm)
 	json_object *bays = json_object_new_array(), *drives = json_object_new_object();
 	json_object *spec = json_object_new_object();
 	char cpus[RAID_NUMA_CPUS_LEN];
+	struct raid_drive d;
 	int n, node, seen = 0;
 
 	raid_numa_facts(nm, &f);
@@ -340,6 +341,9 @@ static int cmd_host_profile(struct raid_numa *nm)
 		    b, "numa_node",
 		    json_object_new_int(devs[i].numa_node < 0 ? 0 : devs[i].numa_node));
 		json_object_object_add(b, "pci", json_object_new_string(devs[i].pci));
+		/* the serial maps the bay to its drive wherever it moves (raid-hwinfo map) */
+		if (!raid_drive_probe(devs[i].name, &d) && *d.serial)
+			json_object_object_add(b, "serial", json_object_new_string(d.serial));
 		json_object_object_add(b, "root_port", json_object_new_string(devs[i].root_port));
 		json_object_object_add(b, "model", json_object_new_string(devs[i].model));
 		json_object_object_add(b, "drive", json_object_new_string("host-disk"));
