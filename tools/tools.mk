@@ -8,22 +8,25 @@
 # NUMA placement is the host tool's, not the engine's: libraid does not link hwloc. The
 # tool links libraid for the level table (what a profile's array can be).
 BINS += $(BUILD)/bin/raid-hwinfo $(BUILD)/bin/raid-json $(BUILD)/bin/raid-hostcpu
-$(BUILD)/bin/raid-hwinfo: $(OBJ)/tools/run/hwinfo/hwinfo.o $(OBJ)/tools/run/hwinfo/numa.o $(LIBRAID)
+$(BUILD)/bin/raid-hwinfo: $(OBJ)/tools/run/hwinfo/hwinfo.o $(OBJ)/tools/run/hwinfo/numa.o \
+	$(OBJ)/tools/run/hwinfo/drives.o $(LIBRAID)
 LDLIBS_raid-hwinfo := -lhwloc
 $(BUILD)/bin/raid-json: $(OBJ)/tools/run/json/fiojson.o
 $(BUILD)/bin/raid-hostcpu: $(OBJ)/tools/run/hostcpu/hostcpu.o
 
 TESTS += $(BUILD)/tests/numa_test
-$(BUILD)/tests/numa_test: $(OBJ)/tools/run/hwinfo/numa_test.o $(OBJ)/tools/run/hwinfo/numa.o
+$(BUILD)/tests/numa_test: $(OBJ)/tools/run/hwinfo/numa_test.o $(OBJ)/tools/run/hwinfo/numa.o \
+	$(OBJ)/tools/run/hwinfo/drives.o
 LDLIBS_numa_test := -lcmocka -lhwloc
 
 # raid-mdadm: the mdadm --create line that reads an engine array (the engine's config parser)
 BINS += $(BUILD)/bin/raid-mdadm
 $(BUILD)/bin/raid-mdadm: $(OBJ)/tools/run/mdadm/raid_mdadm.o $(LIBRAID)
 
-# md as the judge of the engine's bytes, and placement on a real two-node kernel (one boot each)
+# md as the judge of the engine's bytes, placement on a real two-node kernel, and NVMe drives on
+# two NUMA nodes (one boot each)
 TESTS += tests/md/mdvm_test.sh tests/md/raid_mdadm_test.sh
-TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh
+TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh tests/md/nvme_test.sh
 
 # raid-preset: run.sh's presets (presets/*.preset) and the job files' facts, checked against
 # the engine's level table (tools/run/preset, presets/README.md)

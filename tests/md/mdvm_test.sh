@@ -2,7 +2,8 @@
 # mdvm_test.sh - the md appliance (tools/mdvm, docs/md.md): a guest boots with md, sees the
 # host's tree read-only at the caller's cwd, writes only into --rw directories, forwards
 # stdout and stderr, and its command's exit status comes back; a hung guest ends at its
-# timeout; bad options are refused before any boot. Skipped (one line) where md can't be had.
+# timeout; bad options (--nvme's too) are refused before any boot; the NVMe drives themselves
+# are tests/md/nvme_test.sh's. Skipped (one line) where md can't be had.
 source "$(dirname "$0")/../lib.sh"
 
 S=$T_SCRATCH
@@ -54,4 +55,10 @@ t_case_fail "--numa2 with an odd --smp is refused" "$MDVM_CMD" run --numa2 --smp
 t_case_fail "--rw of a missing directory is refused" "$MDVM_CMD" run --rw "$S/none" -- true
 t_case_fail "no command is refused" "$MDVM_CMD" run --
 t_case_fail "--ramdisks that is not COUNT:KIB is refused" "$MDVM_CMD" run --ramdisks 4 -- true
+t_case_fail "--nvme that is not COUNT[:SIZE] is refused" --msg "^mdvm: --nvme: '2:64X' is not COUNT" \
+	"$MDVM_CMD" run --nvme 2:64X -- true
+t_case_fail "--nvme of more than 32 drives is refused" --msg 'at most 32 drives' \
+	"$MDVM_CMD" run --nvme 30 --nvme 3 -- true
+t_case_fail "--nvme-file of a missing file is refused" --msg "^mdvm: --nvme-file: '$S/none'" \
+	"$MDVM_CMD" run --nvme-file "$S/none" -- true
 t_done

@@ -7,6 +7,7 @@
 # engine's threads (a parity worker, io_uring workers) on node 1's CPU. Skipped where the
 # appliance can't be had. The synthetic-topology checks are tests/presets/profiles_test.sh.
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/threads.sh"
 
 S=$T_SCRATCH
 
@@ -36,20 +37,7 @@ numa_guest() {
 	echo "$cmd" >"$out/cmd"
 	eval "exec $cmd" >"$out/fio.log" 2>&1 &  # exec: $! is fio itself
 	pid=$!
-	# fio starts slowly under emulation: sample its threads every half second while it
-	# runs (builtins only: programs start slowly here too), keep the sample with the most
-	local best=() cur st k v
-	while read -r _ _ st _ </proc/$pid/stat 2>/dev/null && [[ $st != Z ]]; do
-		cur=()
-		for t in /proc/$pid/task/*; do
-			while read -r k v; do
-				[[ $k == Cpus_allowed_list: ]] && cur+=("${t##*/} $v")
-			done <"$t/status" 2>/dev/null
-		done
-		((${#cur[@]} > ${#best[@]})) && best=("${cur[@]}")
-		sleep 0.5
-	done
-	printf '%s\n' "${best[@]}" | sort -n >"$out/affinity"
+	thread_affinity $pid >"$out/affinity"
 	wait $pid
 	echo "fio exit $?" >>"$out/affinity"
 	grep -i 'err\|fail' /tmp/out.json >>"$out/fio.log"
@@ -85,15 +73,7 @@ t_case "run.sh warns that a 12-bay array spans sockets" grep -q 'spans 2 sockets
 # runs on node 1's CPU only
 pinned() {
 	cat "$S/cmd" "$S/affinity"
-	grep -qx 'fio exit 0' "$S/affinity" || { cat "$S/fio.log"; return 1; }
-	local n=0 bad=0 tid cpus
-	while read -r tid cpus; do
-		[[ $tid == fio ]] && continue
-		((++n <= 2)) && continue
-		[[ $cpus == "$node1" ]] || bad=$((bad + 1))
-	done <"$S/affinity"
-	echo "threads after fio's own: $((n - 2)), not on node 1: $bad"
-	((n - 2 >= 3 && bad == 0)) # two jobs and the parity worker at least
+	threads_on "$S/affinity" "$node1" || { cat "$S/fio.log"; return 1; }
 }
 t_case "the run's job and engine threads run on node 1's CPU" pinned
 t_done

@@ -17,8 +17,10 @@
 MDVM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MDVM_CACHE=${MDVM_CACHE:-$MDVM_ROOT/build/mdvm}
 # what the initramfs loads, with their dependencies from modules.dep (and parameters)
-# crc32c_generic first: libcrc32c (raid456) finds it by name at init, not by symbol
-MDVM_MODULES=(virtio_pci 9pnet_virtio 9p loop crc32c_generic md_mod raid0 raid1 raid10 raid456)
+# crc32c_generic first: libcrc32c (raid456) finds it by name at init, not by symbol;
+# nvme for the NVMe controllers of mdvm run --nvme (nvme_core comes with it)
+MDVM_MODULES=(virtio_pci 9pnet_virtio 9p loop crc32c_generic md_mod raid0 raid1 raid10 raid456
+	nvme_core nvme)
 declare -A MDVM_MODPARAMS=([loop]="max_loop=16")
 
 mdvm__say() { echo "mdvm: $*" >&2; }
@@ -192,14 +194,68 @@ mdvm_check() {
 	echo "mdvm: md from the appliance $(cat "$MDVM_CACHE/kernel/version") under $(mdvm__accel)"
 }
 
-# mdvm_run [--numa2] [--mem MB] [--smp N] [--rw DIR]... [--ramdisks N:KIB] [--timeout S] -- CMD
-# (--ramdisks: /dev/ram0..N-1 of KIB KiB each, zero at boot: members many times faster
-# under TCG than loop devices)
+MDVM_USAGE="mdvm run [--numa2] [--mem MB] [--smp N] [--rw DIR]... [--ramdisks N:KIB] [--nvme N[:SIZE]]... [--nvme-file PATH]... [--timeout S] -- CMD"
+MDVM_NVME_MAX=32
+MDVM_NVME_SIZE=64M
+
+# mdvm__nvme_args NUMA2 BACKING...: the QEMU arguments of one NVMe controller per
+# backing file (a q35 machine, each controller behind its own PCIe root port, as drives sit
+# on servers). Drive i gets serial MDVMNVME<i> and the EUI-64 52:54:00:00:00:00:00:<i+1>
+# (QEMU's OUI). With NUMA2 the first half hang off a PCIe expander bridge (pxb-pcie) on
+# node 0 and the rest off one on node 1: the guest's ACPI gives each bridge its node, so
+# the kernel's numa_node of every controller is 0 or 1, as on a two-socket host (a device
+# on the main root bus would read -1). One stderr line per drive says what it got.
+mdvm__nvme_args() {
+	local numa2=$1 i n node bus eui
+	shift
+	n=$#
+	if [[ $numa2 -eq 1 ]]; then
+		echo "-device pxb-pcie,id=pxb0,bus_nr=64,numa_node=0,bus=pcie.0"
+		echo "-device pxb-pcie,id=pxb1,bus_nr=128,numa_node=1,bus=pcie.0"
+	fi
+	for ((i = 0; i < n; i++)); do
+		node=-1 bus=pcie.0
+		if [[ $numa2 -eq 1 ]]; then
+			node=$((i < (n + 1) / 2 ? 0 : 1))
+			bus=pxb$node
+		fi
+		eui=$(printf '525400000000%04x' $((i + 1)))
+		echo "-drive file=$1,if=none,id=nvd$i,format=raw,discard=unmap"
+		echo "-device pcie-root-port,id=rp$i,bus=$bus,chassis=$((i + 1)),slot=$((i + 1))"
+		echo "-device nvme,id=nvme$i,bus=rp$i,serial=MDVMNVME$i"
+		echo "-device nvme-ns,drive=nvd$i,bus=nvme$i,nsid=1,eui64=0x$eui"
+		mdvm__say "nvme drive $i: serial MDVMNVME$i, EUI-64 ${eui:0:2}:${eui:2:2}:${eui:4:2}:${eui:6:2}:${eui:8:2}:${eui:10:2}:${eui:12:2}:${eui:14:2}$([[ $node -ge 0 ]] && echo ", NUMA node $node"), $1"
+		shift
+	done
+}
+
+# mdvm_run [options] -- CMD (MDVM_USAGE). --ramdisks: /dev/ram0..N-1 of KIB KiB each, zero
+# at boot: members many times faster under TCG than loop devices. --nvme N[:SIZE] adds N
+# NVMe drives on sparse files of SIZE (default 64M) in the run's directory, removed with it;
+# --nvme-file PATH one on the caller's file, kept. Drives are numbered in the order given.
 mdvm_run() {
-	local numa2=0 mem=2048 smp=2 tmo=${MDVM_TIMEOUT:-900} rw=() d ram=
+	local numa2=0 mem=2048 smp=2 tmo=${MDVM_TIMEOUT:-900} rw=() d ram= nvme=() f
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--numa2) numa2=1 ;;
+		--nvme)
+			[[ ${2:-} =~ ^([1-9][0-9]*)(:([1-9][0-9]*[KMG]))?$ ]] ||
+				{ mdvm__say "--nvme: '${2:-}' is not COUNT[:SIZE] (SIZE as 64M, with K, M or G)"; return 2; }
+			for ((d = 0; d < BASH_REMATCH[1] && ${#nvme[@]} <= MDVM_NVME_MAX; d++)); do
+				nvme+=("new:${BASH_REMATCH[3]:-$MDVM_NVME_SIZE}")
+			done
+			shift
+			;;
+		--nvme-file)
+			f=$(realpath -e -- "${2:-}" 2>/dev/null) && [[ -f $f && -w $f && -s $f ]] ||
+				{ mdvm__say "--nvme-file: '${2:-}' is not a writable, non-empty regular file"; return 2; }
+			[[ $f =~ [[:space:],] ]] &&
+				{ mdvm__say "--nvme-file: '$f': QEMU cannot take a path with white space or commas"; return 2; }
+			[[ " ${nvme[*]} " == *" file:$f "* ]] &&
+				{ mdvm__say "--nvme-file: '$f' is given twice"; return 2; }
+			nvme+=("file:$f")
+			shift
+			;;
 		--mem) mem=$2; shift ;;
 		--smp) smp=$2; shift ;;
 		--timeout) tmo=$2; shift ;;
@@ -216,7 +272,7 @@ mdvm_run() {
 			shift
 			;;
 		--) shift; break ;;
-		*) mdvm__say "unknown option '$1' (usage: mdvm run [--numa2] [--mem MB] [--smp N] [--rw DIR]... [--ramdisks N:KIB] [--timeout S] -- CMD)"; return 2 ;;
+		*) mdvm__say "unknown option '$1' (usage: $MDVM_USAGE)"; return 2 ;;
 		esac
 		shift
 	done
@@ -226,6 +282,10 @@ mdvm_run() {
 	[[ $tmo =~ ^[0-9]+$ && $tmo -ge 1 ]] || { mdvm__say "--timeout: '$tmo' is not a number of seconds"; return 2; }
 	if [[ $numa2 -eq 1 ]] && ((smp < 2 || smp % 2)); then
 		mdvm__say "--numa2 needs an even --smp of at least 2 (got $smp)"
+		return 2
+	fi
+	if ((${#nvme[@]} > MDVM_NVME_MAX)); then
+		mdvm__say "--nvme: at most $MDVM_NVME_MAX drives"
 		return 2
 	fi
 	if [[ -z "${MDVM_ACCEL:-}" ]] || ! mdvm__ready; then
@@ -282,6 +342,21 @@ mdvm_run() {
 	else
 		q+=(-accel tcg,thread=multi -cpu max)
 	fi
+	if [[ ${#nvme[@]} -gt 0 ]]; then
+		# the NVMe drives: sparse files made here (in the run's directory, removed with it)
+		local back=()
+		for d in "${nvme[@]}"; do
+			if [[ $d == new:* ]]; then
+				f=$ctl/nvme${#back[@]}.img
+				truncate -s "${d#new:}" "$f" || { rm -rf "$ctl"; return 1; }
+			else
+				f=${d#file:}
+			fi
+			back+=("$f")
+		done
+		q+=(-machine q35)
+		mapfile -t -O ${#q[@]} q < <(mdvm__nvme_args "$numa2" "${back[@]}" | tr ' ' '\n')
+	fi
 	if [[ $numa2 -eq 1 ]]; then
 		local h=$((smp / 2)) hm=$((mem / 2))
 		q+=(-smp "$smp,sockets=2,cores=$h,threads=1"
@@ -292,7 +367,7 @@ mdvm_run() {
 	else
 		q+=(-smp "$smp")
 	fi
-	mdvm__say "appliance $(cat "$k/version") under $accel: $smp CPUs$([[ $numa2 -eq 1 ]] && echo ", 2 sockets, 2 NUMA nodes"), $mem MiB"
+	mdvm__say "appliance $(cat "$k/version") under $accel: $smp CPUs$([[ $numa2 -eq 1 ]] && echo ", 2 sockets, 2 NUMA nodes"), $mem MiB$([[ ${#nvme[@]} -gt 0 ]] && echo ", ${#nvme[@]} NVMe drives")"
 
 	local qpid t1 t2 qrc rc keep=${MDVM_KEEP:-0}
 	timeout -k 10 "$tmo" "${q[@]}" </dev/null >"$ctl/qemu.log" 2>&1 &
@@ -325,7 +400,13 @@ mdvm_run() {
 mdvm_exec() {
 	if mdvm_host_md; then
 		while [[ $# -gt 0 && $1 != -- ]]; do
-			case $1 in --mem | --smp | --rw | --timeout | --ramdisks) shift ;; esac
+			case $1 in
+			--mem | --smp | --rw | --timeout | --ramdisks) shift ;;
+			--nvme | --nvme-file)
+				mdvm__say "exec $1: the appliance's NVMe drives do not exist on the host (md in its kernel): use its own drives, or mdvm run"
+				return 2
+				;;
+			esac
 			shift
 		done
 		[[ ${1:-} == -- ]] && shift

@@ -5,11 +5,20 @@
  *   raid-hwinfo check PROFILE            validate a profile; one line per error
  *   raid-hwinfo layout PROFILE [NAME]    the named array layouts, or one of them, as lines
  *   raid-hwinfo place PROFILE BAYS       placement of an array on bays "4,5,6": key=value lines
+ *   raid-hwinfo drives [DEV...]          the machine's drives (or those named): node, PCI, serial,
+ *                                        EUI-64, as JSON
+ *   raid-hwinfo place-drives DEV,DEV...  placement of an array on these block devices, from the
+ *                                        kernel's NUMA node of each: place's key=value lines
+ *   raid-hwinfo map PROFILE              which drive each bay with a "serial" or "pci" is here,
+ *                                        and every place where profile and machine disagree
  *
  * --xml FILE / --synthetic STR (before the command) replace this machine's topology, which is
  * how the tests ask for the decisions on the published hosts. Profiles are read with json-c;
- * placement comes from numa.c.
+ * placement comes from numa.c, the drives' facts and the bay map from drives.c. A profile
+ * whose bays name a serial or PCI address is placed by the node the kernel gives the drive
+ * found there (on this machine's topology only).
  */
+#include "drives.h"
 #include "numa.h"
 #include "raid/core/raid.h"
 
@@ -33,6 +42,9 @@ struct profile {
 	int nbays;
 	int bay_id[MAX_BAYS];
 	int bay_node[MAX_BAYS];
+	const char *bay_pci[MAX_BAYS];	  /* "" when not given */
+	const char *bay_serial[MAX_BAYS]; /* "" when not given */
+	int mapped;			  /* some bay names a pci or serial */
 	int errors;
 };
 
@@ -210,6 +222,18 @@ static int profile_load(struct profile *p, const char *path)
 		}
 		if (!get(b, "root_port", json_type_string))
 			perr(p, "bays[%zu].root_port: missing or not a string", i);
+		/* the bay map: optional, "" is "not given" (a generated profile's non-PCI disk) */
+		json_object *pci = get(b, "pci", json_type_string);
+		json_object *serial = get(b, "serial", json_type_string);
+		const char *ps = pci ? json_object_get_string(pci) : "";
+		if ((json_object_object_get_ex(b, "pci", NULL) && !pci) ||
+		    (*ps && !raid_pci_address_valid(ps)))
+			perr(p, "bays[%zu].pci: not a PCI address as 0000:81:00.0", i);
+		if (json_object_object_get_ex(b, "serial", NULL) && !serial)
+			perr(p, "bays[%zu].serial: not a string", i);
+		p->bay_pci[p->nbays] = ps;
+		p->bay_serial[p->nbays] = serial ? json_object_get_string(serial) : "";
+		p->mapped |= *p->bay_pci[p->nbays] || *p->bay_serial[p->nbays];
 		if (!drive || !get(drives, json_object_get_string(drive), json_type_object))
 			perr(p, "bays[%zu].drive: missing or not one of drives", i);
 		p->bay_id[p->nbays] = id;
@@ -277,6 +301,7 @@ static int cmd_host_profile(struct raid_numa *nm)
 	json_object *bays = json_object_new_array(), *drives = json_object_new_object();
 	json_object *spec = json_object_new_object();
 	char cpus[RAID_NUMA_CPUS_LEN];
+	struct raid_drive d;
 	int n, node, seen = 0;
 
 	raid_numa_facts(nm, &f);
@@ -316,6 +341,9 @@ static int cmd_host_profile(struct raid_numa *nm)
 		    b, "numa_node",
 		    json_object_new_int(devs[i].numa_node < 0 ? 0 : devs[i].numa_node));
 		json_object_object_add(b, "pci", json_object_new_string(devs[i].pci));
+		/* the serial maps the bay to its drive wherever it moves (raid-hwinfo map) */
+		if (!raid_drive_probe(devs[i].name, &d) && *d.serial)
+			json_object_object_add(b, "serial", json_object_new_string(d.serial));
 		json_object_object_add(b, "root_port", json_object_new_string(devs[i].root_port));
 		json_object_object_add(b, "model", json_object_new_string(devs[i].model));
 		json_object_object_add(b, "drive", json_object_new_string("host-disk"));
@@ -372,28 +400,15 @@ static int cmd_layout(struct profile *p, const char *want)
 	return 0;
 }
 
-static int cmd_place(struct profile *p, struct raid_numa *nm, const char *list)
+/* place's key=value lines for an array whose members sit on nodes[0..n) (-1: unknown). One
+ * warning= line at most (run.sh keeps the last): where is the profile, or "" for the drives;
+ * note is added to it (members of unknown node, profile and machine disagreeing). */
+static int print_place(struct raid_numa *nm, const int *nodes, int n, const char *where,
+		       const char *note)
 {
-	int nodes[MAX_BAYS], n = 0;
 	struct raid_numa_place pl;
 	struct raid_numa_facts f;
-	char *dup = strdup(list), *save = NULL, *tok, *end;
-
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		long bay = strtol(tok, &end, 10);
-		int idx = (*end || end == tok || n == MAX_BAYS) ? -1 : bay_index(p, bay);
-		if (idx < 0) {
-			fprintf(stderr, "%s: profile %s has no bay '%s'\n", prog, p->path, tok);
-			free(dup);
-			return 1;
-		}
-		nodes[n++] = p->bay_node[idx];
-	}
-	free(dup);
-	if (!n) {
-		fprintf(stderr, "%s: place: no bays given\n", prog);
-		return 1;
-	}
+	char warn[1024] = "";
 	if (raid_numa_place(nm, nodes, n, &pl)) {
 		fprintf(stderr, "%s: place: cannot compute a placement\n", prog);
 		return 1;
@@ -404,13 +419,247 @@ static int cmd_place(struct profile *p, struct raid_numa *nm, const char *list)
 	printf("mem_policy=%s%d\n", pl.pin && pl.nnodes == 1 ? "bind:" : "",
 	       pl.pin && pl.nnodes == 1 ? pl.home : -1);
 	if (pl.missing_node >= 0)
-		printf("warning=profile %s places bays on NUMA node %d, which this host (%d "
-		       "node%s) lacks: jobs not pinned\n",
-		       p->path, pl.missing_node, f.numa_nodes, f.numa_nodes == 1 ? "" : "s");
+		snprintf(warn, sizeof(warn),
+			 "%s%s%s NUMA node %d, which this host (%d node%s) lacks: jobs not pinned",
+			 *where ? "profile " : "", where,
+			 *where ? " places bays on" : "the drives sit on", pl.missing_node,
+			 f.numa_nodes, f.numa_nodes == 1 ? "" : "s");
 	else if (pl.spans_sockets)
-		printf("warning=array spans %d sockets (NUMA nodes %s): member I/O crosses the "
-		       "socket link\n",
-		       pl.nsockets, pl.node_list);
+		snprintf(warn, sizeof(warn),
+			 "array spans %d sockets (NUMA nodes %s): member I/O crosses the socket link",
+			 pl.nsockets, pl.node_list);
+	else if (pl.nnodes > 1)
+		snprintf(warn, sizeof(warn),
+			 "array spans NUMA nodes %s of one socket: member I/O crosses nodes",
+			 pl.node_list);
+	else if (!pl.nnodes)
+		snprintf(warn, sizeof(warn), "no member's NUMA node is known: jobs not pinned");
+	if (*note)
+		printf("warning=%s%s%s\n", warn, *warn ? "; " : "", note);
+	else if (*warn)
+		printf("warning=%s\n", warn);
+	return 0;
+}
+
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t off = strlen(buf);
+	va_list ap;
+	if (off >= len - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + off, len - off, fmt, ap);
+	va_end(ap);
+}
+
+/* The machine's drives: the block devices hwloc finds, each read from sysfs. */
+static int machine_drives(struct raid_drive *out, int max)
+{
+	struct raid_numa_blockdev devs[MAX_BAYS];
+	struct raid_numa *io;
+	int n, k = 0;
+	if (open_topo(&io, NULL, NULL, RAID_NUMA_IO))
+		return -1;
+	n = raid_numa_blockdevs(io, devs, MAX_BAYS);
+	for (int i = 0; i < n && i < MAX_BAYS && k < max; i++)
+		if (!raid_drive_probe(devs[i].name, &out[k])) {
+			if (out[k].numa_node < 0)
+				out[k].numa_node = devs[i].numa_node;
+			k++;
+		}
+	raid_numa_close(io);
+	return k;
+}
+
+/* The profile's bays on this machine's drives; -1 when the machine's cannot be read. */
+static int profile_map(struct profile *p, struct raid_drive *drives, int *ndrives,
+		       struct raid_bay_match *m)
+{
+	struct raid_bay_want want[MAX_BAYS];
+	*ndrives = machine_drives(drives, MAX_BAYS);
+	if (*ndrives < 0)
+		return -1;
+	for (int i = 0; i < p->nbays; i++)
+		want[i] = (struct raid_bay_want){p->bay_id[i], p->bay_node[i], p->bay_pci[i],
+						 p->bay_serial[i]};
+	return raid_bay_map(want, p->nbays, drives, *ndrives, m);
+}
+
+/* What is wrong with bay i's match, in words ("" when nothing). */
+static void disagreement(struct profile *p, int i, const struct raid_bay_match *m,
+			 const struct raid_drive *drives, char *buf, size_t len)
+{
+	const struct raid_drive *d = m->drive >= 0 ? &drives[m->drive] : NULL;
+	buf[0] = 0;
+	if (m->flags & RAID_BAY_NOT_FOUND)
+		appendf(buf, len, "bay %d: no drive here has %s%s%s%s%s", p->bay_id[i],
+			*p->bay_serial[i] ? "serial " : "", p->bay_serial[i],
+			*p->bay_serial[i] && *p->bay_pci[i] ? " or " : "",
+			*p->bay_pci[i] ? "PCI address " : "", p->bay_pci[i]);
+	if (m->flags & RAID_BAY_SERIAL_DIFFERS)
+		appendf(buf, len, "bay %d: %s at %s holds serial %s, the profile says %s",
+			p->bay_id[i], d->name, d->pci, d->serial, p->bay_serial[i]);
+	if (m->flags & RAID_BAY_PCI_DIFFERS)
+		appendf(buf, len, "%sbay %d: serial %s is %s at %s, the profile says %s",
+			*buf ? "; " : "", p->bay_id[i], d->serial, d->name, d->pci,
+			p->bay_pci[i]);
+	if (m->flags & RAID_BAY_TAKEN)
+		appendf(buf, len, "%sbay %d: %s is another bay's drive too", *buf ? "; " : "",
+			p->bay_id[i], d->name);
+	if (m->flags & RAID_BAY_NODE_DIFFERS)
+		appendf(buf, len, "%sbay %d: %s is on NUMA node %d here, the profile says %d",
+			*buf ? "; " : "", p->bay_id[i], d->name, d->numa_node, p->bay_node[i]);
+}
+
+static int cmd_place(struct profile *p, struct raid_numa *nm, const char *list, int machine)
+{
+	int nodes[MAX_BAYS], idx[MAX_BAYS], n = 0, nd;
+	struct raid_drive drives[MAX_BAYS];
+	struct raid_bay_match m[MAX_BAYS];
+	char *dup = strdup(list), *save = NULL, *tok, *end, note[1024] = "", d[512];
+
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long bay = strtol(tok, &end, 10);
+		int i = (*end || end == tok || n == MAX_BAYS) ? -1 : bay_index(p, bay);
+		if (i < 0) {
+			fprintf(stderr, "%s: profile %s has no bay '%s'\n", prog, p->path, tok);
+			free(dup);
+			return 1;
+		}
+		idx[n] = i;
+		nodes[n++] = p->bay_node[i];
+	}
+	free(dup);
+	if (!n) {
+		fprintf(stderr, "%s: place: no bays given\n", prog);
+		return 1;
+	}
+	/* bays that name their drive are placed by the node the kernel gives it */
+	if (machine && p->mapped && profile_map(p, drives, &nd, m) == 0)
+		for (int j = 0; j < n; j++) {
+			nodes[j] = m[idx[j]].numa_node;
+			disagreement(p, idx[j], &m[idx[j]], drives, d, sizeof(d));
+			if (*d)
+				appendf(note, sizeof(note), "%s%s", *note ? "; " : "", d);
+		}
+	return print_place(nm, nodes, n, p->path, note);
+}
+
+static int cmd_place_drives(struct raid_numa *nm, const char *list)
+{
+	int nodes[MAX_BAYS], n = 0, ret;
+	char *dup = strdup(list), *save = NULL, *tok, note[1024] = "", members[4096] = "";
+	struct raid_drive d;
+
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_BAYS) {
+			fprintf(stderr, "%s: place-drives: more than %d drives\n", prog, MAX_BAYS);
+			free(dup);
+			return 1;
+		}
+		ret = raid_drive_probe(tok, &d);
+		if (ret && ret != -ENOTBLK) {
+			fprintf(stderr, "%s: place-drives: %s: %s\n", prog, tok, strerror(-ret));
+			free(dup);
+			return 1;
+		}
+		if (!ret && d.numa_node < 0)
+			d.numa_node = raid_numa_only_node(nm);
+		nodes[n++] = d.numa_node;
+		appendf(members, sizeof(members), "%s%s:%d", n > 1 ? "," : "", tok, d.numa_node);
+		if (ret == -ENOTBLK || d.numa_node < 0)
+			appendf(note, sizeof(note), "%s%s: %s", *note ? "; " : "", tok,
+				ret ? "not a block device, its NUMA node is unknown"
+				    : "the kernel ties it to no NUMA node");
+	}
+	free(dup);
+	if (!n) {
+		fprintf(stderr, "%s: place-drives: no drives given\n", prog);
+		return 1;
+	}
+	printf("members=%s\n", members);
+	return print_place(nm, nodes, n, "", note);
+}
+
+static json_object *drive_json(const char *as_given, const struct raid_drive *d)
+{
+	json_object *o = json_object_new_object();
+	if (as_given)
+		json_object_object_add(o, "path", json_object_new_string(as_given));
+	json_object_object_add(o, "dev", json_object_new_string(d->name));
+	json_object_object_add(o, "numa_node", json_object_new_int(d->numa_node));
+	json_object_object_add(o, "pci", json_object_new_string(d->pci));
+	json_object_object_add(o, "serial", json_object_new_string(d->serial));
+	json_object_object_add(o, "eui64", json_object_new_string(d->eui64));
+	json_object_object_add(o, "wwid", json_object_new_string(d->wwid));
+	json_object_object_add(o, "model", json_object_new_string(d->model));
+	if (as_given)
+		json_object_object_add(o, "partition", json_object_new_boolean(d->partition));
+	return o;
+}
+
+static int cmd_drives(struct raid_numa *nm, char **devs, int n)
+{
+	struct raid_drive drives[MAX_BAYS];
+	json_object *a = json_object_new_array();
+	int k, ret;
+	if (!n) {
+		k = machine_drives(drives, MAX_BAYS);
+		for (int i = 0; i < k; i++)
+			json_object_array_add(a, drive_json(NULL, &drives[i]));
+	}
+	for (int i = 0; i < n; i++) {
+		ret = raid_drive_probe(devs[i], &drives[0]);
+		if (ret) {
+			fprintf(stderr, "%s: drives: %s: %s\n", prog, devs[i],
+				ret == -ENOTBLK ? "not a block device" : strerror(-ret));
+			json_object_put(a);
+			return 1;
+		}
+		if (drives[0].numa_node < 0)
+			drives[0].numa_node = raid_numa_only_node(nm);
+		json_object_array_add(a, drive_json(devs[i], &drives[0]));
+	}
+	print_json(a);
+	return 0;
+}
+
+static int cmd_map(struct profile *p)
+{
+	struct raid_drive drives[MAX_BAYS];
+	struct raid_bay_match m[MAX_BAYS];
+	char claimed[MAX_BAYS] = {0}, d[512];
+	int nd, ndis = 0;
+	if (profile_map(p, drives, &nd, m)) {
+		fprintf(stderr, "%s: map: cannot read this machine's drives\n", prog);
+		return 1;
+	}
+	for (int i = 0; i < p->nbays; i++) {
+		const struct raid_drive *dr = m[i].drive >= 0 ? &drives[m[i].drive] : NULL;
+		if (dr)
+			claimed[m[i].drive] = 1;
+		printf("bay=%d dev=%s node=%d by=%s pci=%s serial=%s eui64=%s\n", p->bay_id[i],
+		       dr ? dr->name : "-", m[i].numa_node,
+		       !dr			 ? "profile"
+		       : *p->bay_serial[i] &&
+			       !(m[i].flags & RAID_BAY_SERIAL_DIFFERS) ? "serial"
+								       : "pci",
+		       dr ? dr->pci : p->bay_pci[i], dr ? dr->serial : p->bay_serial[i],
+		       dr ? dr->eui64 : "");
+	}
+	for (int i = 0; i < p->nbays; i++) {
+		disagreement(p, i, &m[i], drives, d, sizeof(d));
+		if (*d) {
+			printf("disagree=%s\n", d);
+			ndis++;
+		}
+	}
+	if (p->mapped)
+		for (int j = 0; j < nd; j++)
+			if (!claimed[j])
+				printf("unclaimed=%s node=%d pci=%s serial=%s\n", drives[j].name,
+				       drives[j].numa_node, drives[j].pci, drives[j].serial);
+	printf("disagreements=%d\n", ndis);
 	return 0;
 }
 
@@ -418,7 +667,8 @@ static int usage(FILE *to)
 {
 	fprintf(to,
 		"usage: %s [--xml FILE | --synthetic STR] facts | host-profile | "
-		"check PROFILE | layout PROFILE [NAME] | place PROFILE BAY,BAY,...\n",
+		"check PROFILE | layout PROFILE [NAME] | place PROFILE BAY,BAY,... | "
+		"drives [DEV...] | place-drives DEV,DEV,... | map PROFILE\n",
 		prog);
 	return to == stdout ? 0 : 2;
 }
@@ -458,7 +708,22 @@ int main(int argc, char **argv)
 		raid_numa_close(nm);
 		return ret;
 	}
-	if (nargs < 1 || (strcmp(cmd, "check") && strcmp(cmd, "layout") && strcmp(cmd, "place")))
+	if (!strcmp(cmd, "drives")) {
+		if (open_topo(&nm, NULL, NULL, 0))
+			return 1;
+		ret = cmd_drives(nm, argv + i, nargs);
+		raid_numa_close(nm);
+		return ret;
+	}
+	if (!strcmp(cmd, "place-drives") && nargs == 1) {
+		if (open_topo(&nm, xml, syn, 0))
+			return 1;
+		ret = cmd_place_drives(nm, argv[i]);
+		raid_numa_close(nm);
+		return ret;
+	}
+	if (nargs < 1 || (strcmp(cmd, "check") && strcmp(cmd, "layout") && strcmp(cmd, "place") &&
+			  strcmp(cmd, "map")))
 		return usage(stderr);
 	if (profile_load(&p, argv[i])) {
 		json_object_put(p.root);
@@ -470,8 +735,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "layout") && nargs <= 2) {
 		ret = cmd_layout(&p, nargs == 2 ? argv[i + 1] : NULL);
 	} else if (!strcmp(cmd, "place") && nargs == 2) {
-		ret = open_topo(&nm, xml, syn, 0) ? 1 : cmd_place(&p, nm, argv[i + 1]);
+		ret = open_topo(&nm, xml, syn, 0) ? 1
+						  : cmd_place(&p, nm, argv[i + 1], !xml && !syn);
 		raid_numa_close(nm);
+	} else if (!strcmp(cmd, "map") && nargs == 1) {
+		ret = cmd_map(&p);
 	} else {
 		ret = usage(stderr);
 	}

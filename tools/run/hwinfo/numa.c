@@ -101,6 +101,13 @@ int raid_numa_node_cpus(struct raid_numa *nm, int node, char *buf, size_t len)
 	return 0;
 }
 
+int raid_numa_only_node(struct raid_numa *nm)
+{
+	if (hwloc_get_nbobjs_by_type(nm->topo, HWLOC_OBJ_NUMANODE) != 1)
+		return -1;
+	return (int)hwloc_get_obj_by_type(nm->topo, HWLOC_OBJ_NUMANODE, 0)->os_index;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	return *(const int *)a - *(const int *)b;

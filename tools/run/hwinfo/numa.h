@@ -43,6 +43,10 @@ int raid_numa_node_cores(struct raid_numa *nm, int node);
 /* CPU list of one NUMA node in fio's cpus_allowed syntax ("0-15,32-47"). */
 int raid_numa_node_cpus(struct raid_numa *nm, int node, char *buf, size_t len);
 
+/* The OS index of the machine's only NUMA node; -1 when it has several. A kernel ties
+ * devices to no node (numa_node -1) on a one-node machine: they are on that node. */
+int raid_numa_only_node(struct raid_numa *nm);
+
 /* The decision for one array. */
 struct raid_numa_place {
 	int nnodes;			/* distinct NUMA nodes holding members */

@@ -1,5 +1,6 @@
 /* tools/run/hwinfo/numa_test.c: placement decisions of numa.c on synthetic models of the two
- * published hosts (binding is not tested: on a fake topology it succeeds without effect). */
+ * published hosts (binding is not tested: on a fake topology it succeeds without effect),
+ * and the bay map of drives.c on the appliance's four NVMe drives. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "drives.h"
 #include "numa.h"
 
 /* Gigabyte R284-S93-AAL1: two Intel sockets, one NUMA node each (core count not published:
@@ -156,6 +158,112 @@ static void test_bad_topology(void **state)
 	assert_int_equal(raid_numa_open(&nm, "/nonexistent/topo.xml", NULL, 0), -EINVAL);
 }
 
+/* The machine's answer for the appliance's four drives (mdvm run --numa2 --nvme 4): two on
+ * each node, as raid_drive_probe reads them. */
+static const struct raid_drive guest_drives[4] = {
+    {.name = "nvme0n1", .pci = "0000:81:00.0", .serial = "MDVMNVME2", .numa_node = 1},
+    {.name = "nvme1n1", .pci = "0000:82:00.0", .serial = "MDVMNVME3", .numa_node = 1},
+    {.name = "nvme2n1", .pci = "0000:41:00.0", .serial = "MDVMNVME0", .numa_node = 0},
+    {.name = "nvme3n1", .pci = "0000:42:00.0", .serial = "MDVMNVME1", .numa_node = -1},
+};
+
+/* A bay found by serial follows its drive; the machine's node wins over the profile's. */
+static void test_bay_map_by_serial_and_pci(void **state)
+{
+	const struct raid_bay_want bays[4] = {
+	    {.bay = 0, .numa_node = 0, .serial = "MDVMNVME0"},
+	    {.bay = 1, .numa_node = 0, .pci = "0000:42:00.0"},
+	    {.bay = 2, .numa_node = 0, .serial = "MDVMNVME2", .pci = "0000:81:00.0"},
+	    {.bay = 3, .numa_node = 1, .pci = "", .serial = ""},
+	};
+	struct raid_bay_match m[4];
+	assert_int_equal(raid_bay_map(bays, 4, guest_drives, 4, m), 0);
+	assert_int_equal(m[0].drive, 2);
+	assert_int_equal(m[0].numa_node, 0);
+	assert_int_equal(m[0].flags, 0);
+	/* found by PCI address; the kernel names no node for it: the profile's stands */
+	assert_int_equal(m[1].drive, 3);
+	assert_int_equal(m[1].numa_node, 0);
+	assert_int_equal(m[1].flags, 0);
+	/* the profile put bay 2 on node 0, the kernel says 1: placed on 1, and said */
+	assert_int_equal(m[2].drive, 0);
+	assert_int_equal(m[2].numa_node, 1);
+	assert_int_equal(m[2].flags, RAID_BAY_NODE_DIFFERS);
+	/* no serial or pci: not mapped, the profile's node */
+	assert_int_equal(m[3].drive, -1);
+	assert_int_equal(m[3].numa_node, 1);
+	assert_int_equal(m[3].flags, 0);
+}
+
+/* Drives moved, replaced, missing, or claimed twice: each is a disagreement of its own. */
+static void test_bay_map_disagreements(void **state)
+{
+	const struct raid_bay_want bays[4] = {
+	    /* the drive moved to another slot (found by serial, elsewhere) */
+	    {.bay = 0, .numa_node = 1, .serial = "MDVMNVME3", .pci = "0000:81:00.0"},
+	    /* another drive was put in this slot */
+	    {.bay = 1, .numa_node = 0, .serial = "GONE", .pci = "0000:41:00.0"},
+	    /* nowhere */
+	    {.bay = 2, .numa_node = 0, .serial = "GONE2", .pci = "0000:99:00.0"},
+	    /* the same drive as bay 0 */
+	    {.bay = 3, .numa_node = 1, .pci = "0000:82:00.0"},
+	};
+	struct raid_bay_match m[4];
+	assert_int_equal(raid_bay_map(bays, 4, guest_drives, 4, m), 0);
+	assert_int_equal(m[0].drive, 1);
+	assert_int_equal(m[0].flags, RAID_BAY_PCI_DIFFERS);
+	assert_int_equal(m[1].drive, 2);
+	assert_int_equal(m[1].flags, RAID_BAY_SERIAL_DIFFERS);
+	assert_int_equal(m[2].drive, -1);
+	assert_int_equal(m[2].numa_node, 0);
+	assert_int_equal(m[2].flags, RAID_BAY_NOT_FOUND);
+	assert_int_equal(m[3].drive, 1);
+	assert_int_equal(m[3].flags, RAID_BAY_TAKEN);
+	assert_int_equal(raid_bay_map(NULL, 2, guest_drives, 4, m), -EINVAL);
+	assert_int_equal(raid_bay_map(bays, 4, NULL, 4, m), -EINVAL);
+}
+
+/* The node-1 drives of the appliance placed from the machine: node 1's CPUs, bound memory;
+ * with a member of unknown node (a loop device) the known ones still decide. */
+static void test_machine_nodes_place(void **state)
+{
+	struct raid_numa *nm = open_syn("pack:2 numa:1 core:1 pu:1");
+	struct raid_numa_place p;
+	int node1[3] = {guest_drives[0].numa_node, guest_drives[1].numa_node, -1};
+	int all[4];
+	for (int i = 0; i < 4; i++)
+		all[i] = guest_drives[i].numa_node;
+	assert_int_equal(raid_numa_place(nm, node1, 3, &p), 0);
+	assert_int_equal(p.nnodes, 1);
+	assert_int_equal(p.pin, 1);
+	assert_string_equal(p.cpus, "1");
+	assert_int_equal(raid_numa_place(nm, all, 4, &p), 0);
+	assert_int_equal(p.spans_sockets, 1);
+	assert_string_equal(p.node_list, "0,1");
+	raid_numa_close(nm);
+}
+
+/* A kernel ties drives to no node on a one-node machine: they are on its only node; with
+ * two nodes, unknown stays unknown. */
+static void test_only_node(void **state)
+{
+	struct raid_numa *one = open_syn("pack:1 numa:1 core:2 pu:1");
+	struct raid_numa *two = open_syn(R284);
+	assert_int_equal(raid_numa_only_node(one), 0);
+	assert_int_equal(raid_numa_only_node(two), -1);
+	raid_numa_close(one);
+	raid_numa_close(two);
+}
+
+static void test_pci_address(void **state)
+{
+	assert_true(raid_pci_address_valid("0000:81:00.0"));
+	assert_true(raid_pci_address_valid("10000:01:00.0") == 0);
+	assert_false(raid_pci_address_valid("81:00.0"));
+	assert_false(raid_pci_address_valid("0000:81:00.0x"));
+	assert_false(raid_pci_address_valid(""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +275,11 @@ int main(void)
 	    cmocka_unit_test(test_missing_node_does_not_pin),
 	    cmocka_unit_test(test_unknown_and_bad_nodes),
 	    cmocka_unit_test(test_bad_topology),
+	    cmocka_unit_test(test_bay_map_by_serial_and_pci),
+	    cmocka_unit_test(test_bay_map_disagreements),
+	    cmocka_unit_test(test_machine_nodes_place),
+	    cmocka_unit_test(test_only_node),
+	    cmocka_unit_test(test_pci_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
