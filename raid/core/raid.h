@@ -42,7 +42,8 @@ enum raid_rmw_kind { RAID_RMW_AUTO, RAID_RMW_RMW, RAID_RMW_RCW };
 
 /*
  * Spares, rebuild, failures during a run, scrub, initial resync and the state file
- * (docs/rebuild.md; parsed by raid/rebuild_config.c, run by raid/rebuild.c).
+ * (docs/rebuild.md; recovery's option rows: raid/recovery/options.c, run by
+ * raid/recovery/rebuild.c).
  */
 enum raid_scrub_mode { RAID_SCRUB_OFF, RAID_SCRUB_CHECK, RAID_SCRUB_REPAIR };
 
