@@ -1,7 +1,7 @@
 /*
  * rebuild.h - recovery: spares and rebuild (rebuild.c), scrub and initial resync
  * (scrub.c), timed failures (fault.c), the state file (state.c) and their options
- * (rebuild_config.c). A client of the core: it runs in the array's own recovery thread,
+ * (options.c, rebuild_config.c). A client of the core: it runs in the array's own recovery thread,
  * with its own raid_queue, quiesces the ranges it rewrites (quiesce.h), learns of member
  * failures from the array's events (failure.c) and samples the core's foreground meter.
  * The I/O path never calls into it.
