@@ -120,13 +120,19 @@ static void group_free(struct raid_config *c)
 /* Run last: it adds a row to the table (nothing can take it away again). */
 static void test_group(void **state)
 {
-	static const struct raid_option taken[] = {
-	    {.name = "raid_chunk", .type = RAID_OPT_BOOL, .part = "test", .help = "x", RAID_OPT_AT(merge)},
-	    {.name = NULL}};
-	static const struct raid_option flag[] = {
-	    {.name = "raid_test_flag", .type = RAID_OPT_BOOL, .part = "test", .help = "a test's",
-	     .def = "1", RAID_OPT_AT(merge)},
-	    {.name = NULL}};
+	static const struct raid_option taken[] = {{.name = "raid_chunk",
+						    .type = RAID_OPT_BOOL,
+						    .part = "test",
+						    .help = "x",
+						    RAID_OPT_AT(merge)},
+						   {.name = NULL}};
+	static const struct raid_option flag[] = {{.name = "raid_test_flag",
+						   .type = RAID_OPT_BOOL,
+						   .part = "test",
+						   .help = "a test's",
+						   .def = "1",
+						   RAID_OPT_AT(merge)},
+						  {.name = NULL}};
 	static struct raid_option many[RAID_OPTIONS_MAX + 1];
 	static char names[RAID_OPTIONS_MAX + 1][24];
 	const struct raid_option_group g_taken = {.part = "test", .rows = taken};
@@ -163,8 +169,8 @@ static void test_group(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_levels),	  cmocka_unit_test(test_backends),
-	    cmocka_unit_test(test_service),	  cmocka_unit_test(test_recovery_rows),
+	    cmocka_unit_test(test_levels),  cmocka_unit_test(test_backends),
+	    cmocka_unit_test(test_service), cmocka_unit_test(test_recovery_rows),
 	    cmocka_unit_test(test_group),
 	};
 

@@ -13,8 +13,7 @@ struct raid_level_ops;
 
 /* A row's place in struct raid_config: RAID_OPT_AT(rec.rebuild_max) */
 #define RAID_OPT_AT(field)                                                                         \
-	.off = offsetof(struct raid_config, field),                                                \
-	.size = sizeof(((struct raid_config *)0)->field)
+	.off = offsetof(struct raid_config, field), .size = sizeof(((struct raid_config *)0)->field)
 
 struct raid_option_group {
 	const char *part;		/* "recovery": each row's .part says it too */
