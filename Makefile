@@ -29,7 +29,11 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 FIO_VER    := 3.33
 FIO_SRC    := $(BUILD)/fio-$(FIO_VER)
 FIO        := $(BUILD)/bin/fio
-LIBRAID    := $(BUILD)/lib/libraid.a
+LIBRAID_A  := $(BUILD)/lib/libraid.a
+# What a program links for the engine: the archive and the module list that registers its
+# parts with the core (raid/raid_modules.c, raid/README.md), an object of its own because
+# nothing references it.
+LIBRAID    := $(OBJ)/raid/raid_modules.o $(LIBRAID_A)
 
 LIBRAID_SRCS :=
 BINS         :=
@@ -60,7 +64,7 @@ $(FIO): mk/fio.sh | $(DEPS_STAMP)
 	@bash mk/fio.sh $(BUILD)
 
 LIBRAID_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(LIBRAID_SRCS)) $(EXTRA_OBJS)
-$(LIBRAID): $(LIBRAID_OBJS)
+$(LIBRAID_A): $(LIBRAID_OBJS)
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(AR) rcs $@ $^

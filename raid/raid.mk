@@ -1,8 +1,10 @@
 # raid/raid.mk: build fragment, included by the top-level Makefile (see its header).
 # The RAID engine library (libraid.a, no fio types), one folder a part (raid/README.md):
 # core, levels, backends, recovery and parity each describe themselves in their own
-# fragment. Includes between the parts go one way only: tools/dev/check_includes.sh holds the
-# allowed directions and runs as a test.
+# fragment; raid_modules.c, the module list that registers the parts above the core, is linked
+# beside the archive (the Makefile's LIBRAID). Includes and calls between the parts go one way
+# only: tools/dev/parts.sh holds the directions, check_includes.sh and check_links.sh check
+# them in tests/layering_test.sh.
 
 # A cmocka test beside the code: $(call raid_ctest,PART,NAME) builds build/tests/NAME from
 # raid/PART/NAME.c and the library.

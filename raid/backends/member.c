@@ -1,95 +1,19 @@
 /*
- * member.c - the backend table, and the machinery the synchronous backends (psync, ram,
- * null) share: they move the bytes at submit time and report at the next poll, and block
- * only on the queue's doorbell (nothing else can complete while they wait).
+ * member.c - the backends this part registers with the core (the synchronous ones, psync,
+ * ram and null, run on the core's sync_be.c).
  */
-#include <errno.h>
-#include <poll.h>
-#include <stdlib.h>
+#include <stddef.h>
 
-#include "core/core.h"
+#include "backends.h"
 
-const struct member_backend_ops *member_backend(enum raid_backend_kind kind)
+int raid_backends_register(void)
 {
-	switch (kind) {
-	case RAID_BE_URING:
-		return &member_uring_ops;
-	case RAID_BE_AIO:
-		return &member_aio_ops;
-	case RAID_BE_PSYNC:
-		return &member_psync_ops;
-	case RAID_BE_RAM:
-		return &member_ram_ops;
-	case RAID_BE_NULL:
-		return &member_null_ops;
-	}
-	return NULL;
-}
+	static const struct member_backend_ops *const mine[] = {&member_uring_ops, &member_aio_ops,
+								&member_psync_ops, &member_ram_ops,
+								&member_null_ops};
+	int ret = member_injector_register(&member_fault_ops);
 
-int sync_be_init(struct raid_queue *q, int (*xfer)(struct raid_queue *, struct member_io *))
-{
-	struct sync_be *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	s->xfer = xfer;
-	STAILQ_INIT(&s->pend);
-	STAILQ_INIT(&s->done);
-	q->be_priv = s;
-	q->be_capacity = UINT32_MAX;
-	return 0;
-}
-
-void sync_be_exit(struct raid_queue *q)
-{
-	free(q->be_priv);
-	q->be_priv = NULL;
-}
-
-int sync_be_prep(struct raid_queue *q, struct member_io *mio)
-{
-	struct sync_be *s = q->be_priv;
-
-	STAILQ_INSERT_TAIL(&s->pend, mio, link);
-	return 0;
-}
-
-int sync_be_submit(struct raid_queue *q)
-{
-	struct sync_be *s = q->be_priv;
-	while (!STAILQ_EMPTY(&s->pend)) {
-		struct member_io *m = STAILQ_FIRST(&s->pend);
-
-		STAILQ_REMOVE_HEAD(&s->pend, link);
-		m->res = s->xfer(q, m);
-		STAILQ_INSERT_TAIL(&s->done, m, link);
-	}
-	return 0;
-}
-
-int sync_be_poll(struct raid_queue *q, bool block, const struct timespec *timeout)
-{
-	struct sync_be *s = q->be_priv;
-	struct mio_list done = STAILQ_HEAD_INITIALIZER(done);
-	int n = 0;
-
-	if (STAILQ_EMPTY(&s->done) && !STAILQ_EMPTY(&s->pend))
-		sync_be_submit(q);
-	/* taken first: a completion may issue more, which the next poll reports */
-	STAILQ_CONCAT(&done, &s->done);
-	while (!STAILQ_EMPTY(&done)) {
-		struct member_io *m = STAILQ_FIRST(&done);
-
-		STAILQ_REMOVE_HEAD(&done, link);
-		raid_mio_done(q, m, m->res);
-		n++;
-	}
-	if (n || !block)
-		return n;
-	struct pollfd p = {.fd = q->doorbell_fd, .events = POLLIN};
-	int ms = timeout ? (int)(timeout->tv_sec * 1000 + timeout->tv_nsec / 1000000) : -1;
-
-	if (poll(&p, 1, ms) < 0)
-		return errno == EINTR ? 0 : -errno;
-	return 0;
+	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]) && !ret; i++)
+		ret = member_backend_register(mine[i]);
+	return ret;
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "backends.h"
 
 _Static_assert(sizeof(struct iocb) <= sizeof(((struct member_io *)0)->be_priv),
 	       "struct iocb must fit in member_io.be_priv");
@@ -148,6 +148,7 @@ static int aio_poll(struct raid_queue *q, bool block, const struct timespec *tim
 
 const struct member_backend_ops member_aio_ops = {
     .name = "libaio",
+    .kind = RAID_BE_AIO,
     .uses_files = true,
     .init = aio_init,
     .exit = aio_exit,

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/core.h"
+#include "backends.h"
 
 /* in q->deco_priv: the wrapped backend keeps q->be_priv */
 struct fault_q {

@@ -2,7 +2,7 @@
  * member_null.c - the null backend: every member I/O succeeds at once and moves no bytes
  * (reads leave the buffer as it was). Measures the engine's own cost per request.
  */
-#include "core/core.h"
+#include "backends.h"
 
 static int null_xfer(struct raid_queue *q, struct member_io *m)
 {
@@ -16,6 +16,7 @@ static int null_init(struct raid_queue *q, char *err, size_t errlen)
 
 const struct member_backend_ops member_null_ops = {
     .name = "null",
+    .kind = RAID_BE_NULL,
     .uses_files = false,
     .init = null_init,
     .exit = sync_be_exit,

@@ -7,7 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "backends.h"
 
 static int psync_xfer(struct raid_queue *q, struct member_io *m)
 {
@@ -33,6 +33,7 @@ static int psync_init(struct raid_queue *q, char *err, size_t errlen)
 
 const struct member_backend_ops member_psync_ops = {
     .name = "psync",
+    .kind = RAID_BE_PSYNC,
     .uses_files = true,
     .init = psync_init,
     .exit = sync_be_exit,

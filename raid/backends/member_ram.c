@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "core/core.h"
+#include "backends.h"
 
 static int ram_xfer(struct raid_queue *q, struct member_io *m)
 {
@@ -35,6 +35,7 @@ static int ram_init(struct raid_queue *q, char *err, size_t errlen)
 
 const struct member_backend_ops member_ram_ops = {
     .name = "ram",
+    .kind = RAID_BE_RAM,
     .uses_files = false,
     .init = ram_init,
     .exit = sync_be_exit,

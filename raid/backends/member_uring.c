@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "backends.h"
 
 #define DOORBELL_TAG 1ULL /* member_io pointers are aligned: never 1 */
 #define BATCH 64
@@ -204,6 +204,7 @@ static int uring_poll(struct raid_queue *q, bool block, const struct timespec *t
 
 const struct member_backend_ops member_uring_ops = {
     .name = "io_uring",
+    .kind = RAID_BE_URING,
     .uses_files = true,
     .init = uring_init,
     .exit = uring_exit,

@@ -23,6 +23,7 @@
 
 #include "identity.h"
 #include "level.h"
+#include "options.h"
 #include "quiesce.h"
 #include "service.h"
 
@@ -271,7 +272,7 @@ static int lock_members(struct raid_array *a, int mode, char *err, size_t errlen
 
 static void array_free(struct raid_array *a)
 {
-	raid_recovery_service.free(a);
+	raid_service()->free(a);
 	raid_quiesce_exit(a); /* after the service: nothing can lock a range any more */
 	if (a->ops && a->ops->array_exit && a->level_priv)
 		a->ops->array_exit(a);
@@ -317,7 +318,7 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 		atomic_init(&a->m[i].failed, (c->failed >> i & 1) != 0);
 		atomic_init(&a->m[i].inflight, 0);
 	}
-	raid_rec_config_dup(&a->cfg);
+	raid_option_groups_dup(&a->cfg);
 	a->ndev = c->nmembers + c->rec.nspares; /* the spares follow the members in m[] */
 	for (int i = 0; i < a->ndev; i++) {
 		if (i >= c->nmembers) {
@@ -332,7 +333,7 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 	a->be = member_backend(c->backend);
 	ret = probe(c, false, &a->geom, &a->size, err, errlen);
 	if (!ret)
-		ret = raid_recovery_service.probe(a, err, errlen);
+		ret = raid_service()->probe(a, err, errlen);
 	if (!ret)
 		ret = files_apart(a, err, errlen);
 	if (ret)
@@ -363,7 +364,7 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 			goto err;
 	}
 	a->t0 = raid_now_ns(); /* raid_fail's times count from here */
-	ret = raid_recovery_service.open(a, err, errlen);
+	ret = raid_service()->open(a, err, errlen);
 	if (ret)
 		goto err;
 	*out = a;
@@ -421,7 +422,7 @@ int raid_array_get(const struct raid_config *c, struct raid_array **out, char *e
 			    "raid_failed, raid_backend and raid_member_size must match)");
 			ret = -EINVAL;
 		} else if (!(ret = lock_members(a, c->writes ? LOCK_EX : LOCK_SH, err, errlen)) &&
-			   !(ret = c->writes ? raid_recovery_service.writer(a, err, errlen) : 0)) {
+			   !(ret = c->writes ? raid_service()->writer(a, err, errlen) : 0)) {
 			a->refs++;
 			*out = a;
 		}
@@ -460,7 +461,7 @@ int raid_array_put(struct raid_array *a)
 			break;
 		}
 	pthread_mutex_unlock(&registry_lock);
-	ret = raid_recovery_service.stop(a);
+	ret = raid_service()->stop(a);
 	if (a->cfg.stats_path) {
 		int r = raid_array_write_stats(a, a->cfg.stats_path, err, sizeof(err));
 

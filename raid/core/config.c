@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "level.h"
-#include "service.h"
+#include "options.h"
 
 void raid_config_free(struct raid_config *c)
 {
@@ -20,7 +20,7 @@ void raid_config_free(struct raid_config *c)
 	free(c->stats_path);
 	c->nmembers = 0;
 	c->stats_path = NULL;
-	raid_rec_config_free(c);
+	raid_option_groups_free(c);
 }
 
 int raid_parse_size(const char *s, uint64_t *out)
@@ -160,6 +160,16 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 			 c->level, max, c->nmembers, names);
 		return blame_state(c, -EINVAL, err, errlen);
 	}
+	/* what the parts registered: a build may lack a backend or raid_inject's decorator */
+	if (!member_backend(c->backend)) {
+		snprintf(err, errlen, "raid: raid_backend: %s is not in this build",
+			 raid_backend_name(c->backend));
+		return -ENOTSUP;
+	}
+	if (c->rec.ninject && !member_injector()) {
+		snprintf(err, errlen, "raid: raid_inject: this build has no fault injection");
+		return -ENOTSUP;
+	}
 	if (c->parity != RAID_PARITY_CUDA && c->parity != RAID_PARITY_AUTO)
 		for (size_t i = 0; i < sizeof(gpu_only) / sizeof(gpu_only[0]); i++)
 			if (raid_option_given(c, gpu_only[i])) {
@@ -168,9 +178,7 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 					 gpu_only[i]);
 				return -EINVAL;
 			}
-	if (raid_rec_config_validate(c, ops->max_failed != 0, err, errlen) ||
-	    raid_rec_state_check_geometry(c, c->layout ? (int)c->layout : (int)ops->default_layout,
-					  err, errlen))
+	if (raid_option_groups_validate(c, ops, err, errlen))
 		return -EINVAL;
 	g = (struct raid_geom){.level = c->level, .n = c->nmembers, .chunk = c->chunk};
 	if (ops->check_failed && c->failed)

@@ -271,7 +271,7 @@ static void test_carrier_fails_as_one(void **state)
 static void test_inject_decorator(void **state)
 {
 	open_array("raid_level=1", M2, "raid_inject=0:read:100", false);
-	assert_ptr_equal(q->be, &member_fault_ops);
+	assert_ptr_equal(q->be, member_injector());
 	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 0, 16 * KIB), 0);
 	for (int i = 0; i < 4; i++) /* ties rotate: member 0 is picked at least once */
 		assert_int_equal(t_io(q, RAID_OP_READ, rbuf, 0, 16 * KIB), 0);

@@ -1,17 +1,36 @@
 /*
- * level.c - the table of level personalities this build knows, and their facts as the
- * public API shows them (raid_level_get: config, raid-tool levels, the tests).
+ * level.c - the table of the level personalities registered with the core (raid/levels
+ * registers its own, raid/README.md), in the order they registered, and their facts as the
+ * public API shows them (raid_level_get: config, raid-tool levels, the tests). The core
+ * names no level: what it knows of one is what the level registered.
  */
 #include <errno.h>
 
 #include "level.h"
 
-static const struct raid_level_ops *const all[] = {&raid0_ops, &raid1_ops, &raid5_ops,
-						       &raid6_ops, &raid10_ops};
+#define RAID_LEVELS_MAX 16
+
+static const struct raid_level_ops *all[RAID_LEVELS_MAX];
+static unsigned nall;
+
+int raid_level_register(const struct raid_level_ops *ops)
+{
+	if (!ops || !ops->size || nall == RAID_LEVELS_MAX) {
+		raid_log("raid: level %s not registered (%s)", ops ? ops->name : "(null)",
+			 ops ? "no size hook or the level table is full" : "no personality");
+		return -EINVAL;
+	}
+	if (raid_level_find(ops->level)) {
+		raid_log("raid: raid_level=%d is registered twice", ops->level);
+		return -EEXIST;
+	}
+	all[nall++] = ops;
+	return 0;
+}
 
 const struct raid_level_ops *raid_level_at(unsigned i)
 {
-	return i < sizeof(all) / sizeof(all[0]) ? all[i] : NULL;
+	return i < nall ? all[i] : NULL;
 }
 
 const struct raid_level_ops *raid_level_find(int level)

@@ -1,7 +1,8 @@
 /*
  * level.h - a RAID level as a personality (SPDK style): its limits as data and its
- * behaviour as hooks. One const instance per level (raid0.c, raid1.c, raid10.c; RAID5/6
- * plug in the same way). The core (array.c, queue.c) never switches on the level number.
+ * behaviour as hooks. One const instance per level (raid/levels: raid0.c, raid1.c, raid10.c,
+ * raid5.c, raid6.c), registered with the core (raid_level_register below): the core (array.c,
+ * queue.c) never switches on the level number and names no level.
  *
  * Request flow: the core calls start(); a level issues member I/Os with raid_mio_issue()
  * or parks the request (raid_request_hold) to be resumed by a raid_post from another
@@ -98,12 +99,12 @@ struct raid_level_ops {
 	void (*buf_unregister)(struct raid_array *a, void *buf);
 };
 
-extern const struct raid_level_ops raid0_ops;
-extern const struct raid_level_ops raid1_ops;
-extern const struct raid_level_ops raid10_ops;
-extern const struct raid_level_ops raid5_ops;
-extern const struct raid_level_ops raid6_ops;
-
+/*
+ * A level joins the table (raid/levels does it for its own, from the library's module list:
+ * raid/README.md). Before the first array; not thread-safe. 0, or -EEXIST when its number
+ * is taken, -EINVAL when it lacks a Required hook or the table is full (said by raid_log).
+ */
+int raid_level_register(const struct raid_level_ops *ops);
 /* The personality of a level, or NULL when this build has none. */
 const struct raid_level_ops *raid_level_find(int level);
 /* The i-th personality of the table, from 0; NULL past the last. */

@@ -43,6 +43,7 @@ struct member_io {
 
 struct member_backend_ops {
 	const char *name;
+	enum raid_backend_kind kind; /* the raid_backend value it serves (a decorator: none) */
 	bool uses_files; /* opens the member paths (else members live in memory or nowhere) */
 	/* per-queue state in q->be_priv; sets q->be_capacity (member I/Os in flight at most) */
 	int (*init)(struct raid_queue *q, char *err, size_t errlen);
@@ -59,15 +60,20 @@ struct member_backend_ops {
 	int (*poll)(struct raid_queue *q, bool block, const struct timespec *timeout);
 };
 
-extern const struct member_backend_ops member_uring_ops;
-extern const struct member_backend_ops member_aio_ops;
-extern const struct member_backend_ops member_psync_ops;
-extern const struct member_backend_ops member_ram_ops;
-extern const struct member_backend_ops member_null_ops;
-/* raid_inject: wraps the array's backend (a->be) in the queues of an array that injects */
-extern const struct member_backend_ops member_fault_ops;
-
+/*
+ * The backends registered with the core (raid/backends registers its own from the library's
+ * module list, raid/README.md), one per raid_backend value, before the first array; not
+ * thread-safe. 0, or -EEXIST when the kind is taken, -EINVAL when a hook is missing.
+ */
+int member_backend_register(const struct member_backend_ops *ops);
+/*
+ * raid_inject's decorator: the queue's backend in an array that injects, wrapping the
+ * array's own (a->be) in each queue (raid/backends/member_fault.c registers it).
+ */
+int member_injector_register(const struct member_backend_ops *ops);
+/* The registered backend of that kind, or NULL when this build has none. */
 const struct member_backend_ops *member_backend(enum raid_backend_kind kind);
+const struct member_backend_ops *member_injector(void);
 
 /* A list of member I/Os (the free list, the backlog, the plug, the sync backends'). */
 STAILQ_HEAD(mio_list, member_io);
@@ -77,7 +83,10 @@ void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res);
 /* Read the doorbell eventfd dry (non-blocking). */
 void raid_doorbell_drain(struct raid_queue *q);
 
-/* Shared by the synchronous backends (psync, ram, null): member.c. */
+/*
+ * A synchronous backend's queue (sync_be.c): the bytes move at submit, the results are
+ * reported at the next poll. Shared by psync, ram and null, and by tests' scripted devices.
+ */
 struct sync_be {
 	struct mio_list pend; /* prepped, not yet run */
 	struct mio_list done; /* run, not yet reported */

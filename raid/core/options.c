@@ -1,9 +1,11 @@
 /*
  * options.c - the engine's options, one table: name, type, range, default, help and the
- * part that consumes each. raid_config_set() parses by it (every name, type and range
- * checked here, in one place); the fio adapter builds fio's option array from it, and
- * raid-tool renders it for the README. Options whose value is a list with its own grammar
- * (raid_failed, raid_fail, raid_inject) name their parser.
+ * part that consumes each. The core's rows are here; a part above the core registers its
+ * own with their hooks (options.h: recovery's raid_spares, raid_rebuild*, raid_fail, ...).
+ * raid_config_set() parses by the table (every name, type and range checked here, in one
+ * place); the fio adapter builds fio's option array from it, and raid-tool renders it for
+ * the README. Options whose value is a list with its own grammar (raid_failed, raid_fail,
+ * raid_inject) name their parser.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,10 +15,10 @@
 #include <string.h>
 
 #include "level.h"
-#include "service.h"
+#include "options.h"
 
 #define MB 1000000.0
-#define AT(field) .off = offsetof(struct raid_config, field), .size = sizeof(((struct raid_config *)0)->field)
+#define AT RAID_OPT_AT
 
 /* The names of the enums, also what raid_backend_name() and friends print. */
 static const struct raid_opt_value backend_values[] = {
@@ -48,16 +50,6 @@ static const struct raid_opt_value rmw_values[] = {
 static const struct raid_opt_value gpu_mode_values[] = {
     {"copy", 0, "to device memory, streams overlap copy and compute"},
     {"mapped", 1, "zero-copy"},
-    {NULL, 0, NULL},
-};
-static const struct raid_opt_value scrub_values[] = {
-    {"check", RAID_SCRUB_CHECK, "count mismatches, md's mismatch_cnt"},
-    {"repair", RAID_SCRUB_REPAIR, "and rewrite them"},
-    {NULL, 0, NULL},
-};
-static const struct raid_opt_value init_values[] = {
-    {"resync", 1, "compute parity over the whole array first"},
-    {"assume-clean", 0, NULL},
     {NULL, 0, NULL},
 };
 
@@ -116,7 +108,8 @@ static int parse_failed(struct raid_config *c, const char *v, char *err, size_t 
 	return 0;
 }
 
-const struct raid_option raid_options[] = {
+/* The core's rows; room after them for the rows parts register (raid_options_register). */
+static struct raid_option table[RAID_OPTIONS_MAX + 1] = {
     {.name = "raid_level", .type = RAID_OPT_LEVEL, .part = "core", .help = "RAID level",
      .required = true, AT(level)},
     {.name = "raid_members", .type = RAID_OPT_PATHS, .part = "core",
@@ -139,12 +132,6 @@ const struct raid_option raid_options[] = {
     {.name = "raid_failed", .type = RAID_OPT_LIST, .part = "core",
      .help = "members missing from the start", .def_doc = "none",
      .syntax = "member indices (0-based), ','-separated", .parse = parse_failed},
-    {.name = "raid_spares", .type = RAID_OPT_PATHS, .part = "recovery",
-     .help = "spares to rebuild onto", .def_doc = "none", AT(rec.spares),
-     .count_off = offsetof(struct raid_config, rec.nspares)},
-    {.name = "raid_rebuild", .type = RAID_OPT_BOOL, .part = "recovery",
-     .help = "1: rebuild failed members onto spares while the job runs", .def = "0",
-     AT(rec.rebuild)},
     {.name = "raid_stats", .type = RAID_OPT_PATH, .part = "core",
      .help = "JSON stats file written at the end (schema: results/README.md)",
      .def_doc = "none", AT(stats_path)},
@@ -168,40 +155,72 @@ const struct raid_option raid_options[] = {
     {.name = "raid_gpu_mode", .type = RAID_OPT_ENUM, .part = "parity",
      .help = "GPU data path, with raid_parity=cuda or auto", .def = "copy",
      .values = gpu_mode_values, AT(gpu_mapped)},
-    {.name = "raid_fail", .type = RAID_OPT_LIST, .part = "recovery",
-     .help = "fail member IDX that many seconds after the start", .def_doc = "none",
-     .syntax = "IDX@SECONDS, ','-separated", .parse = raid_rec_parse_fail},
-    {.name = "raid_inject", .type = RAID_OPT_LIST, .part = "recovery",
-     .help = "that share of member IDX's reads or writes fail with EIO", .def_doc = "none",
-     .syntax = "IDX:read|write:PERCENT, ','-separated", .parse = raid_rec_parse_inject},
-    {.name = "raid_scrub", .type = RAID_OPT_ENUM, .part = "recovery",
-     .help = "compare (and rewrite) parity and mirrors", .def_doc = "none",
-     .values = scrub_values, AT(rec.scrub)},
-    {.name = "raid_init", .type = RAID_OPT_ENUM, .part = "recovery",
-     .help = "the array's initial state", .def = "assume-clean", .values = init_values,
-     AT(rec.resync)},
-    {.name = "raid_state", .type = RAID_OPT_PATH, .part = "recovery",
-     .help = "JSON file keeping failed members, spares and rebuild progress across runs",
-     .def_doc = "none", AT(rec.state_path), .then = raid_rec_state_load},
-    {.name = "raid_rebuild_min", .type = RAID_OPT_RATE, .part = "recovery",
-     .help = "rebuild rate the foreground cannot push below (md's speed_limit_min)",
-     .def = "1", .def_doc = "md's", .hi = 1000000000, AT(rec.rebuild_min)},
-    {.name = "raid_rebuild_max", .type = RAID_OPT_RATE, .part = "recovery",
-     .help = "highest rebuild rate (md's speed_limit_max)", .def = "200", .def_doc = "md's",
-     .hi = 1000000000, AT(rec.rebuild_max)},
     {.name = "raid_merge", .type = RAID_OPT_BOOL, .part = "core",
      .help = "1: member I/Os of one commit that continue each other go to the member as one "
 	     "vectored I/O (the block layer's plug merge under md); 0: never (A/B)",
      .def = "1", AT(merge)},
-    {.name = "raid_start_dirty_degraded", .type = RAID_OPT_BOOL, .part = "recovery",
-     .help = "1: start a degraded RAID 5/6 whose last run did not end cleanly (md's "
-	     "start_dirty_degraded)",
-     .def = "0", AT(rec.start_dirty_degraded)},
-    {.name = NULL},
 };
 
-_Static_assert(sizeof(raid_options) / sizeof(raid_options[0]) - 1 <= RAID_OPTIONS_MAX,
-	       "raid_config.given has a bit per option");
+const struct raid_option *raid_options = table;
+
+#define GROUPS_MAX 8
+static const struct raid_option_group *groups[GROUPS_MAX];
+static int ngroups;
+
+static int rows_of(const struct raid_option *rows)
+{
+	int n = 0;
+
+	while (rows[n].name)
+		n++;
+	return n;
+}
+
+int raid_options_register(const struct raid_option_group *g)
+{
+	int have = rows_of(table), add = rows_of(g->rows);
+
+	if (have + add > RAID_OPTIONS_MAX || ngroups == GROUPS_MAX) {
+		raid_log("raid: the options of %s not registered: more than %d options", g->part,
+			 RAID_OPTIONS_MAX);
+		return -ENOSPC;
+	}
+	for (int i = 0; i < add; i++)
+		if (raid_option_find(g->rows[i].name)) {
+			raid_log("raid: option %s of %s is registered twice", g->rows[i].name,
+				 g->part);
+			return -EEXIST;
+		}
+	for (int i = 0; i < add; i++)
+		table[have + i] = g->rows[i];
+	groups[ngroups++] = g;
+	return 0;
+}
+
+int raid_option_groups_validate(const struct raid_config *c, const struct raid_level_ops *ops,
+				char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (int i = 0; i < ngroups && !ret; i++)
+		if (groups[i]->validate)
+			ret = groups[i]->validate(c, ops, err, errlen);
+	return ret;
+}
+
+void raid_option_groups_free(struct raid_config *c)
+{
+	for (int i = 0; i < ngroups; i++)
+		if (groups[i]->free)
+			groups[i]->free(c);
+}
+
+void raid_option_groups_dup(struct raid_config *c)
+{
+	for (int i = 0; i < ngroups; i++)
+		if (groups[i]->dup)
+			groups[i]->dup(c);
+}
 
 const struct raid_option *raid_option_find(const char *name)
 {

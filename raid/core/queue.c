@@ -414,7 +414,7 @@ int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct 
 	if (!q)
 		return -ENOMEM;
 	q->a = a;
-	q->be = a->cfg.rec.ninject ? &member_fault_ops : a->be;
+	q->be = a->cfg.rec.ninject ? member_injector() : a->be; /* both checked by config.c */
 	q->depth = depth ? depth : 1;
 	q->direct = direct;
 	q->be_capacity = UINT32_MAX;

@@ -42,7 +42,8 @@ enum raid_rmw_kind { RAID_RMW_AUTO, RAID_RMW_RMW, RAID_RMW_RCW };
 
 /*
  * Spares, rebuild, failures during a run, scrub, initial resync and the state file
- * (docs/rebuild.md; parsed by raid/rebuild_config.c, run by raid/rebuild.c).
+ * (docs/rebuild.md; recovery's option rows: raid/recovery/options.c, run by
+ * raid/recovery/rebuild.c).
  */
 enum raid_scrub_mode { RAID_SCRUB_OFF, RAID_SCRUB_CHECK, RAID_SCRUB_REPAIR };
 
@@ -145,7 +146,8 @@ const char *raid_layout_name(int level, enum raid_layout_kind l); /* NULL: none 
 const char *raid_parity_name(enum raid_parity_kind p);
 
 /*
- * The engine's options, one table (raid/core/options.c): raid_config_set() walks it, and
+ * The engine's options, one table (raid/core/options.c, with the rows that parts above the
+ * core registered: raid/core/options.h): raid_config_set() walks it, and
  * the fio option array, fio's --enghelp and the README's table (raid-tool options) are
  * made from it. Options are applied in table order. A value that does not parse gets
  * "raid: NAME: 'VALUE' is not <what the option accepts>".
@@ -189,8 +191,13 @@ struct raid_option {
 	int (*then)(struct raid_config *c, const char *v, char *err, size_t errlen);
 };
 
-#define RAID_OPTIONS_MAX 64		     /* room for the table; fits raid_config's given */
-extern const struct raid_option raid_options[]; /* ends with {.name = NULL} */
+#define RAID_OPTIONS_MAX 64 /* room for the table; fits raid_config's given */
+/*
+ * The table: the core's rows, then those of the parts that registered theirs (recovery's),
+ * in the order they registered; complete before main() (raid/README.md). Ends with
+ * {.name = NULL}.
+ */
+extern const struct raid_option *raid_options;
 const struct raid_option *raid_option_find(const char *name);
 bool raid_option_given(const struct raid_config *c, const char *name);
 /*

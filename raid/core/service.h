@@ -1,9 +1,9 @@
 /*
  * service.h - what the core asks of the recovery service (spares, rebuild, scrub, resync,
- * timed failures, the state file: raid/recovery implements it as raid_recovery_service).
- * Declared here and implemented there, as a level's personality is: the core never
- * includes the service, and only the array's life (open, a writer joining, the last put,
- * free) and the stats call it. The I/O path never does: the service uses the core through
+ * timed failures, the state file: raid/recovery implements it and registers it). Declared
+ * here and implemented there, as a level's personality is: the core never includes the
+ * service nor names it, and only the array's life (open, a writer joining, the last put,
+ * free) and the stats call it, through what was registered. The I/O path never does: the service uses the core through
  * its API (queues, range quiesce, failures and their events, the meter).
  */
 #ifndef RAID_SERVICE_H
@@ -51,22 +51,13 @@ struct raid_service_ops {
 	bool (*snapshot)(struct raid_array *a, struct raid_rec_snapshot *out);
 };
 
-extern const struct raid_service_ops raid_recovery_service;
-
 /*
- * The recovery options, for the option table (options.c) and config.c: the parsers of
- * raid_fail and raid_inject (rebuild_config.c), reading the state file (state.c), their
- * cross-checks, the state file's recorded geometry against the job's (layout resolved to
- * the level's default), and after a struct copy of a config, owning its recovery options'
- * strings.
+ * The service registered with the core (raid/recovery registers itself from the library's
+ * module list, raid/README.md), before the first array; not thread-safe. Every hook is
+ * Required. 0, or -EEXIST when one is registered already, -EINVAL when a hook is missing.
+ * raid_service() is never NULL: without a registered one, a service that runs nothing.
  */
-int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t errlen);
-int raid_rec_parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen);
-int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size_t errlen);
-int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen);
-int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char *err,
-				  size_t errlen);
-void raid_rec_config_free(struct raid_config *c);
-void raid_rec_config_dup(struct raid_config *c);
+int raid_service_register(const struct raid_service_ops *ops);
+const struct raid_service_ops *raid_service(void);
 
 #endif

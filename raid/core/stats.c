@@ -93,7 +93,7 @@ static json_object *rebuild_obj(const struct raid_rec_snapshot *r)
 static void recovery_objs(struct raid_array *a, json_object *o)
 {
 	struct raid_rec_snapshot r;
-	bool any = raid_recovery_service.snapshot(a, &r);
+	bool any = raid_service()->snapshot(a, &r);
 	json_object *x;
 
 	json_object_object_add(o, "rebuild", any && r.nrebuilt ? rebuild_obj(&r) : NULL);

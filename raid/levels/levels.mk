@@ -2,7 +2,7 @@
 # RAID 0/1/10 over the generic planner (plan.c); RAID5/6 with their stripe lock table,
 # parity path and rows_recover (rebuild56.c); their tests, end-to-end fio runs and benchmark.
 
-LIBRAID_SRCS += raid/levels/layout.c raid/levels/plan.c raid/levels/raid0.c raid/levels/raid1.c raid/levels/raid10.c
+LIBRAID_SRCS += raid/levels/levels.c raid/levels/layout.c raid/levels/plan.c raid/levels/raid0.c raid/levels/raid1.c raid/levels/raid10.c
 LIBRAID_SRCS += raid/levels/raid56.c raid/levels/raid56_parity.c raid/levels/raid5.c \
 	raid/levels/raid6.c raid/levels/stripe.c raid/levels/parity_path.c raid/levels/rebuild56.c
 

@@ -1,7 +1,7 @@
 /*
  * raid0.c - the RAID0 personality: md striping over equal members, no redundancy.
  */
-#include "core/level.h"
+#include "levels.h"
 #include "layout.h"
 
 static uint64_t raid0_size(const struct raid_geom *g)

@@ -2,7 +2,7 @@
  * raid1.c - the RAID1 personality: an n-way mirror. Every member holds the volume at the
  * same offset; md does not split RAID1 requests by chunk, and neither do we.
  */
-#include "core/level.h"
+#include "levels.h"
 #include "layout.h"
 
 static uint64_t raid1_size(const struct raid_geom *g)

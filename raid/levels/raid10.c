@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <errno.h>
 
-#include "core/level.h"
+#include "levels.h"
 #include "layout.h"
 
 static uint64_t raid10_size(const struct raid_geom *g)

@@ -2,6 +2,7 @@
  * raid5.c - the RAID5 personality: md's rotating single parity (P = XOR of the data) over
  * 3 or more members, in md's four layouts. The work is raid56.c's.
  */
+#include "levels.h"
 #include "raid56.h"
 #include "rebuild56.h"
 

@@ -3,6 +3,7 @@
  * from the member after Q) over 4 or more members, in md's four layouts. The work is
  * raid56.c's.
  */
+#include "levels.h"
 #include "raid56.h"
 #include "rebuild56.h"
 

@@ -1,7 +1,7 @@
 /*
  * rebuild.h - recovery: spares and rebuild (rebuild.c), scrub and initial resync
  * (scrub.c), timed failures (fault.c), the state file (state.c) and their options
- * (rebuild_config.c). A client of the core: it runs in the array's own recovery thread,
+ * (options.c, rebuild_config.c). A client of the core: it runs in the array's own recovery thread,
  * with its own raid_queue, quiesces the ranges it rewrites (quiesce.h), learns of member
  * failures from the array's events (failure.c) and samples the core's foreground meter.
  * The I/O path never calls into it.
@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "core/level.h"
+#include "core/options.h"
 #include "core/quiesce.h"
 #include "core/service.h"
 
@@ -68,7 +69,24 @@ struct raid_recovery {
 	struct raid_rec_snapshot res; /* what ran, for the stats (samples: mt's) */
 };
 
-/* rebuild_config.c's parsers and state.c's loader: core/service.h (the option table's) */
+/*
+ * Recovery's options (options.c holds the rows and registers them with the core's table):
+ * the parsers of raid_fail and raid_inject and the checks across recovery's options
+ * (rebuild_config.c), reading the state file and its recorded geometry against the job's,
+ * layout resolved to the level's default (state.c), and after a struct copy of a config,
+ * owning its recovery options' strings.
+ */
+int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t errlen);
+int raid_rec_parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen);
+int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size_t errlen);
+int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen);
+int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char *err,
+				  size_t errlen);
+void raid_rec_config_free(struct raid_config *c);
+void raid_rec_config_dup(struct raid_config *c);
+extern const struct raid_option_group raid_rec_options;
+/* service.c: what the core calls (core/service.h) */
+extern const struct raid_service_ops raid_recovery_service;
 
 /* pace.c: md's speed_limit_min/max, driven by the caller's clock (docs/rebuild.md) */
 /* most member bytes of one window: REC_WINDOWS of them in flight, one buffer per member */

@@ -1,7 +1,7 @@
 /*
- * rebuild_config.c - the options of recovery that the option table (raid/options.c) cannot
- * parse alone: the lists of raid_fail and raid_inject, and the checks across recovery's
- * options (spares, rebuild, rates, members named). raid_state's file is read by state.c
+ * rebuild_config.c - what recovery's option rows (options.c) call beyond the table's types:
+ * the parsers of raid_fail's and raid_inject's lists, the checks across recovery's options
+ * (spares, rebuild, rates, members named), and owning their strings. raid_state's file is read by state.c
  * when the option is set. Every message names the option.
  */
 #include <errno.h>

@@ -58,10 +58,12 @@ static int sim_xfer(struct raid_queue *q, struct member_io *m)
 	return ret;
 }
 
-/* the ram backend's queue, with its transfer run through sim_xfer */
+const struct member_backend_ops *__real_member_backend(enum raid_backend_kind kind);
+
+/* the ram backend's queue (as registered), with its transfer run through sim_xfer */
 static int sim_init(struct raid_queue *q, char *err, size_t errlen)
 {
-	int ret = member_ram_ops.init(q, err, errlen);
+	int ret = __real_member_backend(RAID_BE_RAM)->init(q, err, errlen);
 	struct sync_be *s = q->be_priv;
 
 	if (!ret) {
@@ -73,6 +75,7 @@ static int sim_init(struct raid_queue *q, char *err, size_t errlen)
 
 static const struct member_backend_ops sim_ops = {
     .name = "sim",
+    .kind = RAID_BE_RAM,
     .init = sim_init,
     .exit = sync_be_exit,
     .prep = sync_be_prep,
@@ -80,7 +83,6 @@ static const struct member_backend_ops sim_ops = {
     .poll = sync_be_poll,
 };
 
-const struct member_backend_ops *__real_member_backend(enum raid_backend_kind kind);
 const struct member_backend_ops *__wrap_member_backend(enum raid_backend_kind kind);
 const struct member_backend_ops *__wrap_member_backend(enum raid_backend_kind kind)
 {

@@ -38,9 +38,11 @@ $(OBJ)/$(CUDA_DIR)/pq_kernels.shim.o: $(CUDA_DIR)/pq_kernels.cu | $(DEPS_STAMP)
 	$(CXX) -x c++ -std=gnu++17 $(CPPFLAGS) -O2 -g -fPIC -fno-strict-aliasing $(SAN) $(WARN) \
 		-Wno-unknown-pragmas $(DEPFLAGS) -c $< -o $@
 
+# The archive alone, without the module list (raid/README.md): the parts it registers would
+# pull nvcc's build of the kernels in beside the shim's.
 TESTS += $(BUILD)/tests/pq_kernels_test
 $(BUILD)/tests/pq_kernels_test: $(OBJ)/$(CUDA_DIR)/pq_kernels_test.o \
-	$(OBJ)/$(CUDA_DIR)/pq_kernels.shim.o $(LIBRAID)
+	$(OBJ)/$(CUDA_DIR)/pq_kernels.shim.o $(LIBRAID_A)
 LDLIBS_pq_kernels_test := -lcmocka -lstdc++
 
 # The registry of pinned memory (plain C): against a model, and racing threads.

@@ -1,0 +1,100 @@
+/*
+ * modules.c - what the parts above the core registered with it, besides their levels
+ * (level.c) and option rows (options.c): the member backends, one per raid_backend value,
+ * raid_inject's decorator, and the recovery service. The core names none of them; a part
+ * registers its own from the library's module list (raid/raid_modules.c, raid/README.md)
+ * before any array opens.
+ */
+#include <errno.h>
+
+#include "service.h"
+
+static const struct member_backend_ops *backends[RAID_BE_NULL + 1];
+static const struct member_backend_ops *injector;
+
+static bool complete(const struct member_backend_ops *ops)
+{
+	return ops && ops->init && ops->exit && ops->prep && ops->submit && ops->poll;
+}
+
+int member_backend_register(const struct member_backend_ops *ops)
+{
+	if (!complete(ops) || (unsigned)ops->kind > RAID_BE_NULL) {
+		raid_log("raid: backend %s not registered (a hook or its kind is missing)",
+			 ops ? ops->name : "(null)");
+		return -EINVAL;
+	}
+	if (backends[ops->kind]) {
+		raid_log("raid: raid_backend=%s is registered twice", ops->name);
+		return -EEXIST;
+	}
+	backends[ops->kind] = ops;
+	return 0;
+}
+
+int member_injector_register(const struct member_backend_ops *ops)
+{
+	if (!complete(ops) || injector) {
+		raid_log("raid: injector %s not registered", ops ? ops->name : "(null)");
+		return ops && injector ? -EEXIST : -EINVAL;
+	}
+	injector = ops;
+	return 0;
+}
+
+const struct member_backend_ops *member_backend(enum raid_backend_kind kind)
+{
+	return (unsigned)kind <= RAID_BE_NULL ? backends[kind] : NULL;
+}
+
+const struct member_backend_ops *member_injector(void)
+{
+	return injector;
+}
+
+/* Without a recovery service, an array simply has none: nothing to probe, start or stop. */
+static int no_probe(struct raid_array *a, char *err, size_t errlen)
+{
+	return 0;
+}
+
+static int no_stop(struct raid_array *a)
+{
+	return 0;
+}
+
+static void no_free(struct raid_array *a)
+{
+}
+
+static bool no_snapshot(struct raid_array *a, struct raid_rec_snapshot *out)
+{
+	return false;
+}
+
+static const struct raid_service_ops no_service = {
+    .probe = no_probe,
+    .open = no_probe,
+    .writer = no_probe,
+    .stop = no_stop,
+    .free = no_free,
+    .snapshot = no_snapshot,
+};
+static const struct raid_service_ops *service = &no_service;
+
+int raid_service_register(const struct raid_service_ops *ops)
+{
+	if (!ops || !ops->probe || !ops->open || !ops->writer || !ops->stop || !ops->free ||
+	    !ops->snapshot || service != &no_service) {
+		raid_log("raid: a recovery service not registered (%s)",
+			 service != &no_service ? "one is already" : "a hook is missing");
+		return service != &no_service ? -EEXIST : -EINVAL;
+	}
+	service = ops;
+	return 0;
+}
+
+const struct raid_service_ops *raid_service(void)
+{
+	return service;
+}

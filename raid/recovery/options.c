@@ -1,0 +1,77 @@
+/*
+ * options.c - recovery's rows of the engine's option table (spares, rebuild and its rates,
+ * timed failures, fault injection, scrub, the initial state, the state file), with the hooks
+ * that check them across options and own their strings. The core parses each row by its
+ * type and calls these hooks through what was registered (core/options.h); the rows reach
+ * fio, --enghelp and the README's table from the one table.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "rebuild.h"
+
+static const struct raid_opt_value scrub_values[] = {
+    {"check", RAID_SCRUB_CHECK, "count mismatches, md's mismatch_cnt"},
+    {"repair", RAID_SCRUB_REPAIR, "and rewrite them"},
+    {NULL, 0, NULL},
+};
+static const struct raid_opt_value init_values[] = {
+    {"resync", 1, "compute parity over the whole array first"},
+    {"assume-clean", 0, NULL},
+    {NULL, 0, NULL},
+};
+
+static const struct raid_option rows[] = {
+    {.name = "raid_spares", .type = RAID_OPT_PATHS, .part = "recovery",
+     .help = "spares to rebuild onto", .def_doc = "none", RAID_OPT_AT(rec.spares),
+     .count_off = offsetof(struct raid_config, rec.nspares)},
+    {.name = "raid_rebuild", .type = RAID_OPT_BOOL, .part = "recovery",
+     .help = "1: rebuild failed members onto spares while the job runs", .def = "0",
+     RAID_OPT_AT(rec.rebuild)},
+    {.name = "raid_fail", .type = RAID_OPT_LIST, .part = "recovery",
+     .help = "fail member IDX that many seconds after the start", .def_doc = "none",
+     .syntax = "IDX@SECONDS, ','-separated", .parse = raid_rec_parse_fail},
+    {.name = "raid_inject", .type = RAID_OPT_LIST, .part = "recovery",
+     .help = "that share of member IDX's reads or writes fail with EIO", .def_doc = "none",
+     .syntax = "IDX:read|write:PERCENT, ','-separated", .parse = raid_rec_parse_inject},
+    {.name = "raid_scrub", .type = RAID_OPT_ENUM, .part = "recovery",
+     .help = "compare (and rewrite) parity and mirrors", .def_doc = "none",
+     .values = scrub_values, RAID_OPT_AT(rec.scrub)},
+    {.name = "raid_init", .type = RAID_OPT_ENUM, .part = "recovery",
+     .help = "the array's initial state", .def = "assume-clean", .values = init_values,
+     RAID_OPT_AT(rec.resync)},
+    {.name = "raid_state", .type = RAID_OPT_PATH, .part = "recovery",
+     .help = "JSON file keeping failed members, spares and rebuild progress across runs",
+     .def_doc = "none", RAID_OPT_AT(rec.state_path), .then = raid_rec_state_load},
+    {.name = "raid_rebuild_min", .type = RAID_OPT_RATE, .part = "recovery",
+     .help = "rebuild rate the foreground cannot push below (md's speed_limit_min)",
+     .def = "1", .def_doc = "md's", .hi = 1000000000, RAID_OPT_AT(rec.rebuild_min)},
+    {.name = "raid_rebuild_max", .type = RAID_OPT_RATE, .part = "recovery",
+     .help = "highest rebuild rate (md's speed_limit_max)", .def = "200", .def_doc = "md's",
+     .hi = 1000000000, RAID_OPT_AT(rec.rebuild_max)},
+    {.name = "raid_start_dirty_degraded", .type = RAID_OPT_BOOL, .part = "recovery",
+     .help = "1: start a degraded RAID 5/6 whose last run did not end cleanly (md's "
+	     "start_dirty_degraded)",
+     .def = "0", RAID_OPT_AT(rec.start_dirty_degraded)},
+    {.name = NULL},
+};
+
+/* The checks that need the level: its redundancy, and its default layout for the file's */
+static int validate(const struct raid_config *c, const struct raid_level_ops *ops, char *err,
+		    size_t errlen)
+{
+	int layout = c->layout ? (int)c->layout : (int)ops->default_layout;
+
+	if (raid_rec_config_validate(c, ops->max_failed != 0, err, errlen) ||
+	    raid_rec_state_check_geometry(c, layout, err, errlen))
+		return -EINVAL;
+	return 0;
+}
+
+const struct raid_option_group raid_rec_options = {
+    .part = "recovery",
+    .rows = rows,
+    .validate = validate,
+    .free = raid_rec_config_free,
+    .dup = raid_rec_config_dup,
+};
