@@ -126,6 +126,9 @@ void raid_request_finish(struct raid_queue *q, struct raid_request *r)
 		return;
 	if (r->admitted)
 		raid_release(q, r);
+	/* after the release: a rebuild waiting for this write's range may go on meanwhile */
+	if (r->op == RAID_OP_WRITE && !r->advance && !r->error)
+		r->error = raid_failure_gate(q->a);
 	r->inflight = false;
 	q->nreq--;
 	STAILQ_INSERT_TAIL(&q->done, r, done_link);
