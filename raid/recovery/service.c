@@ -192,6 +192,8 @@ static int open_array(struct raid_array *a, char *err, size_t errlen)
 			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
 			rec->sp.durable_off[i] = c->resume_off[i];
 		}
+	if (c->state_path) /* no write is acknowledged before its failures are on record */
+		a->record = raid_rec_state_save;
 	ret = pthread_create(&rec->thread, NULL, rec_thread, rec);
 	if (ret) {
 		snprintf(err, errlen, "raid: cannot start the recovery thread: %s", strerror(ret));
@@ -270,6 +272,7 @@ static void free_array(struct raid_array *a)
 
 	if (!rec)
 		return;
+	a->record = NULL;
 	stop_thread(rec, false);
 	pthread_mutex_destroy(&rec->mu);
 	pthread_mutex_destroy(&rec->st.mu);

@@ -84,4 +84,48 @@ t_case_fail "two jobs: job b's member is job a's member" \
 t_case "two jobs of one array share it" \
 	two_jobs --raid_members="$S/j-m0:$S/j-m1" --raid_spares="$S/j-sa"
 
+# --- a failure the state file cannot record (its disk is full) ---
+# A writer marks the state dirty, then the state's disk fills and member 0 fails at 1 s. No
+# write may be acknowledged after that (they fail with EIO): after the disk is freed, the
+# restart trusts the file, which never heard of the failure (RAID1 resyncs from member 0,
+# RAID5 recomputes parity over its stale data), so each write fio saw completed
+# (verify_state_save) must read back. Before the fix the writes went on: 4 MiB lost.
+mounts=()
+trap 'for m in "${mounts[@]}"; do umount "$m"; done; rm -rf "$S"' EXIT
+unrecorded() { # LEVEL N: the state file's disk is a tmpfs mounted on $S/fullLEVEL/s
+	local d=$S/full$1 pid rc
+	cd "$d" || return 1 # fio's verify state (local-w-0-verify.state) goes here
+	f --name=w --filename=vol --raid_level="$1" --raid_members="$(members "$2" "u$1-")" \
+		--raid_member_size=8m --raid_chunk=16k --bs=64k --size=8m --rw=write --rate=4m \
+		--verify=crc32c --do_verify=0 --verify_state_save=1 --raid_fail=0@1 \
+		--raid_state="$d/s/st.json" >"$d/w.log" 2>&1 &
+	pid=$!
+	wait_for jq -e '.clean == false' "$d/s/st.json" >/dev/null
+	head -c 64k /dev/zero >"$d/s/filler" 2>/dev/null # the disk is full now
+	wait $pid
+	rc=$?
+	cat "$d/w.log"
+	rm "$d/s/filler"
+	((rc < 128)) || return 1
+	f --name=w --filename=vol --raid_level="$1" --raid_members="$(members "$2" "u$1-")" \
+		--raid_member_size=8m --raid_chunk=16k --bs=64k --size=8m --rw=write \
+		--verify=crc32c --verify_only=1 --verify_state_load=1 --verify_fatal=1 \
+		--raid_state="$d/s/st.json" || { cd "$S" && return 1; }
+	cd "$S" && ((rc != 0)) &&
+		grep -q "^raid: a member failed and raid_state cannot record it: writes fail with EIO" \
+			"$d/w.log"
+}
+for l in 1 5; do
+	mkdir -p "$S/full$l/s" && mount -t tmpfs -o size=16k tmpfs "$S/full$l/s" 2>/dev/null &&
+		mounts+=("$S/full$l/s")
+done
+if ((${#mounts[@]} == 2)); then
+	t_case "raid1: a failure the full state disk cannot record stops writes, nothing lost" \
+		unrecorded 1 2
+	t_case "raid5: a failure the full state disk cannot record stops writes, nothing lost" \
+		unrecorded 5 4
+else
+	echo "skipped: the full state disk cases (cannot mount a tmpfs here)"
+fi
+
 t_done
