@@ -541,6 +541,19 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 				 i, a->m[a->geom.n + s].path,
 				 r->resume_id[i] ? r->resume_id[i] : "none", *now ? now : "absent");
 			r->resume_off[i] = 0;
+		} else if (r->resume_off[i] && r->state_dirty) {
+			/*
+			 * Writes were running when the last run ended uncleanly: one below the
+			 * checkpoint may have reached the survivors and not the spare (or a
+			 * parity level's row gone dirty after the checkpoint). The checkpoint
+			 * vouches for the rebuild's own windows only, so nothing on the spare is
+			 * trusted (md resyncs a recovering device after a crash the same way).
+			 */
+			raid_log("raid: raid_state: %s: the array was not shut down cleanly: the "
+				 "rebuild of member %d onto %s starts again from 0 (writes at the "
+				 "crash may have missed the spare below its checkpoint)",
+				 path, i, a->m[a->geom.n + s].path);
+			r->resume_off[i] = 0;
 		}
 	}
 	return 0;
