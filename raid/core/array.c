@@ -52,16 +52,9 @@ static int member_bytes(const struct raid_config *c, int i, uint64_t *out, char 
 			    path, files ? "create it" : "size in-memory members");
 			return -ENOENT;
 		}
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 || ftruncate(fd, (off_t)c->member_size)) {
-			ret = -errno;
-			snprintf(err, errlen, "raid: raid_members: cannot create %s: %s", path,
-				 strerror(errno));
-			if (fd >= 0)
-				close(fd);
+		ret = raid_dev_create("raid_members", path, c->member_size, err, errlen);
+		if (ret)
 			return ret;
-		}
-		close(fd);
 		*out = c->member_size;
 		return 0;
 	}
