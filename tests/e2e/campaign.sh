@@ -184,4 +184,118 @@ t_case "raid1 rebuild under writes, SIGKILLed 4 times around checkpoints: copies
 t_case "raid1 rebuild under writes (psync), SIGKILLed 4 times around checkpoints: copies equal" \
 	rebuild_killed psync
 
+# --- 64 members ---
+# A 64-member RAID6 with members 0 and 63 failed (a shift by 64 made raid_failed=0 "out of
+# range"), then a restart from the state file that recorded them, which verifies the data.
+M64=$(members 64 w)
+r6_64() {
+	f --name=w --filename=vol --raid_level=6 --raid_members="$M64" --raid_member_size=1m \
+		--raid_chunk=4k --bs=248k --size=100% --rw=write --verify=crc32c --verify_fatal=1 \
+		--verify_state_save=0 --raid_state="$S/w.json" "$@" || return 1
+	[[ $(jq -c .failed "$S/w.json") == "[0,63]" ]] &&
+		f --name=w --filename=vol --raid_level=6 --raid_members="$M64" \
+			--raid_member_size=1m --raid_chunk=4k --bs=248k --size=100% --rw=write \
+			--verify=crc32c --verify_only=1 --verify_fatal=1 --verify_state_save=0 \
+			--raid_state="$S/w.json"
+}
+t_case "64-member raid6, members 0 and 63 failed, restarted from its state file" \
+	r6_64 --raid_failed=0,63
+t_case_fail "65 members are refused" --msg "^raid: raid_members: more than 64 paths" \
+	r1 x --raid_members="$M64:$S/w64" --rw=read
+
+# --- odd member and spare files ---
+ln -s "$S/nowhere" "$S/dangling"
+t_case_fail "a dangling symlink as a member, with raid_member_size" \
+	--msg "^raid: raid_members: $S/dangling is a symlink to $S/nowhere, which does not exist" \
+	r1 x --raid_members="$S/dangling:$S/e1" --rw=write
+t_case_fail "a dangling symlink as a spare" \
+	--msg "^raid: raid_spares: $S/dangling is a symlink to $S/nowhere, which does not exist" \
+	r1 x --raid_members="$S/e0:$S/e1" --raid_spares="$S/dangling" --rw=read
+# a member that cannot be made whole (over the file size limit) is not left behind, empty
+too_big() {
+	(trap '' XFSZ && ulimit -f 1024 && r1 x --raid_members="$S/big0:$S/big1" --rw=read)
+	local rc=$?
+	[[ ! -e $S/big0 ]] || { ls -l "$S/big0"; return 200; }
+	return $rc
+}
+t_case_fail "a member that cannot be created whole leaves no file" \
+	--msg "^raid: raid_members: cannot create $S/big0 of 8388608 bytes: File too large" too_big
+nospare() {
+	f --name=x --filename=vol --raid_level=1 --raid_members="$S/e0:$S/e1" --rw=read \
+		--size=1m --raid_spares="$S/nosp"
+	local rc=$?
+	[[ ! -e $S/nosp ]] || return 200
+	return $rc
+}
+t_case_fail "a missing spare without raid_member_size is refused, as a member is" \
+	--msg "^raid: raid_spares: $S/nosp does not exist \(set raid_member_size to create it\)" nospare
+if truncate -s 8m "$S/imm1" && chattr +i "$S/imm1" 2>/dev/null; then
+	immutable() {
+		r1 x --raid_members="$S/imm0:$S/imm1" --rw=write \
+			--raid_state="$S/imm.json" --size=4k --bs=4k >"$S/imm.log" 2>&1
+		local rc=$?
+		chattr -i "$S/imm1"
+		cat "$S/imm.log"
+		grep -q raid_spares "$S/imm.log" && return 200 # none was given
+		return $rc
+	}
+	t_case_fail "an immutable member, no spare: the member is named, not raid_spares" \
+		--msg "^raid: raid_members: cannot open $S/imm1: Operation not permitted" immutable
+else
+	echo "skipped: the immutable member case (chattr +i does not work here)"
+fi
+
+# --- concurrency: forked jobs ---
+forked() { # numjobs=2 without thread=1 writing: refused before any I/O (nothing created)
+	timeout -s KILL $TO "$FIO" --ioengine="external:$ENGINE" --name=n --filename=vol \
+		--raid_level=1 --raid_members="$S/n0:$S/n1" --raid_member_size=16m --rw=write \
+		--bs=64k --size=100% --numjobs=2
+	local rc=$?
+	[[ ! -e $S/n0 ]] || { ls -l "$S/n0"; return 200; }
+	return $rc
+}
+t_case_fail "numjobs=2 without thread=1 is refused before any write" \
+	--msg "^raid: numjobs=2 without thread=1 would write one array from 2 processes" forked
+
+# --- a full file system under a spare ---
+# ENOSPC on the spare being rebuilt: the line names the spare, not the member it replaces.
+mkdir -p "$S/spfull"
+if mount -t tmpfs -o size=64k tmpfs "$S/spfull" 2>/dev/null; then
+	mounts+=("$S/spfull")
+	spare_full() {
+		r1 fill --raid_members="$S/g0:$S/g1" --rw=write --do_verify=0 >/dev/null || return 1
+		r1 x --raid_members="$S/g0:$S/g1" --raid_failed=1 --raid_spares="$S/spfull/s" \
+			--raid_rebuild=1 --rw=read --verify_only=1
+	}
+	t_case_fail "ENOSPC on the spare: the line names the spare" \
+		--msg "^raid: spare $S/spfull/s \(rebuilding member 1\): write of [0-9]+ bytes at offset [0-9]+ failed: No space left on device" \
+		spare_full
+else
+	echo "skipped: the full spare case (cannot mount a tmpfs here)"
+fi
+
+# --- hostile option values: one line naming the option each ---
+hv() { # NAME MESSAGE OPTIONS...
+	local name=$1 msg=$2
+	shift 2
+	t_case_fail "hostile value: $name" --msg "^raid: $msg" \
+		r1 x --raid_members="$S/e0:$S/e1" --rw=read "$@"
+}
+hv "raid_chunk=3k" "raid_chunk: '3k' is not a power of two" --raid_level=5 \
+	--raid_members="$S/e0:$S/e1:$S/e2" --raid_chunk=3k
+hv "raid_chunk=1g" "raid_chunk: '1g' is not a power of two" --raid_chunk=1g
+hv "raid_member_size=0" "raid_member_size: '0' is not a size" --raid_member_size=0
+hv "raid_member_size=1" "raid_members: the members \(1 bytes\) are smaller" --raid_member_size=1
+hv "an empty member path" "raid_members: empty path in" --raid_members="$S/e0::$S/e1"
+hv "an empty spare path" "raid_spares: empty path in" --raid_spares="$S/sx:"
+hv "raid_failed=-1" "raid_failed: '-1' is not a ','-separated list" --raid_failed=-1
+hv "raid_failed=0,1 on RAID1 of 2" "raid_failed: the array has lost more than" --raid_failed=0,1
+hv "raid_rebuild_min above max" "raid_rebuild_min: 300 MB/s is above raid_rebuild_max" \
+	--raid_rebuild_min=300 --raid_rebuild_max=100
+hv "raid_rebuild_max=0" "raid_rebuild_max: '0' is not a rate" --raid_rebuild_max=0
+hv "raid_level=7" "raid_level: '7' is not one of" --raid_level=7
+hv "raid_scrub=fix" "raid_scrub: " --raid_scrub=fix
+hv "raid_init=zero" "raid_init: " --raid_init=zero
+hv "raid_fail of a member out of range" "raid_fail: member 2 is out of range" --raid_fail=2@1
+
 t_done
