@@ -31,6 +31,10 @@ wait_for() {
 	return 1
 }
 
+# held FILE: a process holds the flock on FILE (an array holds its state file's lock, FILE.lock,
+# from its open until it is freed)
+held() { [[ -e $1 ]] && ! flock -n "$1" true; }
+
 # --- a spare is never another array's device ---
 # The first fio reads (a shared lock on its members) or writes (exclusive) the second half of
 # its volume while a second one names its member m0 as the spare of a degraded RAID1 to
@@ -41,8 +45,7 @@ spare_of_other_fio() { # MODE: read or write (the first fio's job)
 	f --name=first --filename=vol --raid_level=1 --raid_members="$p-m0:$p-m1" --rw="$1" \
 		--bs=64k --offset=4m --size=1m --time_based --runtime=3 >"$p.first.log" 2>&1 &
 	pid=$!
-	wait_for grep -q "Starting" "$p.first.log"
-	sleep 0.5 # the array is open once fio starts its job
+	wait_for held "$p-m0" || return 1 # the first array is open (it locks its members)
 	r1 second --raid_members="$p-x0:$p-x1" --raid_failed=1 --raid_spares="$p-m0" \
 		--raid_rebuild=1 --rw=read --verify=0
 	rc=$?
@@ -129,9 +132,6 @@ else
 fi
 
 # --- rebuilds, resyncs and scrubs killed with SIGKILL, then restarted ---
-# held FILE: a process holds the flock on FILE (an array holds its state file's lock, FILE.lock,
-# from its open until it is freed)
-held() { [[ -e $1 ]] && ! flock -n "$1" true; }
 # (a killed fio's io_uring workers may hold its files a moment after it is reaped)
 released() { ! held "$1"; }
 # kill_at SECONDS ARGS...: fio with ARGS in the background, SIGKILLed SECONDS after its array
