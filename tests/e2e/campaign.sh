@@ -257,8 +257,12 @@ nospare() {
 }
 t_case_fail "a missing spare without raid_member_size is refused, as a member is" \
 	--msg "^raid: raid_spares: $S/nosp does not exist \(set raid_member_size to create it\)" nospare
-if truncate -s 8m "$S/imm1" && chattr +i "$S/imm1" 2>/dev/null; then
+# (made immutable by the case itself, and made mutable again at exit whatever happened: an
+# immutable file would keep the scratch directory from being removed)
+if truncate -s 8m "$S/imm1" && chattr +i "$S/imm1" 2>/dev/null && chattr -i "$S/imm1"; then
+	trap 'chattr -i "$S/imm1" 2>/dev/null; for m in "${mounts[@]}"; do umount "$m"; done; rm -rf "$S"' EXIT
 	immutable() {
+		chattr +i "$S/imm1" || return 200
 		r1 x --raid_members="$S/imm0:$S/imm1" --rw=write \
 			--raid_state="$S/imm.json" --size=4k --bs=4k >"$S/imm.log" 2>&1
 		local rc=$?
