@@ -99,7 +99,7 @@ SAN_BUILD := build-san
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SAN_TESTS := $(patsubst $(BUILD)/%,$(SAN_BUILD)/%,$(filter $(BUILD)/tests/%,$(TESTS)))
 SAN_E2E   := tests/e2e/raid_basic.sh tests/e2e/raid_matrix.sh tests/e2e/raid56_verify.sh \
-	tests/e2e/raid_errors.sh tests/e2e/rebuild.sh tests/e2e/hostile.sh
+	tests/e2e/raid_errors.sh tests/e2e/rebuild.sh tests/e2e/hostile.sh tests/e2e/campaign.sh
 sanitize: $(FIO)
 	@$(MAKE) -s BUILD=$(SAN_BUILD) NVCC= FIO=$(FIO) FIO_SRC=$(FIO_SRC) CFLAGS="-O1 -g" \
 		SAN="$(SAN_FLAGS)" $(SAN_TESTS) $(SAN_BUILD)/engines/raid.so

@@ -123,11 +123,16 @@ static int fio_raid_setup(struct thread_data *td)
 
 	if (fio_raid_config(td, &c))
 		return 1;
-	if (!td->o.use_thread && td->o.numjobs > 1 && (c.writes || c.rec.state_path)) {
-		log_err("raid: numjobs=%u without thread=1 would %s one array from %u "
-			"processes; set thread=1\n",
-			td->o.numjobs, c.writes ? "write" : "keep the state file (raid_state) of",
-			td->o.numjobs);
+	/* fio's clones of a job (subjob_number 1..) run with numjobs=1: each is refused, or
+	 * the first clone wrote while the job itself was refused; the job says why, once */
+	if (!td->o.use_thread && (td->o.numjobs > 1 || td->subjob_number) &&
+	    (c.writes || c.rec.state_path)) {
+		if (!td->subjob_number)
+			log_err("raid: numjobs=%u without thread=1 would %s one array from %u "
+				"processes; set thread=1\n",
+				td->o.numjobs,
+				c.writes ? "write" : "keep the state file (raid_state) of",
+				td->o.numjobs);
 		raid_config_free(&c);
 		return 1;
 	}

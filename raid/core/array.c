@@ -53,16 +53,9 @@ static int member_bytes(const struct raid_config *c, int i, uint64_t *out, char 
 			    path, files ? "create it" : "size in-memory members");
 			return -ENOENT;
 		}
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 || ftruncate(fd, (off_t)c->member_size)) {
-			ret = -errno;
-			snprintf(err, errlen, "raid: raid_members: cannot create %s: %s", path,
-				 strerror(errno));
-			if (fd >= 0)
-				close(fd);
+		ret = raid_dev_create("raid_members", path, c->member_size, err, errlen);
+		if (ret)
 			return ret;
-		}
-		close(fd);
 		*out = c->member_size;
 		return 0;
 	}
@@ -234,34 +227,48 @@ static int files_apart(const struct raid_array *a, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * How a job locks the members: exclusively when the array writes them (the job writes, or a
+ * resync, a repair or the resync after an unclean stop rewrites redundancy), else shared.
+ * Spares are always locked exclusively: a rebuild writes them over, so no other array of any
+ * process, even one that only reads, may have one open meanwhile.
+ */
+static int member_lock_mode(const struct raid_config *c)
+{
+	return c->writes || c->rec.resync || c->rec.scrub == RAID_SCRUB_REPAIR || c->rec.state_dirty
+		   ? LOCK_EX
+		   : LOCK_SH;
+}
+
 static int lock_members(struct raid_array *a, int mode, char *err, size_t errlen)
 {
 	if (!a->be->uses_files || a->lock_mode == mode || a->lock_mode == LOCK_EX)
 		return 0;
 	for (int i = 0; i < a->ndev; i++) {
 		struct raid_member *m = &a->m[i];
+		bool spare = i >= a->geom.n;
+		const char *opt = spare ? "raid_spares" : "raid_members";
 
 		if (raid_member_failed(a, i))
 			continue;
 		if (m->lock_fd < 0)
 			m->lock_fd = open(m->path, O_RDONLY | O_CLOEXEC);
 		if (m->lock_fd < 0) {
-			snprintf(err, errlen, "raid: raid_members: %s: %s", m->path,
-				 strerror(errno));
+			snprintf(err, errlen, "raid: %s: %s: %s", opt, m->path, strerror(errno));
 			return -errno;
 		}
-		if (flock(m->lock_fd, mode | LOCK_NB)) {
+		if (flock(m->lock_fd, (spare ? LOCK_EX : mode) | LOCK_NB)) {
 			int e = errno;
 
 			if (e == EWOULDBLOCK)
 				snprintf(
 				    err, errlen,
-				    "raid: raid_members: %s is in use by another process: jobs "
-				    "that share an array must run with thread=1, and only one fio "
-				    "may write the members at a time",
-				    m->path);
+				    "raid: %s: %s is in use by another process: jobs that share an "
+				    "array must run with thread=1, only one fio may write the "
+				    "members at a time, and a spare may be open in no other array",
+				    opt, m->path);
 			else
-				snprintf(err, errlen, "raid: raid_members: flock %s: %s", m->path,
+				snprintf(err, errlen, "raid: %s: flock %s: %s", opt, m->path,
 					 strerror(e));
 			return -EBUSY;
 		}
@@ -338,7 +345,7 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 		ret = files_apart(a, err, errlen);
 	if (ret)
 		goto err;
-	ret = lock_members(a, c->writes ? LOCK_EX : LOCK_SH, err, errlen);
+	ret = lock_members(a, member_lock_mode(c), err, errlen);
 	if (ret)
 		goto err;
 	if (c->backend == RAID_BE_RAM) {
@@ -397,6 +404,44 @@ static int state_taken(const struct raid_config *c, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A member or spare of this job that is a device of another array open in this fio: flock
+ * would refuse it as "another process" (each array opens it apart), so say which array.
+ * A spare there would be rebuilt over, a member written by two arrays. Registry held.
+ */
+static int devices_taken(const struct raid_config *c, const char *key, char *err, size_t errlen)
+{
+	int n = c->nmembers + c->rec.nspares;
+
+	for (struct raid_array *b = registry; b; b = b->next) {
+		if (!strcmp(b->key, key))
+			continue; /* the same array: the job joins it */
+		for (int i = 0; i < n; i++) {
+			const char *p = i < c->nmembers ? c->members[i] : c->rec.spares[i - c->nmembers];
+
+			if (i < c->nmembers && c->failed >> i & 1)
+				continue; /* never opened */
+			for (int j = 0; j < b->ndev; j++) {
+				if (j < b->geom.n && raid_member_failed(b, j))
+					continue;
+				if (!raid_same_file(p, b->m[j].path))
+					continue;
+				snprintf(err, errlen,
+					 "raid: %s: %s is %s %d (%s) of another array open in this "
+					 "fio (raid_members %s...): %s",
+					 i < c->nmembers ? "raid_members" : "raid_spares", p,
+					 j < b->geom.n ? "member" : "spare",
+					 j < b->geom.n ? j : j - b->geom.n, b->m[j].path,
+					 b->cfg.members[0],
+					 i < c->nmembers ? "an array's devices must be its own"
+							 : "a rebuild would write over it");
+				return -EBUSY;
+			}
+		}
+	}
+	return 0;
+}
+
 int raid_array_get(const struct raid_config *c, struct raid_array **out, char *err, size_t errlen)
 {
 	struct raid_array *a;
@@ -421,12 +466,13 @@ int raid_array_get(const struct raid_config *c, struct raid_array **out, char *e
 			    "different geometry in this fio (raid_level, raid_chunk, raid_layout, "
 			    "raid_failed, raid_backend and raid_member_size must match)");
 			ret = -EINVAL;
-		} else if (!(ret = lock_members(a, c->writes ? LOCK_EX : LOCK_SH, err, errlen)) &&
+		} else if (!(ret = lock_members(a, member_lock_mode(c), err, errlen)) &&
 			   !(ret = c->writes ? raid_service()->writer(a, err, errlen) : 0)) {
 			a->refs++;
 			*out = a;
 		}
-	} else if ((ret = state_taken(c, err, errlen))) {
+	} else if ((ret = state_taken(c, err, errlen)) ||
+		   (ret = devices_taken(c, key, err, errlen))) {
 		free(key);
 	} else {
 		ret = array_create(c, key, &a, err, errlen);

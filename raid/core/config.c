@@ -136,7 +136,8 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 			 raid_layout_name(c->level, c->layout), c->level, which);
 		return -EINVAL;
 	}
-	if (c->failed >> c->nmembers) {
+	/* a shift by 64 is undefined (x86 shifts by 0): 64 members hold every index */
+	if (c->nmembers < 64 && c->failed >> c->nmembers) {
 		int bad = 63 - __builtin_clzll(c->failed);
 
 		snprintf(err, errlen,

@@ -84,6 +84,17 @@ struct raid_array {
 	pthread_mutex_t ev_mu;
 	pthread_cond_t ev_cv;
 	unsigned ev_gen;
+	/*
+	 * Failures a record must hold before a write is acknowledged (failure.c), as md holds
+	 * writes until its superblock says a member failed: each failure (or a spare's) counts
+	 * in fail_seq before its flag is set; a save of the record moves fail_recorded up to the
+	 * count it wrote, or sets fail_unrecorded when it could not. record: the service's save
+	 * (the state file), NULL when nothing is recorded.
+	 */
+	int (*record)(struct raid_array *a);
+	atomic_uint fail_seq, fail_recorded;
+	atomic_bool fail_unrecorded;
+	bool said_unrecorded;
 	int ndev;		   /* entries of m[]: the geom.n members, then the spares */
 	struct raid_member m[];
 };
@@ -162,6 +173,14 @@ void raid_member_fail(struct raid_array *a, int idx);
 bool raid_level_retries(const struct raid_array *a); /* a failed member leaves the array */
 /* A finished request: restart it when a member failed under it (true: restarted). */
 bool raid_request_retry(struct raid_queue *q, struct raid_request *r);
+/*
+ * A write request is done: 0, or -EIO when a failure is not recorded yet and its record
+ * cannot be written (the write is then not acknowledged). Saves the record when one is due.
+ */
+int raid_failure_gate(struct raid_array *a);
+/* The record's save: the count of failures it held (read before it was built) and whether
+ * it reached the disk. */
+void raid_failures_recorded(struct raid_array *a, unsigned seq, bool ok);
 /* The array's events: failures. wait returns once the count is not `seen`, or at timeout. */
 void raid_array_notify(struct raid_array *a);
 unsigned raid_array_events(struct raid_array *a);

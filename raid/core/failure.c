@@ -52,6 +52,9 @@ void raid_member_fail(struct raid_array *a, int idx)
 {
 	double t = raid_array_elapsed(a);
 
+	if (raid_member_failed(a, idx))
+		return;
+	atomic_fetch_add(&a->fail_seq, 1); /* before any write can see the member failed */
 	if (atomic_exchange(&a->m[idx].failed, true))
 		return;
 	pthread_mutex_lock(&a->lock);
@@ -81,7 +84,9 @@ void raid_member_error(struct raid_array *a, const struct member_io *mio)
 	if (!raid_level_retries(a))
 		return; /* md's RAID0 keeps its members: the error is the answer */
 	if (mio->dev != mio->member) {
-		/* the spare failed: no more writes go to it, and its rebuild gives it up */
+		/* the spare failed: no more writes go to it, and its rebuild gives it up; the
+		 * record must forget its checkpoint before a write it missed is acknowledged */
+		atomic_fetch_add(&a->fail_seq, 1);
 		atomic_store(&a->m[mio->member].spare_failed, true);
 		atomic_store(&a->m[mio->member].recovery_offset, 0);
 		raid_array_notify(a);
@@ -104,6 +109,39 @@ bool raid_request_retry(struct raid_queue *q, struct raid_request *r)
 	r->error = 0;
 	raid_request_start(q, r);
 	return true;
+}
+
+void raid_failures_recorded(struct raid_array *a, unsigned seq, bool ok)
+{
+	if (ok) {
+		atomic_store(&a->fail_recorded, seq);
+		atomic_store(&a->fail_unrecorded, false);
+	} else if (atomic_load(&a->fail_recorded) != seq) {
+		atomic_store(&a->fail_unrecorded, true);
+	}
+}
+
+/*
+ * A write may be acknowledged once every failure so far is recorded: else a restart trusts
+ * the record, which still counts the failed member in (a mirror resyncs from it, a rebuild
+ * resumes onto a spare that missed the write) and the write is lost. The writer saves the
+ * record itself (once; later writes find it done), so no other thread's progress is needed;
+ * while the record cannot be written, writes fail with EIO and each tries the save again.
+ */
+int raid_failure_gate(struct raid_array *a)
+{
+	if (!a->record || atomic_load(&a->fail_recorded) == atomic_load(&a->fail_seq))
+		return 0;
+	a->record(a);
+	if (!atomic_load(&a->fail_unrecorded))
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	if (!a->said_unrecorded)
+		raid_log("raid: a member failed and raid_state cannot record it: writes fail "
+			 "with EIO until the state file can be written (md stops writing too)");
+	a->said_unrecorded = true;
+	pthread_mutex_unlock(&a->lock);
+	return -EIO;
 }
 
 /* ---- events ---- */

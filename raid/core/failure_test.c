@@ -203,6 +203,46 @@ static void test_media_error_fails_member_and_retries(void **state)
 	close_array();
 }
 
+/* The record of failures (a->record, the state file's save in the service): scripted. */
+static bool record_ok;
+static int records;
+
+static int script_record(struct raid_array *arr)
+{
+	records++;
+	raid_failures_recorded(arr, atomic_load(&arr->fail_seq), record_ok);
+	return record_ok ? 0 : -ENOSPC;
+}
+
+/*
+ * No write is acknowledged before the record holds the failure it ran under: while the
+ * record cannot be written each write fails with EIO (and tries it again); once it can,
+ * one save covers every later write. Reads never wait for it.
+ */
+static void test_unrecorded_failure_stops_writes(void **state)
+{
+	open_array("raid_level=1", M2, NULL, false);
+	a->record = script_record;
+	record_ok = false;
+	records = 0;
+	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 0, 16 * KIB), 0);
+	assert_int_equal(records, 0); /* nothing failed: nothing to record */
+	say(0, RAID_OP_WRITE, -EIO);
+	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 0, 16 * KIB), -EIO);
+	assert_true(raid_member_failed(a, 0));
+	assert_int_equal(records, 1);
+	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 16 * KIB, 16 * KIB), -EIO);
+	assert_int_equal(records, 2);
+	assert_int_equal(t_io(q, RAID_OP_READ, rbuf, 0, 16 * KIB), 0);
+	assert_int_equal(records, 2);
+	record_ok = true; /* the disk has room again */
+	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 0, 16 * KIB), 0);
+	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 16 * KIB, 16 * KIB), 0);
+	assert_int_equal(records, 3);
+	a->record = NULL;
+	close_array();
+}
+
 /* Short transfers continue, EAGAIN is retried: neither is a failure. */
 static void test_short_and_again(void **state)
 {
@@ -298,6 +338,7 @@ int main(void)
 	    cmocka_unit_test(test_busy_is_not_a_failure),
 	    cmocka_unit_test(test_failure_messages),
 	    cmocka_unit_test(test_media_error_fails_member_and_retries),
+	    cmocka_unit_test(test_unrecorded_failure_stops_writes),
 	    cmocka_unit_test(test_short_and_again),
 	    cmocka_unit_test(test_raid0_keeps_members),
 	    cmocka_unit_test(test_raid5_write_retry),

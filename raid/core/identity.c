@@ -93,6 +93,38 @@ bool raid_same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int raid_dev_create(const char *opt, const char *path, uint64_t size, char *err, size_t errlen)
+{
+	char target[256];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	int fd, ret;
+
+	if (n >= 0) {
+		target[n] = 0;
+		snprintf(err, errlen,
+			 "raid: %s: %s is a symlink to %s, which does not exist: create the "
+			 "target, or name a file",
+			 opt, path, target);
+		return -ENOENT;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "raid: %s: cannot create %s: %s", opt, path, strerror(-ret));
+		return ret;
+	}
+	if (ftruncate(fd, (off_t)size)) {
+		ret = -errno;
+		snprintf(err, errlen, "raid: %s: cannot create %s of %" PRIu64 " bytes: %s", opt,
+			 path, size, strerror(-ret));
+		close(fd);
+		unlink(path); /* made here: a later run would find it too small */
+		return ret;
+	}
+	close(fd);
+	return 0;
+}
+
 unsigned raid_dio_align(int fd)
 {
 	struct statx sx;

@@ -126,6 +126,9 @@ void raid_request_finish(struct raid_queue *q, struct raid_request *r)
 		return;
 	if (r->admitted)
 		raid_release(q, r);
+	/* after the release: a rebuild waiting for this write's range may go on meanwhile */
+	if (r->op == RAID_OP_WRITE && !r->advance && !r->error)
+		r->error = raid_failure_gate(q->a);
 	r->inflight = false;
 	q->nreq--;
 	STAILQ_INSERT_TAIL(&q->done, r, done_link);
@@ -139,7 +142,14 @@ void raid_mio_error(struct raid_queue *q, struct member_io *mio, int res)
 
 	q->c.errors++;
 	pthread_mutex_lock(&a->lock);
-	if (!a->said_error)
+	if (!a->said_error && mio->dev != mio->member) /* the spare taking its place */
+		raid_log("raid: spare %s (rebuilding member %d): %s of %" PRIu64
+			 " bytes at offset %" PRIu64 " failed: %s (the rebuild onto it stops; "
+			 "further errors not shown)",
+			 a->m[mio->dev].path, mio->member,
+			 mio->op == RAID_OP_READ ? "read" : "write", mio->len, mio->offset,
+			 strerror(-res));
+	else if (!a->said_error)
 		raid_log("raid: member %d (%s): %s of %" PRIu64 " bytes at offset %" PRIu64
 			 " failed: %s (%s; further errors not shown)",
 			 mio->member, a->m[mio->member].path,

@@ -11,5 +11,5 @@ $(foreach t,state_test sparse_test window_test pace_test pipe_test service_test,
 SIM_WRAP := -Wl,--wrap=member_backend
 LDLIBS_pace_test += $(SIM_WRAP)
 LDLIBS_service_test += $(SIM_WRAP) $(foreach f,posix_memalign fdatasync fsync rename write,-Wl,--wrap=$(f))
-TESTS += tests/e2e/rebuild.sh tests/e2e/hostile.sh
+TESTS += tests/e2e/rebuild.sh tests/e2e/hostile.sh tests/e2e/campaign.sh
 BENCHES += tests/bench/rebuild_bench.sh

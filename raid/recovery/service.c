@@ -48,7 +48,6 @@ static int spares_probe(struct raid_array *a, char *err, size_t errlen)
 	for (int s = 0; s < c->nspares; s++) {
 		const char *p = c->spares[s];
 		struct stat st;
-		int fd;
 
 		if (stat(p, &st)) {
 			if (errno != ENOENT) { /* st says nothing: never go on with it */
@@ -56,15 +55,16 @@ static int spares_probe(struct raid_array *a, char *err, size_t errlen)
 					 strerror(errno));
 				return -EINVAL;
 			}
-			fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-			if (fd < 0 || ftruncate(fd, (off_t)a->geom.member_size)) {
-				snprintf(err, errlen, "raid: raid_spares: cannot create %s: %s", p,
-					 strerror(errno));
-				if (fd >= 0)
-					close(fd);
-				return -EINVAL;
+			/* as a missing member: made only at a size the job gave */
+			if (!a->cfg.member_size) {
+				snprintf(err, errlen,
+					 "raid: raid_spares: %s does not exist (set "
+					 "raid_member_size to create it)",
+					 p);
+				return -ENOENT;
 			}
-			close(fd);
+			if (raid_dev_create("raid_spares", p, a->geom.member_size, err, errlen))
+				return -EINVAL;
 			continue;
 		}
 		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < a->geom.member_size) {
@@ -192,6 +192,8 @@ static int open_array(struct raid_array *a, char *err, size_t errlen)
 			atomic_store(&a->m[i].recovery_offset, c->resume_off[i]);
 			rec->sp.durable_off[i] = c->resume_off[i];
 		}
+	if (c->state_path) /* no write is acknowledged before its failures are on record */
+		a->record = raid_rec_state_save;
 	ret = pthread_create(&rec->thread, NULL, rec_thread, rec);
 	if (ret) {
 		snprintf(err, errlen, "raid: cannot start the recovery thread: %s", strerror(ret));
@@ -205,9 +207,11 @@ static int open_array(struct raid_array *a, char *err, size_t errlen)
 	pthread_mutex_unlock(&rec->mu);
 	if (ret)
 		snprintf(err, errlen, "raid: %s: the recovery thread could not start (see above)",
-			 c->resync	     ? "raid_init=resync"
+			 c->resync		? "raid_init=resync"
 			 : rec->st.resync_dirty ? "raid_state (the resync after an unclean stop)"
-					     : "raid_spares");
+			 : c->nspares		? "raid_spares"
+			 : c->state_path	? "raid_state"
+						: "raid_members");
 	return ret;
 }
 
@@ -270,6 +274,7 @@ static void free_array(struct raid_array *a)
 
 	if (!rec)
 		return;
+	a->record = NULL;
 	stop_thread(rec, false);
 	pthread_mutex_destroy(&rec->mu);
 	pthread_mutex_destroy(&rec->st.mu);

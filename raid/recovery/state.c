@@ -541,6 +541,19 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 				 i, a->m[a->geom.n + s].path,
 				 r->resume_id[i] ? r->resume_id[i] : "none", *now ? now : "absent");
 			r->resume_off[i] = 0;
+		} else if (r->resume_off[i] && r->state_dirty) {
+			/*
+			 * Writes were running when the last run ended uncleanly: one below the
+			 * checkpoint may have reached the survivors and not the spare (or a
+			 * parity level's row gone dirty after the checkpoint). The checkpoint
+			 * vouches for the rebuild's own windows only, so nothing on the spare is
+			 * trusted (md resyncs a recovering device after a crash the same way).
+			 */
+			raid_log("raid: raid_state: %s: the array was not shut down cleanly: the "
+				 "rebuild of member %d onto %s starts again from 0 (writes at the "
+				 "crash may have missed the spare below its checkpoint)",
+				 path, i, a->m[a->geom.n + s].path);
+			r->resume_off[i] = 0;
 		}
 	}
 	return 0;
@@ -588,8 +601,11 @@ static json_object *build(struct raid_array *a)
 		}
 		if (a->cfg.rec.replaced[i])
 			json_object_array_add(rep, entry(a, i, i, true, 0));
-		else if (dev != i)
-			json_object_array_add(rep, entry(a, i, dev, !f, rec->sp.durable_off[i]));
+		else if (dev != i) /* a spare that failed holds nothing a restart may trust */
+			json_object_array_add(rep, entry(a, i, dev, !f,
+							 atomic_load(&a->m[i].spare_failed)
+							     ? 0
+							     : rec->sp.durable_off[i]));
 	}
 	json_object_object_add(o, "version", json_object_new_int(STATE_VERSION));
 	json_object_object_add(o, "members", json_object_new_int(a->geom.n));
@@ -627,11 +643,13 @@ int raid_rec_state_save(struct raid_array *a)
 	const char *txt;
 	char *tmp = NULL;
 	int fd = -1, ret = 0;
+	unsigned seq;
 	size_t len;
 
 	if (!path)
 		return 0;
-	pthread_mutex_lock(&rec->st.mu); /* the recovery thread and the last put */
+	pthread_mutex_lock(&rec->st.mu); /* the recovery thread, the last put, a writer */
+	seq = atomic_load(&a->fail_seq); /* the failures this record holds (failure.c) */
 	o = build(a);
 	txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
 	len = strlen(txt);
@@ -659,6 +677,7 @@ out:
 		rec->st.err = ret;
 		raid_rec_error(rec, ret);
 	}
+	raid_failures_recorded(a, seq, ret == 0);
 	free(tmp);
 	json_object_put(o);
 	pthread_mutex_unlock(&rec->st.mu);

@@ -22,7 +22,8 @@ restore() { [[ -n $saved ]] && cp "$log/orig" "$saved" && saved=; }
 trap 'restore; exit 130' INT TERM
 
 # mutant NAME FILE OLD NEW TEST...: TEST is a build/tests/ program, "e2e:CASE-ERE" (cases
-# of tests/e2e/rebuild.sh) or "hostile:CASE-ERE" (of tests/e2e/hostile.sh)
+# of tests/e2e/rebuild.sh), "hostile:CASE-ERE" (of tests/e2e/hostile.sh) or
+# "campaign:CASE-ERE" (of tests/e2e/campaign.sh)
 mutant() {
 	local name=$1 file=$2 old=$3 new=$4 out=$log/$1.log
 	shift 4
@@ -53,6 +54,7 @@ EOF
 		case $t in
 		e2e:*) T_ONLY=${t#e2e:} bash tests/e2e/rebuild.sh ;;
 		hostile:*) T_ONLY=${t#hostile:} bash tests/e2e/hostile.sh ;;
+		campaign:*) T_ONLY=${t#campaign:} bash tests/e2e/campaign.sh ;;
 		*) timeout 120 "$t" ;;
 		esac >>"$out" 2>&1 && passed+=("$t")
 	done
@@ -82,7 +84,7 @@ mutant geometry raid/recovery/state.c \
 	$'\tif (!r->state_geom)\n\t\treturn 0;\n\tif (r->state_level' \
 	$'\treturn 0;\n\tif (r->state_level' $T/state_test
 mutant spare-restart-from-0 raid/recovery/state.c \
-	$'\t\t\tr->resume_off[i] = 0;\n' $'\t\t\t(void)0;\n' $T/state_test
+	$'"absent");\n\t\t\tr->resume_off[i] = 0;\n' $'"absent");\n\t\t\t(void)0;\n' $T/state_test
 # --- the dirty mark ---
 mutant dirty-mark raid/recovery/service.c \
 	$'\trec->st.unclean = true;\n\tret = raid_rec_state_save(a);' \
@@ -168,8 +170,8 @@ mutant spare-serves-one raid/recovery/state.c \
 	'hostile:onto one spare'
 mutant files-apart raid/core/array.c 'ret = files_apart(a, err, errlen);' 'ret = 0;' \
 	$T/array_test 'hostile:stats file is'
-mutant shared-state raid/core/array.c '} else if ((ret = state_taken(c, err, errlen))) {' \
-	'} else if (0) {' $T/state_test 'hostile:share a state file'
+mutant shared-state raid/core/array.c '} else if ((ret = state_taken(c, err, errlen)) ||' \
+	'} else if (0 ||' $T/state_test 'hostile:share a state file'
 mutant state-in-use raid/recovery/service.c 'ret = raid_rec_state_lock(a, err, errlen);' \
 	'ret = 0;' $T/state_test 'hostile:two fio processes'
 mutant state-changed raid/recovery/state.c 'if (!same_file_seen(&now, &r->state_read)) {' \
@@ -186,6 +188,20 @@ mutant pace-min-max raid/recovery/pace.c \
 	'return now - p->last_t < BUSY_S ? p->min : p->max;' 'return p->max;' $T/pace_test
 mutant checkpoint-each-second raid/recovery/rebuild_pipe.c \
 	'#define CHECKPOINT_S 1.0' '#define CHECKPOINT_S 0.5' $T/pace_test
+
+# issue 37 (docs/rebuild.md, "Issue 37")
+mutant spare-lock-exclusive raid/core/array.c '(spare ? LOCK_EX : mode) | LOCK_NB' 'mode | LOCK_NB' \
+	'campaign:a reading fio has open'
+mutant devices-taken raid/core/array.c '(ret = devices_taken(c, key, err, errlen))' '0' \
+	'campaign:two jobs: job b'
+mutant failure-gate raid/core/queue.c '		r->error = raid_failure_gate(q->a);' '		(void)0;' \
+	$T/failure_test 'campaign:raid1: a failure the full state disk'
+mutant dirty-rebuild-from-0 raid/recovery/state.c '} else if (r->resume_off[i] && r->state_dirty) {' \
+	'} else if (0) {' 'campaign:raid1 rebuild under writes, SIG'
+mutant failed-64-members raid/core/config.c 'if (c->nmembers < 64 && c->failed >> c->nmembers) {' \
+	'if (c->failed >> c->nmembers) {' 'campaign:64-member'
+mutant clones-refused engines/fio_raid.c '(td->o.numjobs > 1 || td->subjob_number)' \
+	'td->o.numjobs > 1' 'campaign:numjobs=2'
 
 make -s all >/dev/null 2>&1 # the tree as it is again
 echo "$survived survived"

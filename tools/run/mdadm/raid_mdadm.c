@@ -102,6 +102,15 @@ static int check_room(const struct raid_config *c, uint64_t data, char *err, siz
 		if (c->failed >> i & 1)
 			continue;
 		ret = device_bytes(c->members[i], &size);
+		if (ret == -ENOENT && c->member_size) { /* not made yet: say what it must hold */
+			res = md_reserve(c->level, data + 140 * KiB);
+			fprintf(stderr,
+				"%s: raid_members: %s does not exist yet: make it at least %" PRIu64
+				" bytes (the engine's %" PRIu64 " and %" PRIu64
+				" KiB for md's superblock)\n",
+				prog, c->members[i], data + res, data, res / KiB);
+			continue;
+		}
 		if (ret) {
 			snprintf(err, errlen, "%s: raid_members: %s: %s", prog, c->members[i],
 				 strerror(-ret));
@@ -159,13 +168,23 @@ int main(int argc, char **argv)
 	}
 	if (raid_config_validate(&c, err, sizeof(err)))
 		goto out;
-	/* raid_probe would create missing members of raid_member_size: this only reads */
+	/*
+	 * raid_probe would create missing members of raid_member_size: this only reads. A
+	 * member not made yet is sized by raid_member_size (the in-memory backend's probe
+	 * never creates files), so the line can be printed before the devices exist.
+	 */
 	for (int i = 0; i < c.nmembers; i++) {
 		struct stat st;
 
 		if (!(c.failed >> i & 1) && stat(c.members[i], &st)) {
-			snprintf(err, sizeof(err), "%s: raid_members: %s: %s", prog, c.members[i],
-				 strerror(errno));
+			if (errno == ENOENT && c.member_size) {
+				c.backend = RAID_BE_RAM;
+				continue;
+			}
+			snprintf(err, sizeof(err), "%s: raid_members: %s: %s%s", prog, c.members[i],
+				 strerror(errno),
+				 errno == ENOENT ? " (give raid_member_size for devices not made yet)"
+						 : "");
 			goto out;
 		}
 	}

@@ -6,11 +6,13 @@
  *
  * `levels` prints one line per level: LEVEL NAME MIN_MEMBERS MAX_FAILED PARITY COPIES
  * USES_CHUNK DEFAULT_LAYOUT LAYOUTS, where MAX_FAILED "n-1" is every member but one, COPIES
- * "n" one on every member, USES_CHUNK 1 or 0, and "-" no layout. --json gives the same facts
- * with the same spellings.
+ * "n" one on every member, USES_CHUNK 1 or 0, and "-" no layout. On a terminal a header
+ * line names the columns first (as ls and ps do: scripts reading the lines, run/levels.sh,
+ * get the lines alone). --json gives the same facts with the same spellings.
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -57,6 +59,9 @@ static int levels(bool json)
 	struct raid_level_info l;
 	char mf[16], cp[16], ls[256];
 
+	if (!json && isatty(STDOUT_FILENO))
+		printf("LEVEL NAME MIN_MEMBERS MAX_FAILED PARITY COPIES USES_CHUNK DEFAULT_LAYOUT "
+		       "LAYOUTS\n");
 	for (unsigned i = 0; !raid_level_nth(i, &l); i++) {
 		const char *def = raid_layout_name(l.level, RAID_LAYOUT_DEFAULT);
 
