@@ -168,6 +168,10 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 					 gpu_only[i]);
 				return -EINVAL;
 			}
+	if (c->backend != RAID_BE_NULL && raid_option_given(c, "raid_null_delay")) {
+		snprintf(err, errlen, "raid: raid_null_delay applies only with raid_backend=null");
+		return -EINVAL;
+	}
 	if (raid_rec_config_validate(c, ops->max_failed != 0, err, errlen) ||
 	    raid_rec_state_check_geometry(c, c->layout ? (int)c->layout : (int)ops->default_layout,
 					  err, errlen))
