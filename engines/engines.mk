@@ -14,5 +14,6 @@ $(ENGINE): $(OBJ)/engines/fio_raid.o $(LIBRAID)
 	@echo "  LD  $@"
 	$(CC) $(ALL_CFLAGS) -shared -o $@ $^ -Wl,-Bsymbolic -Wl,--as-needed $(LDLIBS_SYS)
 
-TESTS += tests/e2e/raid_basic.sh tests/e2e/raid_errors.sh tests/e2e/raid_matrix.sh
+TESTS += tests/e2e/raid_basic.sh tests/e2e/raid_errors.sh tests/e2e/raid_matrix.sh \
+	tests/e2e/latency.sh
 BENCHES += tests/bench/engine_bench.sh

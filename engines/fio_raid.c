@@ -28,6 +28,8 @@ struct fio_raid_data {
 	struct raid_array *a;
 	struct raid_queue *q;
 	struct raid_request **events;
+	struct io_u **queued; /* queued since the last commit: their issue time is stamped there */
+	unsigned nqueued;
 	bool buffers_offered; /* fio's I/O memory handed to raid_queue_register_buffers */
 };
 
@@ -184,6 +186,8 @@ static void fio_raid_signals(void)
 	sigaction(SIGTERM, &sa, &fio_sig_term);
 }
 
+static void fio_raid_cleanup(struct thread_data *td);
+
 static int fio_raid_init(struct thread_data *td)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -215,7 +219,13 @@ static int fio_raid_init(struct thread_data *td)
 	}
 	raid_config_free(&c);
 	d->events = calloc(td->o.iodepth ? td->o.iodepth : 1, sizeof(*d->events));
+	d->queued = calloc(td->o.iodepth ? td->o.iodepth : 1, sizeof(*d->queued));
 	td->io_ops_data = d;
+	if (!d->events || !d->queued) {
+		log_err("raid: out of memory for iodepth=%u\n", td->o.iodepth);
+		fio_raid_cleanup(td);
+		return 1;
+	}
 	return 0;
 }
 
@@ -230,6 +240,7 @@ static void fio_raid_cleanup(struct thread_data *td)
 	if (raid_array_put(d->a))
 		td_verror(td, EIO, "raid_array_put");
 	free(d->events);
+	free(d->queued);
 	free(d);
 	td->io_ops_data = NULL;
 }
@@ -255,6 +266,44 @@ static void offer_buffers(struct thread_data *td, struct fio_raid_data *d)
 			strerror(-ret));
 }
 
+/*
+ * An I/O's times, as fio's own asynchronous engines (io_uring, libaio) keep them. fio stamps
+ * start_time when it prepares an io_u and the completion time when it reaps it: lat is the
+ * whole of it. slat runs from start_time to issue_time, clat from issue_time to completion.
+ * With FIO_ASYNCIO_SETS_ISSUE_TIME fio leaves issue_time to the engine: like io_uring's
+ * and libaio's commit hooks, ours stamps every io_u queued since the last commit once
+ * raid_commit() has handed its member I/Os to the backend, and records slat then
+ * (io_u_queued()). So slat is fio's and the engine's work up to the member I/Os' issue
+ * (planning, parity, the plug, io_uring_enter) and clat the wait for the members. Without
+ * the flag fio would stamp issue_time itself after ->queue (and ->commit, at a batch of
+ * one) returned, and never record slat: slat 0 and a clat that misses the submission.
+ */
+static void fio_raid_issued(struct thread_data *td, struct fio_raid_data *d)
+{
+	struct timespec now;
+
+	if (fio_fill_issue_time(td)) {
+		fio_gettime(&now, NULL);
+		for (unsigned i = 0; i < d->nqueued; i++) {
+			d->queued[i]->issue_time = now;
+			io_u_queued(td, d->queued[i]);
+		}
+		if (td->o.read_iolog_file)
+			td->last_issue = now;
+	}
+	io_u_mark_submit(td, d->nqueued);
+	d->nqueued = 0;
+}
+
+/* An io_u answered inside ->queue (a flush, an error) is issued and complete at once. */
+static enum fio_q_status fio_raid_done_now(struct thread_data *td, struct io_u *io_u, int ret)
+{
+	io_u->error = ret < 0 ? -ret : 0;
+	io_u_mark_submit(td, 1);
+	io_u_mark_complete(td, 1);
+	return FIO_Q_COMPLETED;
+}
+
 static enum fio_q_status fio_raid_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct fio_raid_data *d = td->io_ops_data;
@@ -264,6 +313,11 @@ static enum fio_q_status fio_raid_queue(struct thread_data *td, struct io_u *io_
 	fio_ro_check(td, io_u);
 	if (!d->buffers_offered)
 		offer_buffers(td, d);
+	if (d->nqueued == td->o.iodepth)
+		return FIO_Q_BUSY;
+	/* what completes here is timed from here, as fio times a synchronous engine's I/O */
+	if (ddir_sync(io_u->ddir) && fio_fill_issue_time(td))
+		fio_gettime(&io_u->issue_time, NULL);
 	switch (io_u->ddir) {
 	case DDIR_READ:
 	case DDIR_WRITE:
@@ -274,27 +328,29 @@ static enum fio_q_status fio_raid_queue(struct thread_data *td, struct io_u *io_
 		r->cookie = io_u;
 		ret = raid_submit(d->q, r);
 		if (ret < 0) {
-			io_u->error = -ret;
-			td_verror(td, io_u->error, "raid_submit");
-			return FIO_Q_COMPLETED;
+			if (fio_fill_issue_time(td))
+				fio_gettime(&io_u->issue_time, NULL);
+			td_verror(td, -ret, "raid_submit");
+			return fio_raid_done_now(td, io_u, ret);
 		}
+		d->queued[d->nqueued++] = io_u;
 		return FIO_Q_QUEUED;
 	case DDIR_SYNC:
 	case DDIR_DATASYNC:
-		ret = raid_array_flush(d->a);
-		io_u->error = ret < 0 ? -ret : 0;
-		return FIO_Q_COMPLETED;
+		return fio_raid_done_now(td, io_u, raid_array_flush(d->a));
 	default:
-		io_u->error = EOPNOTSUPP;
-		return FIO_Q_COMPLETED;
+		return fio_raid_done_now(td, io_u, -EOPNOTSUPP);
 	}
 }
 
 static int fio_raid_commit(struct thread_data *td)
 {
 	struct fio_raid_data *d = td->io_ops_data;
+	int ret = raid_commit(d->q);
 
-	return raid_commit(d->q);
+	if (d->nqueued)
+		fio_raid_issued(td, d);
+	return ret;
 }
 
 static int fio_raid_getevents(struct thread_data *td, unsigned int min, unsigned int max,
@@ -302,6 +358,9 @@ static int fio_raid_getevents(struct thread_data *td, unsigned int min, unsigned
 {
 	struct fio_raid_data *d = td->io_ops_data;
 
+	/* raid_reap commits what is queued: fio may reap (min 0) before its commit */
+	if (d->nqueued)
+		fio_raid_commit(td);
 	if (max > td->o.iodepth)
 		max = td->o.iodepth;
 	return raid_reap(d->q, min, max, t, d->events);
@@ -349,7 +408,8 @@ static int fio_raid_invalidate(struct thread_data *td, struct fio_file *f)
 struct ioengine_ops ioengine = {
     .name = "raid",
     .version = FIO_IOOPS_VERSION,
-    .flags = FIO_DISKLESSIO | FIO_NOEXTEND | FIO_NODISKUTIL,
+    .flags = FIO_DISKLESSIO | FIO_NOEXTEND | FIO_NODISKUTIL | FIO_ASYNCIO_SYNC_TRIM |
+	     FIO_ASYNCIO_SETS_ISSUE_TIME,
     .setup = fio_raid_setup,
     .init = fio_raid_init,
     .cleanup = fio_raid_cleanup,

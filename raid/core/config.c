@@ -179,6 +179,10 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 					 gpu_only[i]);
 				return -EINVAL;
 			}
+	if (c->backend != RAID_BE_NULL && raid_option_given(c, "raid_null_delay")) {
+		snprintf(err, errlen, "raid: raid_null_delay applies only with raid_backend=null");
+		return -EINVAL;
+	}
 	if (raid_option_groups_validate(c, ops, err, errlen))
 		return -EINVAL;
 	g = (struct raid_geom){.level = c->level, .n = c->nmembers, .chunk = c->chunk};

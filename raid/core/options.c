@@ -126,6 +126,10 @@ static struct raid_option table[RAID_OPTIONS_MAX + 1] = {
     {.name = "raid_backend", .type = RAID_OPT_ENUM, .part = "backends",
      .help = "how member I/O is done", .def = "io_uring", .values = backend_values,
      AT(backend)},
+    {.name = "raid_null_delay", .type = RAID_OPT_INT, .part = "backends",
+     .help = "with raid_backend=null: every member I/O takes that many microseconds, in the "
+	     "thread that submits it (a member of known latency)",
+     .def = "0", .lo = 0, .hi = 1000000, .unit = "a time in microseconds", AT(null_delay_us)},
     {.name = "raid_parity", .type = RAID_OPT_ENUM, .part = "parity",
      .help = "the parity path of RAID 5/6", .def = "cpu", .values = parity_values,
      AT(parity)},

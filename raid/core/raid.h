@@ -111,6 +111,7 @@ struct raid_config {
 	enum raid_layout_kind layout;
 	uint64_t member_size; /* 0: the smallest member */
 	enum raid_backend_kind backend;
+	int null_delay_us; /* raid_null_delay: the null backend's member I/O latency */
 	enum raid_parity_kind parity;
 	uint64_t failed; /* bit i: member i is missing from the start */
 	uint64_t failed_opt; /* the members raid_failed itself named (failed adds the state
