@@ -74,9 +74,9 @@ $(OBJ)/%.o: %.c | $(DEPS_STAMP)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # Programs and tests: a fragment names the objects, e.g.
-#   BINS += $(BUILD)/bin/raid-parity-bench
-#   $(BUILD)/bin/raid-parity-bench: $(OBJ)/raid/parity/bench.o $(LIBRAID)
-#   LDLIBS_raid-parity-bench := -lfoo        (optional extra libraries)
+#   BINS += $(BUILD)/bin/raid-mdadm
+#   $(BUILD)/bin/raid-mdadm: $(OBJ)/tools/run/mdadm/raid_mdadm.o $(LIBRAID)
+#   LDLIBS_raid-mdadm := -lfoo        (optional extra libraries)
 LINK = @mkdir -p $(@D); echo "  LD  $@"; \
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDLIBS_$(@F)) $(LDLIBS_SYS)
 $(BUILD)/bin/%:

@@ -149,7 +149,7 @@ static json_object *build(struct raid_array *a)
 			       a->parity_used ? json_object_new_string(a->parity_used) : NULL);
 	json_object_object_add(o, "parity_note",
 			       a->parity_note ? json_object_new_string(a->parity_note) : NULL);
-	/* the parity selections this process ran, with their figures; null if none ran */
+	/* the variants the parity rule chose in this process and why; null if none was chosen */
 	json_object_object_add(o, "parity_selection", pq_selection_json());
 	json_object_object_add(o, "state",
 			       json_object_new_string(degraded ? "degraded" : "optimal"));
