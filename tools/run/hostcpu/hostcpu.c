@@ -204,10 +204,12 @@ static int cmd_sample(int pid, const char *out)
 			return 1;
 		}
 		/* the process gone (reaped) ends the sampling; a zombie still has its times. A
-		 * tree that never held still over a scan gives no sample this time. */
+		 * tree that never held still over a scan gives no sample this time; the next scan
+		 * comes soon, so that a short test on a loaded machine (threads starting and ending
+		 * all through it) still gets the two samples its interval needs. */
 		int rc = pid > 0 ? read_tree(pid, &v[F_PU], &v[F_PS]) : 0;
 		if (rc == -EAGAIN) {
-			usleep(100000);
+			usleep(5000);
 			continue;
 		}
 		if (rc)
