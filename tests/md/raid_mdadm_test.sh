@@ -45,8 +45,14 @@ no_room() {
 	grep -q "raid_members: $S/m0 holds 8404992 bytes: md keeps the last 16 KiB .* raid_member_size=8388608" "$S/err"
 }
 t_case "members without room for md's superblock are refused, naming the size that fits" no_room
-t_case_fail "a missing member is refused (nothing is created)" "$R" raid_level=1 \
-	raid_members=$S/m0:$S/new raid_member_size=8m
+# a member not made yet: the line is printed (for devices about to be made, issue 37), with
+# one stderr line saying how large to make it; nothing is created
+missing_member() {
+	"$R" raid_level=1 raid_members=$S/m0:$S/new raid_member_size=8m 2>"$T_SCRATCH/mm.err" |
+		grep -q -- "--raid-devices=2 .*$S/new\$" &&
+		grep -q "$S/new does not exist yet: make it at least 8404992 bytes" "$T_SCRATCH/mm.err"
+}
+t_case "a member not made yet gets its line and the size to make it" missing_member
 t_case "... and was not created" test ! -e "$S/new"
 t_case_fail "a bad engine option is refused" "$R" raid_level=7 raid_members=$M4
 t_case_fail "an argument that is no option is refused" "$R" junk
