@@ -21,12 +21,12 @@ export ROOT
 # What the run does: a write and a read workload of the quick preset, on every array; small
 # enough for QEMU's plain emulation (docs/md.md: the time it took).
 HOST_ONLY='SEQ1M-Q8T64-write|RND4K-Q1T64-randread'
-HOST_OPTS=(--no-build --runtime 1 --scale 0.0625 --member-size 32M --only "$HOST_ONLY")
 export HOST_ONLY
 
 # In the guest. Each step writes its files into OUT for the host's checks.
 host_guest() {
 	local out=$1 c p ns d=() i vendor=/dev/md5 run pid
+	local opts=(--no-build --runtime 1 --scale 0.0625 --member-size 32M --only "$HOST_ONLY")
 	echo "boot $MDVM_BOOT_S" >"$out/times"
 	cat /sys/devices/system/node/node*/cpulist >"$out/cpulists"
 	# drive i by its serial MDVMNVME<i> (the kernel enumerates controllers in no fixed order)
@@ -47,7 +47,7 @@ host_guest() {
 	cd "$ROOT" || return 1
 	# a file system on one of the run's drives: refused, by name, without --force
 	mkfs.ext4 -q -F "${d[6]}" >"$out/refused" 2>&1
-	./run.sh quick "${HOST_OPTS[@]}" --drives "$run" --out "$out/refused-results" >>"$out/refused" 2>&1
+	./run.sh quick "${opts[@]}" --drives "$run" --out "$out/refused-results" >>"$out/refused" 2>&1
 	echo "run.sh exit $?" >>"$out/refused"
 	wipefs -a -q "${d[6]}" >>"$out/refused" 2>&1
 	# the engine's RAID6 over the node-1 drives: its threads sampled while it runs
@@ -57,7 +57,7 @@ host_guest() {
 	) >"$out/affinity" 2>/dev/null &
 	local watch=$!
 	local t0=$SECONDS
-	./run.sh quick "${HOST_OPTS[@]}" --drives "$run" --out "$out/results" \
+	./run.sh quick "${opts[@]}" --drives "$run" --out "$out/results" \
 		--target "engine,md,dev:$vendor=vendor" --target-desc "level=5 members=4 chunk=64k" \
 		>"$out/run.log" 2>&1
 	echo "run.sh exit $?" >>"$out/run.log"
@@ -75,12 +75,11 @@ host_guest() {
 	return 0 # each step's status is in its files
 }
 export -f host_guest
-export HOST_OPTS_S="${HOST_OPTS[*]}"
 
 boot() {
 	local t0=$SECONDS rc
 	cd "$ROOT" && "$MDVM_CMD" run --numa2 --smp 2 --nvme $N:64M --rw "$S" --timeout 900 -- \
-		bash -c 'HOST_OPTS=($HOST_OPTS_S); host_guest "$1"' _ "$S" 2>"$S/mdvm.err"
+		bash -c 'host_guest "$1"' _ "$S" 2>"$S/mdvm.err"
 	rc=$?
 	cat "$S/mdvm.err"
 	echo "guest run $((SECONDS - t0))" >>"$S/times"
@@ -88,7 +87,8 @@ boot() {
 }
 t_case "the appliance boots with $N NVMe drives on two NUMA nodes" boot
 node1=$(sed -n 2p "$S/cpulists" 2>/dev/null)
-R=$(ls -d "$S"/results/*/ 2>/dev/null | head -1)
+R=("$S"/results/*)
+R=${R[0]}
 
 t_case "the vendor's volume (an md RAID5 of the test's) is made" bash -c \
 	"cat '$S/vendor.log'; grep -qx 'vendor exit 0' '$S/vendor.log'"
@@ -147,8 +147,8 @@ t_case "afterwards: no array but the vendor's, no superblock or partition on the
 	 [[ \$(grep -c '^nvme[0-9]*n1\$' '$S/after') == 4 ]] && ! grep -q '^nvme[0-9]*n1p' '$S/after'"
 # (the test's fio exit is its meta's status, checked above)
 pinned() {
-	local m
-	m=$(ls "$R"/tests/raid6-4m-*.meta.json | head -1)
+	local m=("$R"/tests/raid6-4m-*.meta.json)
+	m=${m[0]}
 	jq -c '{test, cpus_allowed, status}' "$m"
 	{ cat "$S/affinity"; [[ $(jq -r .status "$m") != ok ]] || echo "fio exit 0"; } >"$S/affinity.ok"
 	threads_on "$S/affinity.ok" "$node1"
