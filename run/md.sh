@@ -238,6 +238,13 @@ md_detach_owned() { # DEV: detach a loop device only if this run attached it
 md_teardown() { # everything this run made, arrays first; safe to call twice
 	local dev rest
 	for dev in "${!MD_UUID[@]}"; do md_stop_owned "$dev"; done
+	# the superblocks of our arrays on the caller's drives (on member files they go with the
+	# files): what was a member of a stopped array is no array's member any more
+	for dev in "${!MD_USED[@]}"; do
+		[[ ,${O[drives]:-}, == *",$dev,"* ]] || continue
+		mdadm --zero-superblock --force "$dev" >/dev/null 2>&1 || true
+		unset "MD_USED[$dev]"
+	done
 	for dev in "${!MD_BACKING[@]}"; do md_detach_owned "$dev"; done
 	# a loop attached just before a Ctrl-C, not yet written down: over a file of our own
 	# scratch directory (this run created it) it is ours

@@ -111,8 +111,9 @@ members_reused() {
 	echo "run.sh: ${RUN[init]}"
 }
 
-# place_arrays: each array's placement from the profile (raid-hwinfo place: the NUMA node of
-# its bays -> fio's cpus_allowed), written to RUN[place] for the plan; warnings once
+# place_arrays: each array's placement (fio's cpus_allowed), written to RUN[place] for the
+# plan; warnings once. Real drives are placed by the node the kernel gives them (raid-hwinfo
+# place-drives), member files by the profile's bays (raid-hwinfo place).
 place_arrays() {
 	local line a bays k v cpus mem out
 	declare -A T=()
@@ -123,20 +124,25 @@ place_arrays() {
 		a=${T[array]} bays=${T[bays]}
 		[[ -z ${PLACE_NODES[$a]+x} && ${T[target]} != dev:* ]] || continue
 		PLACE_NODES[$a]="" PLACE_CPUS[$a]="" PLACE_WARN[$a]="" cpus="" mem=""
-		if [[ ${RUN[profile_name]} == host && -z ${O[drives]:-} ]]; then
+		out=""
+		if [[ -n ${O[drives]:-} && -z ${O[hosts]:-} ]]; then
+			# real drives here: the node the kernel gives them, whatever the profile's bay i
+			# is (--drives names bay i's drive only in the plan's numbering)
+			out=$("$HWINFO" place-drives "$(tr : , <<<"${T[member_paths]}")" 2>"${RUN[work]}/place.err") ||
+				{ PLACE_WARN[$a]="raid-hwinfo place-drives: $(tail -1 "${RUN[work]}/place.err"): jobs not pinned" out=""; }
+		elif [[ ${RUN[profile_name]} == host ]]; then
 			PLACE_WARN[$a]="member files have no bays on the host profile: jobs not pinned"
 		elif ! out=$("$HWINFO" place "${RUN[profile_file]}" "$bays" 2>/dev/null); then
-			PLACE_WARN[$a]="profile ${RUN[profile_name]} cannot place bays $bays: jobs not pinned"
-		else
-			while IFS= read -r line; do
-				k=${line%%=*} v=${line#*=}
-				case $k in
-				cpus) cpus=$v ;; nodes) PLACE_NODES[$a]=$v ;;
-				mem_policy) [[ $v == bind:* ]] && mem=$v ;;
-				warning) PLACE_WARN[$a]=$v ;;
-				esac
-			done <<<"$out"
+			PLACE_WARN[$a]="profile ${RUN[profile_name]} cannot place bays $bays: jobs not pinned" out=""
 		fi
+		while IFS= read -r line; do
+			k=${line%%=*} v=${line#*=}
+			case $k in
+			cpus) cpus=$v ;; nodes) PLACE_NODES[$a]=$v ;;
+			mem_policy) [[ $v == bind:* ]] && mem=$v ;;
+			warning) PLACE_WARN[$a]=$v ;;
+			esac
+		done <<<"$out"
 		PLACE_CPUS[$a]=$cpus
 		printf '%s\tcpus=%s\tmem=%s\n' "$a" "$cpus" "$mem" >>"${RUN[place]}"
 		[[ -z ${PLACE_WARN[$a]} ]] || echo "run.sh: $a: ${PLACE_WARN[$a]}" >&2

@@ -24,9 +24,9 @@ BINS += $(BUILD)/bin/raid-mdadm
 $(BUILD)/bin/raid-mdadm: $(OBJ)/tools/run/mdadm/raid_mdadm.o $(LIBRAID)
 
 # md as the judge of the engine's bytes, placement on a real two-node kernel, and NVMe drives on
-# two NUMA nodes (one boot each)
+# two NUMA nodes, run.sh on a kernel with md over NVMe drives (one boot each)
 TESTS += tests/md/mdvm_test.sh tests/md/raid_mdadm_test.sh
-TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh tests/md/nvme_test.sh
+TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh tests/md/nvme_test.sh tests/md/host_test.sh
 
 # raid-preset: run.sh's presets (presets/*.preset) and the job files' facts, checked against
 # the engine's level table (tools/run/preset, presets/README.md)
