@@ -90,6 +90,14 @@ repeats_grouped() {
 		jq -e 'all(.tests[]; .repeats == 1 and .iops_min == .iops and .iops_max == .iops)' "$RUN/summary.json"
 }
 t_case "repeats: one row per test, median and range over its repetitions; n=1 said" repeats_grouped
+repeats_compare() {
+	"$RR" --compare "$FIX" "$REP" --out "$T_SCRATCH/rcmp" >"$T_SCRATCH/rcmp.out" || return 1
+	grep -q 'iops .* n=1 .*\[.*\] n=3 ' "$T_SCRATCH/rcmp.out" &&
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+			$2 == "iops" { n++; if ($h["a_n"] != 1 || $h["b_n"] != 3 || $h["ranges_apart"] != "no" ||
+				($h["b_min"] / $h["a"] - 0.9)^2 > 1e-6) exit 1 } END { exit n != 3 }' "$T_SCRATCH/rcmp/compare.csv"
+}
+t_case "repeats: --compare shows median, range and n of both runs" repeats_compare
 # the gate on repeats: a baseline of the repeated run gates it; the same run with one test's
 # repetitions slowed by a quarter (all three: the range moves) fails on that test's figures only
 repeats_gate() {
