@@ -471,7 +471,9 @@ int main(void)
 	    cmocka_unit_test(percentile_rule),	  cmocka_unit_test(percentiles_match_fio),
 	    cmocka_unit_test(jobs_are_summed),	  cmocka_unit_test(hosts_merged_not_averaged),
 	    cmocka_unit_test(stats_figures),	  cmocka_unit_test(malformed_input),
-	    cmocka_unit_test(published_csv_quotes), cmocka_unit_test(published_matching), cmocka_unit_test(gate_rule), cmocka_unit_test(gate_verdicts),
+	    cmocka_unit_test(published_csv_quotes), cmocka_unit_test(published_matching),
+	    cmocka_unit_test(gate_rule),
+	    cmocka_unit_test(gate_verdicts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

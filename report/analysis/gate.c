@@ -160,7 +160,8 @@ json_object *rr_run_machine(const struct rr_run *run)
 	if (!isnan(run->mem_bw_gbps)) {
 		char t[32];
 		snprintf(t, sizeof(t), "%.1f", run->mem_bw_gbps);
-		json_object_object_add(m, "mem_bw_gbps", json_object_new_double_s(run->mem_bw_gbps, t));
+		json_object_object_add(m, "mem_bw_gbps",
+				       json_object_new_double_s(run->mem_bw_gbps, t));
 	}
 	return m;
 }
@@ -353,8 +354,8 @@ static int judge_header(const struct rr_run *run, json_object *baseline, const c
 static int positive(json_object *v)
 {
 	double d = json_object_get_double(v);
-	return (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
-	       isfinite(d) && d > 0;
+	int num = json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
+	return num && isfinite(d) && d > 0;
 }
 
 /* Regressed: the run's range lies beyond the baseline's, in the figure's bad direction, by

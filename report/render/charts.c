@@ -244,9 +244,10 @@ static void bar_chart(const char *dir, struct rr_charts *c, const char *name, co
 		name, logx ? lo / 2 : 0.0, logx ? lo / 2 : 0.0);
 	/* the median's range over the repetitions, as an error bar; the label says n */
 	if (spread)
-		fprintf(gp, "  '' using 3:1:5:6 with xerrorbars lc rgb '#333333' pt -1 notitle, \\\n");
-	fprintf(gp, "  '' using ($6):1:(sprintf($3 >= 100 ? ' %%.0f%%s' : ' %%.3g%%s', $3, $7 > 0 ? "
-		    "sprintf(' n=%%d', $7) : '')) with labels left font ',8' notitle");
+		fprintf(gp, "  '' using 3:1:5:6 with xerrorbars lc rgb '#333333' pt -1 "
+			    "notitle, \\\n");
+	fprintf(gp, "  '' using ($6):1:(sprintf($3 >= 100 ? ' %%.0f%%s' : ' %%.3g%%s', $3, "
+		    "$7 > 0 ? sprintf(' n=%%d', $7) : '')) with labels left font ',8' notitle");
 	for (int s = 0; s < nseries; s++)
 		if (*series[s]) /* an empty name leaves a colour unused (orange: published) */
 			fprintf(gp, ", \\\n  NaN with boxes fs solid lc rgb '%s' title \"%s\"",
