@@ -174,9 +174,10 @@ static void conditions_diff(json_object *a, json_object *b, char *out, size_t le
 		return;
 	json_object_object_foreach(a, k, v)
 	{
+		/* a key one run lacks is an empty one (options.hosts: older runs lack it) */
 		json_object *w = NULL;
-		if (json_object_object_get_ex(b, k, &w) &&
-		    !strcmp(json_object_get_string(v), json_object_get_string(w)))
+		json_object_object_get_ex(b, k, &w);
+		if (!strcmp(v ? json_object_get_string(v) : "", w ? json_object_get_string(w) : ""))
 			continue;
 		size_t n = strlen(out);
 		snprintf(out + n, len - n, "%s%s", n ? ", " : "", k);
