@@ -295,98 +295,168 @@ static void published_matching(void **state)
 	rr_pub_free(&pub);
 }
 
-/* Scales every figure of a baseline by `by` in its better direction. */
+/* Scales every figure of a baseline (median and range) by `by` in its better direction. */
 static void improve(json_object *base, double by, const char *only_kind)
 {
+	static const char *const keys[] = {"value", "min", "max"};
 	json_object *figs = at(base, "figures");
 	for (size_t i = 0; i < json_object_array_length(figs); i++) {
 		json_object *f = json_object_array_get_idx(figs, i);
 		if (only_kind && strcmp(json_object_get_string(at(f, "kind")), only_kind))
 			continue;
 		int higher = !strcmp(json_object_get_string(at(f, "better")), "higher");
-		double v = json_object_get_double(at(f, "value"));
-		json_object_object_add(f, "value",
-				       json_object_new_double(higher ? v * by : v / by));
+		for (size_t k = 0; k < 3; k++) {
+			double v = json_object_get_double(at(f, keys[k]));
+			json_object_object_add(f, keys[k],
+					       json_object_new_double(higher ? v * by : v / by));
+		}
 	}
 }
+
+static char gate_out[1 << 16];
 
 static int gate(json_object *base, double tol)
 {
 	char err[512];
 	struct rr_gate_opts o = {.tolerance_pct = tol, .junit_path = NULL};
-	FILE *out = fopen("/dev/null", "w");
+	FILE *out = fmemopen(gate_out, sizeof(gate_out), "w");
 	int rc = rr_gate(&run, base, &o, out, err, sizeof(err));
 	fclose(out);
 	return rc;
 }
 
+/* The verdict's rule on synthetic figures (higher is better, floor 15%): ranges that
+ * separate by more than the floor are flagged, overlapping or closer ones are not; a run
+ * measured once is given the baseline's relative range. The gate before ranges flagged any
+ * median more than its tolerance below the baseline's: the second and fourth cases. */
+static void gate_rule(void **state)
+{
+	(void)state;
+	struct rr_gate_row r = {.base = 100, .blo = 90, .bhi = 110, .bn = 3};
+	/* the run's range [60, 70]: below 90 * 0.85 = 76.5: flagged */
+	r.cur = 65, r.clo = 60, r.chi = 70, r.cn = 3;
+	assert_true(rr_gate_worse(&r, 1, 0.15));
+	/* median 30% down but its range [60, 95] overlaps the baseline's: not flagged */
+	r.cur = 70, r.clo = 60, r.chi = 95, r.cn = 3;
+	assert_false(rr_gate_worse(&r, 1, 0.15));
+	/* separated but by less than the floor: [70, 80] against 90: 80 > 76.5 */
+	r.cur = 75, r.clo = 70, r.chi = 80, r.cn = 3;
+	assert_false(rr_gate_worse(&r, 1, 0.15));
+	assert_true(rr_gate_worse(&r, 1, 0.05)); /* the floor is what let it pass */
+	/* measured once: 80 taken as [72, 88] (the baseline's -10%/+10%): 88 > 76.5 */
+	r.cur = r.clo = r.chi = 80, r.cn = 1;
+	assert_false(rr_gate_worse(&r, 1, 0.15));
+	r.cur = r.clo = r.chi = 60; /* [54, 66]: flagged */
+	assert_true(rr_gate_worse(&r, 1, 0.15));
+	/* lower is better: the run's range above the baseline's by more than the floor */
+	struct rr_gate_row l = {.base = 10, .blo = 9, .bhi = 11, .bn = 3, .cur = 14, .clo = 13,
+				.chi = 15, .cn = 3};
+	assert_true(rr_gate_worse(&l, 0, 0.15)); /* 13 > 11 * 1.15 = 12.65 */
+	l.clo = 12;
+	assert_false(rr_gate_worse(&l, 0, 0.15));
+	/* both measured once: the floor alone */
+	struct rr_gate_row p = {.base = 100, .blo = 100, .bhi = 100, .bn = 1,
+				.cur = 86, .clo = 86, .chi = 86, .cn = 1};
+	assert_false(rr_gate_worse(&p, 1, 0.15));
+	p.cur = p.clo = p.chi = 84;
+	assert_true(rr_gate_worse(&p, 1, 0.15));
+}
+
 static void gate_verdicts(void **state)
 {
+	(void)state;
 	struct rr_figures fs;
 	rr_figures_of_run(&run, &fs);
 	size_t ratios = 0;
-	for (size_t i = 0; i < fs.n; i++)
+	for (size_t i = 0; i < fs.n; i++) {
 		ratios += !strcmp(fs.f[i].kind, "ratio");
+		/* machine-bound: never compared across machines */
+		if (strstr(fs.f[i].id, "parity_gbps/mem_bw") || strstr(fs.f[i].id, "cpu_per_io"))
+			assert_string_equal(fs.f[i].kind, "absolute");
+	}
 	assert_true(ratios >= 10);
 	rr_figures_free(&fs);
 
-	json_object *b = rr_baseline_json(&run, 1, 0.25);
+	json_object *b = rr_baseline_json(&run, 1);
 	assert_int_equal(gate(b, 10), RR_OK);
+	assert_non_null(strstr(json_object_get_string(at(at(b, "machine"), "member_kind")),
+			       "files"));
 	json_object_put(b);
 
-	b = rr_baseline_json(&run, 1, 0.25);
+	b = rr_baseline_json(&run, 1);
 	improve(b, 1.2, NULL);
 	assert_int_equal(gate(b, 10), RR_REGRESSED);
 	assert_int_equal(gate(b, 25), RR_OK);
 	json_object_put(b);
 
-	/* another host: absolute figures are reported, not gated; ratios still are */
-	b = rr_baseline_json(&run, 1, 0.25);
+	/* another host name, the same machine: everything compared */
+	b = rr_baseline_json(&run, 1);
 	json_object_object_add(b, "host", json_object_new_string("another-host"));
 	improve(b, 1.2, "absolute");
+	assert_int_equal(gate(b, 10), RR_REGRESSED);
+	json_object_put(b);
+
+	/* another machine: absolute figures are not compared at all (not even a row), one
+	 * line says so; ratios still are */
+	b = rr_baseline_json(&run, 1);
+	json_object_object_add(at(b, "machine"), "cpu_model",
+			       json_object_new_string("Another CPU"));
+	improve(b, 1.2, "absolute");
 	assert_int_equal(gate(b, 10), RR_OK);
+	assert_non_null(strstr(gate_out, "another machine or settings (cpu_model differ): only "
+					 "machine-independent figures compared"));
+	assert_null(strstr(gate_out, " MB/s "));
+	/* "absolute" only in that line ("N absolute figures left out") */
+	assert_null(strstr(strstr(gate_out, "absolute") + 1, "absolute"));
 	improve(b, 1.2, "ratio");
 	assert_int_equal(gate(b, 10), RR_REGRESSED);
 	json_object_put(b);
 
 	/* a figure the run no longer has is a failure */
-	b = rr_baseline_json(&run, 1, 0.25);
+	b = rr_baseline_json(&run, 1);
 	json_object *f = json_object_new_object();
 	json_object_object_add(f, "id", json_object_new_string("gone-test MB/s"));
 	json_object_object_add(f, "kind", json_object_new_string("ratio"));
 	json_object_object_add(f, "better", json_object_new_string("higher"));
 	json_object_object_add(f, "value", json_object_new_double(1));
+	json_object_object_add(f, "min", json_object_new_double(1));
+	json_object_object_add(f, "max", json_object_new_double(1));
+	json_object_object_add(f, "n", json_object_new_int(1));
 	json_object_array_add(at(b, "figures"), f);
 	assert_int_equal(gate(b, 10), RR_REGRESSED);
 	json_object_put(b);
 
-	/* the same host name with other settings (or another machine behind it): absolute
-	 * figures are reported only */
-	b = rr_baseline_json(&run, 1, 0.25);
+	/* the same machine with other settings: absolute figures are not compared */
+	b = rr_baseline_json(&run, 1);
 	json_object *cond = at(b, "conditions");
 	json_object_object_add(cond, "scale", json_object_new_string("0.5"));
 	improve(b, 1.2, "absolute");
 	assert_int_equal(gate(b, 10), RR_OK);
 	json_object_put(b);
 
-	/* a figure recorded as noisy ("gate": false) is reported, never judged */
-	b = rr_baseline_json(&run, 1, 0.25);
-	improve(b, 1.2, NULL);
+	/* a baseline with a wide range: a run 20% down is within it, not flagged */
+	b = rr_baseline_json(&run, 1);
 	json_object *figs = at(b, "figures");
-	for (size_t i = 0; i < json_object_array_length(figs); i++)
-		json_object_object_add(json_object_array_get_idx(figs, i), "gate",
-				       json_object_new_boolean(0));
+	for (size_t i = 0; i < json_object_array_length(figs); i++) {
+		json_object *x = json_object_array_get_idx(figs, i);
+		double v = json_object_get_double(at(x, "value"));
+		json_object_object_add(x, "min", json_object_new_double(v / 1.5));
+		json_object_object_add(x, "max", json_object_new_double(v * 1.5));
+		json_object_object_add(x, "n", json_object_new_int(3));
+	}
+	improve(b, 1.2, NULL);
 	assert_int_equal(gate(b, 10), RR_OK);
 	json_object_put(b);
 
-	/* a baseline of several runs: the median, its spread, and "gate" by the spread */
+	/* a baseline of several runs: the median, its range and count */
 	struct rr_run two[2] = {run, run};
-	b = rr_baseline_json(two, 2, 0.25);
+	b = rr_baseline_json(two, 2);
 	figs = at(b, "figures");
 	assert_true(json_object_array_length(figs) >= 10);
 	json_object *f0 = json_object_array_get_idx(figs, 0);
-	assert_true(json_object_get_boolean(at(f0, "gate")));
-	assert_true(json_object_get_double(at(f0, "spread_pct")) == 0);
+	assert_int_equal(json_object_get_int(at(f0, "n")), 2);
+	assert_true(json_object_get_double(at(f0, "min")) ==
+		    json_object_get_double(at(f0, "max")));
 	assert_int_equal(gate(b, 10), RR_OK);
 	json_object_put(b);
 
@@ -401,7 +471,9 @@ int main(void)
 	    cmocka_unit_test(percentile_rule),	  cmocka_unit_test(percentiles_match_fio),
 	    cmocka_unit_test(jobs_are_summed),	  cmocka_unit_test(hosts_merged_not_averaged),
 	    cmocka_unit_test(stats_figures),	  cmocka_unit_test(malformed_input),
-	    cmocka_unit_test(published_csv_quotes), cmocka_unit_test(published_matching), cmocka_unit_test(gate_verdicts),
+	    cmocka_unit_test(published_csv_quotes), cmocka_unit_test(published_matching),
+	    cmocka_unit_test(gate_rule),
+	    cmocka_unit_test(gate_verdicts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

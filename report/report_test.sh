@@ -75,15 +75,56 @@ compare_ok() {
 }
 t_case "--compare writes table and chart" compare_ok
 
+# A run with repeats (testdata/run-repeats, make-repeats.sh: repetitions of run-quick's tests
+# at 1, 0.9 and 1.2 times their speed): one row per test, the figure the median (run-quick's
+# own), its range 0.9 and 1.2 times it, "repeats" 3; a test run once says 1 with min = max.
+REP=$T_SCRATCH/rep
+cp -r "$ROOT/report/testdata/run-repeats" "$REP"
+repeats_grouped() {
+	"$RR" "$REP" >/dev/null || return 1
+	jq -e --slurpfile q "$RUN/summary.json" '
+	    ($q[0].tests | map({(.test): .}) | add) as $once | (.tests | length) == 3 and
+	    all(.tests[]; . as $t | $once[$t.test] as $o | $t.repeats == 3 and $t.iops == $o.iops and
+	        ($t.iops_min / $o.iops - 0.9 | fabs) < 0.001 and ($t.iops_max / $o.iops - 1.2 | fabs) < 0.001 and
+	        ($t.lat_mean_us_max / $o.lat_mean_us - 1 / 0.9 | fabs) < 0.001)' "$REP/summary.json" &&
+		jq -e 'all(.tests[]; .repeats == 1 and .iops_min == .iops and .iops_max == .iops)' "$RUN/summary.json"
+}
+t_case "repeats: one row per test, median and range over its repetitions; n=1 said" repeats_grouped
+repeats_compare() {
+	"$RR" --compare "$FIX" "$REP" --out "$T_SCRATCH/rcmp" >"$T_SCRATCH/rcmp.out" || return 1
+	grep -q 'iops .* n=1 .*\[.*\] n=3 ' "$T_SCRATCH/rcmp.out" &&
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+			$2 == "iops" { n++; if ($h["a_n"] != 1 || $h["b_n"] != 3 || $h["ranges_apart"] != "no" ||
+				($h["b_min"] / $h["a"] - 0.9)^2 > 1e-6) exit 1 } END { exit n != 3 }' "$T_SCRATCH/rcmp/compare.csv"
+}
+t_case "repeats: --compare shows median, range and n of both runs" repeats_compare
+# the gate on repeats: a baseline of the repeated run gates it; the same run with one test's
+# repetitions slowed by a quarter (all three: the range moves) fails on that test's figures only
+repeats_gate() {
+	local slow=$T_SCRATCH/rep-slow k
+	"$RR" baseline "$REP" >"$T_SCRATCH/rep-base.json" || return 1
+	jq -e '.repetitions == 3 and all(.figures[]; .n == 3)' "$T_SCRATCH/rep-base.json" || return 1
+	"$RR" gate --baseline "$T_SCRATCH/rep-base.json" "$REP" >/dev/null || return 1
+	cp -r "$REP" "$slow"
+	for k in 1 2 3; do
+		jq --argjson f 0.75 -f "$ROOT/report/testdata/scale-fio.jq" \
+			"$REP/tests/raid5-4-SEQ1M-Q8T64-read@$k.json" >"$slow/tests/raid5-4-SEQ1M-Q8T64-read@$k.json"
+	done
+	"$RR" gate --baseline "$T_SCRATCH/rep-base.json" "$slow" >"$T_SCRATCH/rep-gate.out"
+	local rc=$?
+	grep REGRESSED "$T_SCRATCH/rep-gate.out"
+	[[ $rc -eq 1 ]] && ! grep REGRESSED "$T_SCRATCH/rep-gate.out" | grep -vq '^raid5-4-SEQ1M-Q8T64-read'
+}
+t_case "repeats: the gate flags a test slowed by 25% in every repetition, nothing else" repeats_gate
+
 "$RR" baseline "$RUN" >"$T_SCRATCH/base.json"
 t_case "gate passes against its own baseline" \
 	"$RR" gate --baseline "$T_SCRATCH/base.json" "$RUN" --junit "$T_SCRATCH/pass.xml"
 t_case "JUnit XML of a pass parses" xmllint --noout "$T_SCRATCH/pass.xml"
 
-# every figure 20% better than measured: the same run must fail the gate
-awk '/"better": *"higher"/ {h = 1} /"better": *"lower"/ {h = 0}
-     /"value": */ {v = $0; sub(/.*"value": */, "", v); v += 0
-                   sub(/"value": *.*/, "\"value\": " (h ? v * 1.2 : v / 1.2))} {print}' \
+# every figure 20% better than measured (median and range): the same run must fail the gate
+jq '(.figures[] | select(.better == "higher") | .value, .min, .max) *= 1.2 |
+    (.figures[] | select(.better == "lower") | .value, .min, .max) /= 1.2' \
 	"$T_SCRATCH/base.json" >"$T_SCRATCH/better.json"
 gate_fails() {
 	"$RR" gate --baseline "$T_SCRATCH/better.json" "$RUN" --tolerance 10 \
@@ -94,14 +135,15 @@ gate_fails() {
 }
 t_case "gate fails against a baseline 20% better" gate_fails
 t_case "JUnit XML of a failure parses" xmllint --noout "$T_SCRATCH/fail.xml"
-# A baseline of several runs: medians, spreads, and a noisy figure not gated.
+# A baseline of several runs: each figure's median and range over them, and the machine.
 several_runs() {
 	cp -r "$RUN" "$T_SCRATCH/run2"
 	"$RR" baseline "$RUN" "$T_SCRATCH/run2" >"$T_SCRATCH/two.json" || return 1
-	grep -q '"spread_pct":0' "$T_SCRATCH/two.json" && grep -q '"gate":true' "$T_SCRATCH/two.json" &&
+	jq -e '.format == 2 and .repetitions == 2 and (.machine.cpu_model | length > 0) and
+	       all(.figures[]; .n == 2 and .min == .value and .max == .value)' "$T_SCRATCH/two.json" &&
 		"$RR" gate --baseline "$T_SCRATCH/two.json" "$RUN"
 }
-t_case "baseline of several runs: median, spread, gated" several_runs
+t_case "baseline of several runs: median, range, n, machine; gated" several_runs
 t_case "page lists the skipped test with its reason" grep -q "raid_parity=cuda: no GPU" "$RUN/index.html"
 t_case "summary.json lists the skipped test" grep -q '"status":"skipped"' "$RUN/summary.json"
 
@@ -126,7 +168,6 @@ t_case "'compare' points to --compare" bad "did you mean --compare" compare "$FI
 t_case "extra argument after RESULTS_DIR: exit 2" bad "unexpected argument 'x'" "$RUN" x
 t_case "--compare --out without a value: exit 2" bad "--out needs a directory" --compare "$FIX" "$RUN" --out
 t_case "gate --baseline without a value: exit 2" bad "--baseline needs a FILE" gate "$RUN" --baseline
-t_case "baseline --max-spread without a value: exit 2" bad "--max-spread needs a percentage" baseline "$RUN" --max-spread
 t_case "unknown option: exit 2" bad "unknown option" --frob
 t_case "gate without baseline: exit 2" bad "baseline" gate "$RUN"
 t_case "gate with malformed baseline: exit 2" bad "malformed JSON" gate --baseline "$T_SCRATCH/notjson" "$RUN"
@@ -145,7 +186,8 @@ t_case "json-c status words are never shown" bash -c \
 t_case "a directory as the baseline: exit 2" bad "Is a directory" gate --baseline "$T_SCRATCH" "$RUN"
 
 # A baseline that cannot gate anything, or gates another preset, is bad input, not a pass
-printf '{"format": 1, "preset": "quick", "figures": []}\n' >"$T_SCRATCH/empty.json"
+printf '{"format": 2, "preset": "quick", "figures": []}\n' >"$T_SCRATCH/empty.json"
+printf '{"format": 1, "preset": "quick", "figures": [{"id": "x"}]}\n' >"$T_SCRATCH/fmt1.json"
 printf '{"format": 7, "preset": "quick", "figures": [{"id": "x"}]}\n' >"$T_SCRATCH/fmt7.json"
 printf '{"preset": "quick", "figures": [{"id": "x"}]}\n' >"$T_SCRATCH/nofmt.json"
 sed 's/"preset":"quick"/"preset":"hwluxx"/; s/"preset": "quick"/"preset": "hwluxx"/' \
@@ -154,6 +196,8 @@ t_case "gate: baseline without figures: exit 2" bad "empty.json: no figures" \
 	gate --baseline "$T_SCRATCH/empty.json" "$RUN"
 t_case "gate: unknown baseline format: exit 2" bad "fmt7.json: format 7 is not" \
 	gate --baseline "$T_SCRATCH/fmt7.json" "$RUN"
+t_case "gate: a format 1 baseline (no ranges) is refused in one line: exit 2" \
+	bad "fmt1.json: format 1 has no figure's range" gate --baseline "$T_SCRATCH/fmt1.json" "$RUN"
 t_case "gate: baseline without a format: exit 2" bad "nofmt.json: format (none)" \
 	gate --baseline "$T_SCRATCH/nofmt.json" "$RUN"
 t_case "gate: baseline of another preset: exit 2, both named" \
@@ -222,7 +266,7 @@ t_case "gate --baseline /dev/zero: exit 2, no hang" timeout 20 bash -c \
 	"$(declare -f bad); RR=$RR T_SCRATCH=$T_SCRATCH; bad '/dev/zero: not a regular file' gate --baseline /dev/zero $RUN"
 sed 's/"value":[0-9.e+-]*/"value":"NaN"/' "$T_SCRATCH/base.json" >"$T_SCRATCH/nan.json"
 t_case "a baseline whose values are \"NaN\": exit 2, not PASS" \
-	bad 'nan.json: figure 0 (.*): value "NaN" is not a positive number' \
+	bad 'nan.json: figure 0 (.*): value "NaN", min .*: not positive numbers' \
 	gate --baseline "$T_SCRATCH/nan.json" "$RUN"
 t_case "gate --tolerance NaN: exit 2" bad "--tolerance 'NaN'" \
 	gate --baseline "$T_SCRATCH/base.json" "$RUN" --tolerance NaN

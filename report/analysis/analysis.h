@@ -112,50 +112,58 @@ int rr_run_has_targets(const struct rr_run *run);
 /* hosts: how far apart a multi-host test's hosts are, % (slowest against fastest) */
 double rr_hosts_spread_pct(const struct rr_test *t);
 
-/* gate.c: the figures a run is judged by; ratios within one run are "ratio" (gated on any
- * host), the rest "absolute" (gated only against a baseline of the same host and settings) */
-enum { RR_BASELINE_FORMAT = 1 };
+/* gate.c: the figures a run is judged by, each the median of its repetitions (and runs) with
+ * their range; ratios within one run are "ratio" (compared on any machine), the rest
+ * "absolute" (compared only against a baseline of the same machine and settings) */
+enum { RR_BASELINE_FORMAT = 2 };
 struct rr_figure {
 	char id[200];
-	char kind[12];	/* "ratio" (stable across hosts) or "absolute" */
+	char kind[12];	/* "ratio" (stable across machines) or "absolute" */
 	char better[8]; /* "higher" or "lower" */
 	char unit[16];
-	double value;
+	double value;  /* the median */
+	double lo, hi; /* the range over the repetitions */
+	size_t n;      /* repetitions that measured it */
 };
 struct rr_figures {
 	struct rr_figure *f;
 	size_t n, cap;
 };
 void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out);
+/* several runs pooled; *nviews (may be NULL): the repetitions counted */
+void rr_figures_spread(const struct rr_run *runs, size_t nruns, struct rr_figures *out,
+		       size_t *nviews);
 void rr_figures_free(struct rr_figures *f);
-/* what absolute figures need equal: run.json's host facts and the run's settings */
+/* what absolute figures need equal besides the machine: the run's settings */
 json_object *rr_run_conditions(const struct rr_run *run);
+/* the machine: run.json's cpu_model, cores, memory_bytes, kernel, the member kind, mem_bw */
+json_object *rr_run_machine(const struct rr_run *run);
 /* run.json's host facts (hostname, cpu_model, cores, memory_bytes) that differ, ", "-joined */
 void rr_host_diff(const struct rr_run *a, const struct rr_run *b, char *out, size_t len);
-struct rr_bfig {	    /* one figure of a baseline over several runs */
-	struct rr_figure f; /* value: the median */
-	double spread;	    /* the worst run's distance from it, a fraction of it */
-	int gate;	    /* spread within the limit */
-};
-size_t rr_baseline_figures(const struct rr_run *runs, size_t nruns, double max_spread,
-			   struct rr_bfig **out); /* *out: free() it */
-enum rr_verdict { RR_V_OK, RR_V_REGRESSED, RR_V_MISSING, RR_V_NOT_GATED, RR_V_NEW, RR_V_NOISY };
+enum rr_verdict { RR_V_OK, RR_V_REGRESSED, RR_V_MISSING, RR_V_NEW };
 extern const char *const rr_verdict_names[];
 struct rr_gate_row {
 	const char *id, *kind, *unit;
-	double base, cur;
+	double base, blo, bhi; /* the baseline's median and range */
+	double cur, clo, chi;  /* this run's */
+	int bn, cn;	       /* repetitions behind each */
 	enum rr_verdict v;
 };
+/* the verdict's rule: r's ranges separated in the bad direction by more than floor (a
+ * fraction); a run measured once takes the baseline's relative range */
+int rr_gate_worse(const struct rr_gate_row *r, int higher, double floor);
 struct rr_gate_result {
 	struct rr_gate_row *rows;
-	size_t n, bad; /* bad: regressed or missing */
-	int same_host;
-	char differ[512];	  /* the conditions that differ from the baseline's, "" when none */
+	size_t n, bad;	 /* bad: regressed or missing */
+	size_t left_out; /* absolute figures not compared (another machine or settings) */
+	int same_machine;
+	char differ[512];	  /* the settings that differ from the baseline's, "" when none */
+	char machine_differ[512]; /* the machine facts that differ, "" when none */
 	const char *brun, *bhost; /* the baseline's (owned by its JSON) */
 	struct rr_figures cur;
 };
 /* bp: the baseline's path, for errors; -EINVAL with err set when the baseline is not one */
-int rr_gate_judge(const struct rr_run *run, json_object *baseline, double tolerance_pct,
+int rr_gate_judge(const struct rr_run *run, json_object *baseline, double floor_pct,
 		  const char *bp, struct rr_gate_result *g, char *err, size_t errlen);
 void rr_gate_result_free(struct rr_gate_result *g);
 

@@ -1,9 +1,11 @@
-/* report/analysis/gate.c: the figures a run is judged by, their medians over the runs that
- * make a baseline, and the regression gate's verdicts (numbers only: report/render/gate_out.c
- * writes the baseline file, the table and JUnit). Ratios measured within one run (RAID level
- * against RAID0 on the same members, engine against JBOD, parity GB/s against memory bandwidth,
- * member I/Os per volume I/O) carry across machines and are always gated; absolute figures are
- * gated only against a baseline recorded on the same host, and reported otherwise. */
+/* report/analysis/gate.c: the figures a run is judged by, each as its median and range over
+ * the repetitions (and runs) that measured it, and the regression gate's verdicts (numbers
+ * only: report/render/gate_out.c writes the baseline file, the table and JUnit). A figure
+ * regresses only when the run's range and the baseline's range separate, in the figure's bad
+ * direction, by more than a floor (docs/report.md "The gate"). Ratios measured within one run
+ * (member I/Os per volume I/O, a level against RAID0 or JBOD on the same members) carry
+ * across machines; absolute figures (MB/s, IOPS, latency, CPU, parity GB/s per memory
+ * bandwidth) are compared only against a baseline from the same machine and settings. */
 #include "report/analysis/analysis.h"
 
 #include <errno.h>
@@ -34,7 +36,8 @@ static void fig_add(struct rr_figures *fs, const char *kind, const char *better,
 	snprintf(f->kind, sizeof(f->kind), "%s", kind);
 	snprintf(f->better, sizeof(f->better), "%s", better);
 	snprintf(f->unit, sizeof(f->unit), "%s", unit);
-	f->value = v;
+	f->value = f->lo = f->hi = v;
+	f->n = 1;
 }
 
 void rr_figures_free(struct rr_figures *f)
@@ -51,7 +54,8 @@ static int same_pattern(const struct rr_test *a, const struct rr_test *b)
 	       !strcmp(a->workload, b->workload);
 }
 
-void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
+/* the figures of one repetition of every test (a view, rr_run_views) */
+static void figures_of_view(const struct rr_run *run, struct rr_figures *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < run->ntests; i++) {
@@ -62,7 +66,10 @@ void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
 		fig_add(out, "absolute", "lower", "us", t->lat_mean_us, "%s lat_mean_us", t->test);
 		fig_add(out, "ratio", "lower", "x", t->member_ios_per_io, "%s member_ios_per_io",
 			t->test);
-		fig_add(out, "ratio", "higher", "x", t->parity_gbps / run->mem_bw_gbps,
+		/* machine-bound (the SIMD the parity code has, the memory), and noisy: the parity
+		 * time of 1-second tests is stretched by preemption on a shared machine, and
+		 * mem_bw is one probe at the run's start: 0.91 and 1.67 in two unchanged runs */
+		fig_add(out, "absolute", "higher", "x", t->parity_gbps / run->mem_bw_gbps,
 			"%s parity_gbps/mem_bw", t->test);
 		/* multi-host runs: each host on its own too, so that one lagging host shows */
 		for (size_t h = 0; h < t->nhosts; h++) {
@@ -80,7 +87,7 @@ void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
 		if (md) {
 			fig_add(out, "ratio", "higher", "x", t->vs_md, "%s / %s", t->test,
 				md->test);
-			fig_add(out, "ratio", "lower", "x",
+			fig_add(out, "absolute", "lower", "x",
 				t->host_cpu_us_per_io / md->host_cpu_us_per_io,
 				"%s host_cpu_per_io / %s", t->test, md->test);
 		}
@@ -98,8 +105,9 @@ void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
 				 !strcmp(o->state, t->state)) {
 				fig_add(out, "ratio", "higher", "x", rr_primary(t) / rr_primary(o),
 					"%s / %s", t->test, o->test);
-				/* CPU per I/O moves far less with a busy machine than throughput */
-				fig_add(out, "ratio", "lower", "x",
+				/* CPU per I/O moves far less with a busy machine than throughput;
+				 * but it is the machine's CPU: absolute */
+				fig_add(out, "absolute", "lower", "x",
 					t->cpu_us_per_io / o->cpu_us_per_io, "%s cpu_per_io / %s",
 					t->test, o->test);
 			}
@@ -107,20 +115,18 @@ void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
 	}
 }
 
-/* What absolute figures depend on besides the host: the machine behind the host name and
- * the run's settings. Absolute figures are gated only when all of it is the same. */
+/* The run's settings that absolute figures depend on besides the machine. */
 json_object *rr_run_conditions(const struct rr_run *run)
 {
-	static const char *const keys[][2] = {{"host", "cpu_model"},	{"host", "cores"},
-					      {"host", "memory_bytes"}, {"scale", NULL},
-					      {"runtime_s", NULL},	{"member_size", NULL},
-					      {"options", "drives"},	{"options", "hosts"}};
+	static const char *const keys[][2] = {{"scale", NULL},	     {"runtime_s", NULL},
+					      {"member_size", NULL}, {"options", "drives"},
+					      {"options", "hosts"}};
 	json_object *c = json_object_new_object();
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		json_object *v = NULL;
-		if (!run->run_json || !json_object_object_get_ex(run->run_json, keys[i][0], &v))
-			continue;
-		if (keys[i][1] && !json_object_object_get_ex(v, keys[i][1], &v))
+		json_object *v = rr_jget(run->run_json, keys[i][0]);
+		if (keys[i][1])
+			v = rr_jget(v, keys[i][1]);
+		if (!v)
 			continue;
 		char k[64];
 		snprintf(k, sizeof(k), "%s%s%s", keys[i][0], keys[i][1] ? "." : "",
@@ -128,6 +134,36 @@ json_object *rr_run_conditions(const struct rr_run *run)
 		json_object_object_add(c, k, json_object_new_string(json_object_get_string(v)));
 	}
 	return c;
+}
+
+/* The machine a run was made on, from run.json's host facts: what absolute figures depend
+ * on. The host name is not part of it (CI runners of one kind have many names); the memory
+ * bandwidth is recorded but not compared (one probe: 36.0 and 32.8 GB/s in two runs). */
+json_object *rr_run_machine(const struct rr_run *run)
+{
+	static const char *const keys[] = {"cpu_model", "cores", "memory_bytes", "kernel"};
+	json_object *host = rr_jget(run->run_json, "host"), *m = json_object_new_object();
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_object *v = rr_jget(host, keys[i]);
+		if (!v && !strcmp(keys[i], "kernel"))
+			v = rr_jget(run->run_json, "kernel");
+		if (v)
+			json_object_object_add(m, keys[i],
+					       json_object_new_string(json_object_get_string(v)));
+	}
+	/* member files (the scratch directory's path is per run: not part of it) or the
+	 * drives named */
+	const char *drives = rr_jstr(rr_jget(rr_jget(run->run_json, "options"), "drives"));
+	char kind[256];
+	snprintf(kind, sizeof(kind), "%s%s", *drives ? "drives " : "files", drives);
+	json_object_object_add(m, "member_kind", json_object_new_string(kind));
+	if (!isnan(run->mem_bw_gbps)) {
+		char t[32];
+		snprintf(t, sizeof(t), "%.1f", run->mem_bw_gbps);
+		json_object_object_add(m, "mem_bw_gbps",
+				       json_object_new_double_s(run->mem_bw_gbps, t));
+	}
+	return m;
 }
 
 /* The keys of a (in the baseline) that differ in b (this run), comma-separated; "" when none */
@@ -138,9 +174,10 @@ static void conditions_diff(json_object *a, json_object *b, char *out, size_t le
 		return;
 	json_object_object_foreach(a, k, v)
 	{
+		/* a key one run lacks is an empty one (options.hosts: older runs lack it) */
 		json_object *w = NULL;
-		if (json_object_object_get_ex(b, k, &w) &&
-		    !strcmp(json_object_get_string(v), json_object_get_string(w)))
+		json_object_object_get_ex(b, k, &w);
+		if (!strcmp(v ? json_object_get_string(v) : "", w ? json_object_get_string(w) : ""))
 			continue;
 		size_t n = strlen(out);
 		snprintf(out + n, len - n, "%s%s", n ? ", " : "", k);
@@ -179,50 +216,58 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* A baseline of one or more runs of the same preset: each figure's median over the runs
- * that have it, and its spread: how far the worst run fell from the median (lower for
- * "higher is better", above for "lower is better"), as a fraction of the median. A figure
- * that spread more than max_spread is not gated: the machine that made the baseline could
- * not repeat it, so the gate reports it without judging it. */
-size_t rr_baseline_figures(const struct rr_run *runs, size_t nruns, double max_spread,
-			   struct rr_bfig **out)
+/* Every figure of the runs, pooled over each repetition of each run (rr_run_views pairs a
+ * test's repetition K with its JBOD's and RAID0's repetition K): its median, range and
+ * count. *nviews: the repetitions counted in all, so that a caller can tell a figure some
+ * repetition lacked. */
+void rr_figures_spread(const struct rr_run *runs, size_t nruns, struct rr_figures *out,
+		       size_t *nviews)
 {
-	struct rr_figures *fs = calloc(nruns, sizeof(*fs));
-	double *vals = calloc(nruns, sizeof(*vals));
-	if (!fs || !vals)
+	struct rr_figures *fs = NULL;
+	size_t nfs = 0;
+	for (size_t r = 0; r < nruns; r++) {
+		struct rr_run *views;
+		size_t nv = rr_run_views(&runs[r], &views);
+		fs = realloc(fs, (nfs + nv) * sizeof(*fs));
+		if (!fs)
+			abort();
+		for (size_t k = 0; k < nv; k++) {
+			rr_targets_link(&views[k]); /* vs_md of this repetition */
+			figures_of_view(&views[k], &fs[nfs++]);
+		}
+		rr_run_views_free(views, nv);
+	}
+	double *vals = calloc(nfs + 1, sizeof(*vals));
+	if (!vals)
 		abort();
-	for (size_t r = 0; r < nruns; r++)
-		rr_figures_of_run(&runs[r], &fs[r]);
-	struct rr_bfig *b = calloc(fs[0].n + 1, sizeof(*b));
-	if (!b)
-		abort();
-	size_t nb = 0;
-	for (size_t i = 0; i < fs[0].n; i++) {
-		const struct rr_figure *f0 = &fs[0].f[i];
+	memset(out, 0, sizeof(*out));
+	*out = fs[0];
+	for (size_t i = 0; i < out->n; i++) {
+		struct rr_figure *f = &out->f[i];
 		size_t n = 0;
-		for (size_t r = 0; r < nruns; r++)
-			for (size_t k = 0; k < fs[r].n; k++)
-				if (!strcmp(fs[r].f[k].id, f0->id)) {
-					vals[n++] = fs[r].f[k].value;
+		for (size_t v = 0; v < nfs; v++)
+			for (size_t k = 0; k < fs[v].n; k++)
+				if (!strcmp(fs[v].f[k].id, f->id)) {
+					vals[n++] = fs[v].f[k].value;
 					break;
 				}
-		if (n < nruns)
-			continue; /* not in every run: no baseline for it */
 		qsort(vals, n, sizeof(*vals), cmp_double);
-		struct rr_bfig *o = &b[nb++];
-		o->f = *f0;
-		o->f.value = n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
-		double med = o->f.value;
-		o->spread = !strcmp(f0->better, "higher") ? (med - vals[0]) / med
-							  : (vals[n - 1] - med) / med;
-		o->gate = o->spread <= max_spread;
+		f->value = n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
+		f->lo = vals[0];
+		f->hi = vals[n - 1];
+		f->n = n;
 	}
-	for (size_t r = 0; r < nruns; r++)
-		rr_figures_free(&fs[r]);
+	for (size_t v = 1; v < nfs; v++)
+		rr_figures_free(&fs[v]);
 	free(fs);
 	free(vals);
-	*out = b;
-	return nb;
+	if (nviews)
+		*nviews = nfs;
+}
+
+void rr_figures_of_run(const struct rr_run *run, struct rr_figures *out)
+{
+	rr_figures_spread(run, 1, out, NULL);
 }
 
 static const char *jstr(json_object *o, const char *key)
@@ -233,11 +278,30 @@ static const char *jstr(json_object *o, const char *key)
 	return NULL;
 }
 
-const char *const rr_verdict_names[] = {"ok",	     "REGRESSED", "MISSING",
-					"not gated", "new",	  "noisy, not gated"};
+const char *const rr_verdict_names[] = {"ok", "REGRESSED", "MISSING", "new"};
 
-/* The baseline file's header: its format, its figures, its preset, and whether its host and
- * settings are this run's (absolute figures are gated only then). */
+/* The keys of the baseline's machine that differ from the run's, the memory bandwidth
+ * aside (recorded, not compared) */
+static void machine_diff(json_object *bm, const struct rr_run *run, char *out, size_t len)
+{
+	json_object *rm = rr_run_machine(run);
+	json_object_object_del(rm, "mem_bw_gbps");
+	if (bm) {
+		bm = json_object_get(bm);
+		json_object *copy = NULL;
+		json_object_deep_copy(bm, &copy, NULL);
+		json_object_put(bm);
+		json_object_object_del(copy, "mem_bw_gbps");
+		conditions_diff(copy, rm, out, len);
+		json_object_put(copy);
+	} else {
+		snprintf(out, len, "machine not recorded");
+	}
+	json_object_put(rm);
+}
+
+/* The baseline file's header: its format, its figures, its preset, and whether its machine
+ * and settings are this run's (absolute figures are compared only then). */
 static int judge_header(const struct rr_run *run, json_object *baseline, const char *bp,
 			struct rr_gate_result *g, json_object **figs, char *err, size_t errlen)
 {
@@ -245,10 +309,17 @@ static int judge_header(const struct rr_run *run, json_object *baseline, const c
 	if (!json_object_object_get_ex(baseline, "format", &fmt) ||
 	    !json_object_is_type(fmt, json_type_int) ||
 	    json_object_get_int(fmt) != RR_BASELINE_FORMAT) {
-		snprintf(err, errlen,
-			 "%s: format %s is not a baseline format this raid-report reads (%d; "
-			 "write one with raid-report baseline)",
-			 bp, fmt ? json_object_to_json_string(fmt) : "(none)", RR_BASELINE_FORMAT);
+		if (fmt && json_object_is_type(fmt, json_type_int) && json_object_get_int(fmt) == 1)
+			snprintf(err, errlen,
+				 "%s: format 1 has no figure's range, which the gate needs (remake "
+				 "it: raid-report baseline RUN...)",
+				 bp);
+		else
+			snprintf(err, errlen,
+				 "%s: format %s is not a baseline format this raid-report reads "
+				 "(%d; write one with raid-report baseline)",
+				 bp, fmt ? json_object_to_json_string(fmt) : "(none)",
+				 RR_BASELINE_FORMAT);
 		return -EINVAL;
 	}
 	if (!json_object_object_get_ex(baseline, "figures", figs) ||
@@ -275,52 +346,79 @@ static int judge_header(const struct rr_run *run, json_object *baseline, const c
 	json_object_object_get_ex(baseline, "conditions", &bcond);
 	conditions_diff(bcond, rcond, g->differ, sizeof(g->differ));
 	json_object_put(rcond);
-	g->same_host = g->bhost && *g->bhost && !strcmp(g->bhost, run->host) && !*g->differ;
+	machine_diff(rr_jget(baseline, "machine"), run, g->machine_differ,
+		     sizeof(g->machine_differ));
+	g->same_machine = !*g->machine_differ && !*g->differ;
 	return 0;
+}
+
+static int positive(json_object *v)
+{
+	double d = json_object_get_double(v);
+	int num = json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
+	return num && isfinite(d) && d > 0;
+}
+
+/* Regressed: the run's range lies beyond the baseline's, in the figure's bad direction, by
+ * more than the floor. A side measured once has no range of its own: the run's is then
+ * taken as the baseline's relative range about its value (as noisy as the baseline was). */
+int rr_gate_worse(const struct rr_gate_row *r, int higher, double floor)
+{
+	double clo = r->clo, chi = r->chi;
+	if (r->cn < 2 && r->bn > 1) {
+		clo = r->cur * r->blo / r->base;
+		chi = r->cur * r->bhi / r->base;
+	}
+	return higher ? chi < r->blo * (1 - floor) : clo > r->bhi * (1 + floor);
 }
 
 /* One baseline figure against this run's; -EINVAL when the baseline's entry is not one (a
  * value that is no finite positive number would gate nothing and pass). */
 static int judge_one(json_object *f, size_t i, const char *bp, const struct rr_figures *cur,
-		     char *seen, double tol, int same_host, struct rr_gate_row *r, char *err,
-		     size_t errlen)
+		     char *seen, double floor, struct rr_gate_row *r, char *err, size_t errlen)
 {
-	json_object *v = NULL, *g = NULL;
+	json_object *v = NULL, *lo = rr_jget(f, "min"), *hi = rr_jget(f, "max"),
+		    *n = rr_jget(f, "n");
 	const char *id = jstr(f, "id"), *kind = jstr(f, "kind"), *better = jstr(f, "better");
-	if (!id || !kind || !better || !json_object_object_get_ex(f, "value", &v)) {
-		snprintf(err, errlen, "%s: figure %zu lacks id, kind, better or value", bp, i);
+	if (!id || !kind || !better || !json_object_object_get_ex(f, "value", &v) || !lo ||
+	    !hi || !n) {
+		snprintf(err, errlen, "%s: figure %zu lacks id, kind, better, value, min, max or n",
+			 bp, i);
 		return -EINVAL;
 	}
 	r->base = json_object_get_double(v);
-	if (!(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ||
-	    !isfinite(r->base) || r->base <= 0) {
-		snprintf(err, errlen, "%s: figure %zu (%s): value %s is not a positive number", bp,
-			 i, id, json_object_to_json_string(v));
+	r->blo = json_object_get_double(lo);
+	r->bhi = json_object_get_double(hi);
+	r->bn = json_object_get_int(n);
+	if (!positive(v) || !positive(lo) || !positive(hi) || !(r->blo <= r->base) ||
+	    !(r->base <= r->bhi) || r->bn < 1) {
+		snprintf(err, errlen,
+			 "%s: figure %zu (%s): value %s, min %s, max %s: not positive numbers with "
+			 "min <= value <= max",
+			 bp, i, id, json_object_to_json_string(v), json_object_to_json_string(lo),
+			 json_object_to_json_string(hi));
 		return -EINVAL;
 	}
 	r->id = id;
 	r->kind = kind;
 	r->unit = jstr(f, "unit") ? jstr(f, "unit") : "";
-	r->cur = NAN;
+	r->cur = r->clo = r->chi = NAN;
 	r->v = RR_V_MISSING;
 	for (size_t k = 0; k < cur->n; k++) {
 		if (strcmp(cur->f[k].id, id))
 			continue;
 		seen[k] = 1;
 		r->cur = cur->f[k].value;
-		int worse = !strcmp(better, "higher") ? r->cur < r->base * (1 - tol)
-						      : r->cur > r->base * (1 + tol);
-		if (!strcmp(kind, "absolute") && !same_host)
-			r->v = RR_V_NOT_GATED;
-		else if (json_object_object_get_ex(f, "gate", &g) && !json_object_get_boolean(g))
-			r->v = RR_V_NOISY;
-		else
-			r->v = worse ? RR_V_REGRESSED : RR_V_OK;
+		r->clo = cur->f[k].lo;
+		r->chi = cur->f[k].hi;
+		r->cn = (int)cur->f[k].n;
+		r->v = rr_gate_worse(r, !strcmp(better, "higher"), floor) ? RR_V_REGRESSED
+									 : RR_V_OK;
 	}
 	return 0;
 }
 
-int rr_gate_judge(const struct rr_run *run, json_object *baseline, double tolerance_pct,
+int rr_gate_judge(const struct rr_run *run, json_object *baseline, double floor_pct,
 		  const char *bp, struct rr_gate_result *g, char *err, size_t errlen)
 {
 	json_object *figs = NULL;
@@ -334,15 +432,33 @@ int rr_gate_judge(const struct rr_run *run, json_object *baseline, double tolera
 	if (!g->rows || !seen)
 		abort();
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < nb; i++)
-		rc = judge_one(json_object_array_get_idx(figs, i), i, bp, &g->cur, seen,
-			       tolerance_pct / 100, g->same_host, &g->rows[g->n++], err, errlen);
-	for (size_t k = 0; rc == 0 && k < g->cur.n; k++) {
-		if (seen[k])
+	for (size_t i = 0; rc == 0 && i < nb; i++) {
+		json_object *f = json_object_array_get_idx(figs, i);
+		struct rr_gate_row *r = &g->rows[g->n];
+		rc = judge_one(f, i, bp, &g->cur, seen, floor_pct / 100, r, err, errlen);
+		/* another machine or other settings: its absolute figures are not compared
+		 * at all (a raw MB/s of another machine is no verdict on this one) */
+		if (rc == 0 && !g->same_machine && strcmp(r->kind, "ratio")) {
+			g->left_out++;
 			continue;
-		g->rows[g->n++] =
-		    (struct rr_gate_row){g->cur.f[k].id,    g->cur.f[k].kind, g->cur.f[k].unit, NAN,
-					 g->cur.f[k].value, RR_V_NEW};
+		}
+		g->n++;
+	}
+	for (size_t k = 0; rc == 0 && k < g->cur.n; k++) {
+		const struct rr_figure *f = &g->cur.f[k];
+		if (seen[k] || (!g->same_machine && strcmp(f->kind, "ratio")))
+			continue;
+		g->rows[g->n++] = (struct rr_gate_row){.id = f->id,
+						       .kind = f->kind,
+						       .unit = f->unit,
+						       .base = NAN,
+						       .blo = NAN,
+						       .bhi = NAN,
+						       .cur = f->value,
+						       .clo = f->lo,
+						       .chi = f->hi,
+						       .cn = (int)f->n,
+						       .v = RR_V_NEW};
 	}
 	for (size_t i = 0; rc == 0 && i < g->n; i++)
 		g->bad += g->rows[i].v == RR_V_REGRESSED || g->rows[i].v == RR_V_MISSING;

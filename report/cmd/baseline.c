@@ -1,5 +1,6 @@
-/* report/cmd/baseline.c: raid-report baseline RESULTS_DIR...: the baseline file of one or more runs
- * of a preset, on stdout. */
+/* report/cmd/baseline.c: raid-report baseline RESULTS_DIR...: the baseline file of one or more
+ * runs of a preset (each figure's median and range over every repetition of every run, and
+ * the machine), on stdout. */
 #include "report/cmd/cmd.h"
 
 #include <stdlib.h>
@@ -7,24 +8,12 @@
 
 int rr_cmd_baseline(int argc, char **argv)
 {
-	double spread = 30;
 	const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
 	size_t nd = 0;
 	if (!dirs)
 		abort();
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--max-spread") && i + 1 < argc) {
-			char *end;
-			spread = strtod(argv[++i], &end);
-			if (*end || end == argv[i] || spread < 0) {
-				free(dirs);
-				return rr_fail("baseline: --max-spread '%s': a percentage",
-					       argv[i]);
-			}
-		} else if (!strcmp(argv[i], "--max-spread")) {
-			free(dirs);
-			return rr_missing_value("baseline", argv[i], "a percentage");
-		} else if (argv[i][0] == '-') {
+		if (argv[i][0] == '-') {
 			free(dirs);
 			return rr_fail("baseline: unknown option '%s'", argv[i]);
 		} else {
@@ -50,7 +39,7 @@ int rr_cmd_baseline(int argc, char **argv)
 			rc = rr_fail("baseline: %s is not a run of the same preset as the first",
 				     runs[i].dir);
 	if (rc == RR_OK) {
-		json_object *o = rr_baseline_json(runs, nd, spread / 100);
+		json_object *o = rr_baseline_json(runs, nd);
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							   JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);

@@ -23,8 +23,9 @@ int rr_cmd_gate(int argc, char **argv);
 int rr_cmd_project(int argc, char **argv);
 int rr_cmd_baseline(int argc, char **argv);
 
+enum { RR_GATE_FLOOR_PCT = 15 }; /* the gate's default floor (docs/report.md "The gate") */
 struct rr_gate_opts {
-	double tolerance_pct;
+	double tolerance_pct; /* the floor, % */
 	const char *junit_path;	   /* NULL: none */
 	const char *baseline_path; /* named in errors; NULL: "baseline" */
 };

@@ -1,6 +1,8 @@
-/* report/cmd/gate.c: raid-report gate --baseline FILE RESULTS_DIR: the run's figures against
- * a baseline's (report/analysis/gate.c judges, report/render/gate_out.c writes the table and
- * JUnit); exit 1 when one regressed or is missing. */
+/* report/cmd/gate.c: raid-report gate --baseline FILE RESULTS_DIR [--tolerance PCT]: the
+ * run's figures against a baseline's (report/analysis/gate.c judges, report/render/gate_out.c
+ * writes the table and JUnit); exit 1 when one regressed or is missing. --tolerance is the
+ * floor: how far apart the run's and the baseline's ranges must be to call it a regression
+ * (docs/report.md "The gate": 15% keeps a run measured once on a shared machine quiet). */
 #include "report/cmd/cmd.h"
 
 #include <errno.h>
@@ -10,7 +12,7 @@
 int rr_cmd_gate(int argc, char **argv)
 {
 	const char *base = NULL, *dir = NULL;
-	struct rr_gate_opts o = {.tolerance_pct = 10, .junit_path = NULL};
+	struct rr_gate_opts o = {.tolerance_pct = RR_GATE_FLOOR_PCT, .junit_path = NULL};
 	for (int i = 0; i < argc; i++) {
 		int more = i + 1 < argc;
 		if (!strcmp(argv[i], "--baseline") && more) {

@@ -561,6 +561,13 @@ static void test_init(struct rr_test *t)
 
 void rr_test_free(struct rr_test *t)
 {
+	if (t->reps) { /* a repeated test: its repetitions own all it points to */
+		for (size_t i = 0; i < t->nreps; i++)
+			rr_test_free(&t->reps[i]);
+		free(t->reps);
+		free(t->test);
+		return;
+	}
 	char **s[] = {&t->test,	 &t->preset, &t->workload, &t->engine,	    &t->layout, &t->parity,
 		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host,	&t->target};
 	for (size_t i = 0; i < t->nhosts; i++)
@@ -770,6 +777,8 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 			t->fio_cpu_us_per_io = t->fio_cpu_cores / t->iops * 1e6;
 		}
 	}
+	if (rc == 0)
+		rr_repeats_group(run);
 	if (rc == 0 && !*run->preset && run->ntests) {
 		free(run->preset);
 		run->preset = xstrdup(run->tests[0].preset);

@@ -64,6 +64,14 @@ struct rr_test {
 	/* the parsed meta.json and stats file (NULL when absent), for the parts that read keys
 	 * the other parts do not need (efficiency.c, project.c: host_cpu, target, strategies) */
 	json_object *meta_json, *stats_json;
+
+	/* repeated tests (run.sh --repeat N: tests/<test>@K, meta "test", "repeat", "repeats";
+	 * repeats.c): the test's figures are the medians of its repetitions, which it holds in
+	 * reps (they own every pointer; the test borrows its strings, bins and JSON from the
+	 * repetition with the median main figure). repeats is 1 for a test run once. */
+	int repeat, repeats;
+	struct rr_test *reps;
+	size_t nreps;
 };
 
 /* a test the run recorded but that has no fio output (skipped or failed, with run.sh's reason) */
@@ -118,6 +126,16 @@ double rr_jnum(json_object *v);
 const char *rr_jstr(json_object *v);
 /* 0 when a value in o is NaN or Infinity, with its key path (a.b[2].c) in at */
 int rr_json_finite(json_object *o, char *at, size_t len);
+
+/* repeats.c: a test's repetitions grouped under it (after loading); a figure's range over
+ * them, the figure at byte offset `off` of struct rr_test (offsetof), lo = hi = the figure
+ * for a test run once; the run seen one repetition at a time: views[k] holds repetition k+1
+ * of each test (its last for a test repeated fewer times), shallow copies freed by
+ * rr_run_views_free; returns the number of views (1 for a run without repeats) */
+void rr_repeats_group(struct rr_run *run);
+void rr_test_range(const struct rr_test *t, size_t off, double *lo, double *hi);
+size_t rr_run_views(const struct rr_run *run, struct rr_run **views);
+void rr_run_views_free(struct rr_run *views, size_t n);
 
 /* hosts.c: each host's row of a multi-host run under its test, the test's engine figures
  * from its hosts' counters */

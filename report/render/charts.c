@@ -25,7 +25,9 @@ static const char *const series_colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9
 struct bar {
 	char label[200];
 	double v;
-	int series; /* index into the chart's series names */
+	double lo, hi; /* the range over a repeated test's repetitions (lo = hi = v: none) */
+	int n;	       /* repetitions behind v; 0: not measured here (published) */
+	int series;    /* index into the chart's series names */
 };
 
 struct bars {
@@ -33,12 +35,12 @@ struct bars {
 	size_t n, cap;
 };
 
-static void bar_add(struct bars *bs, int series, double v, const char *fmt, ...)
+static int bar_add(struct bars *bs, int series, double v, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void bar_add(struct bars *bs, int series, double v, const char *fmt, ...)
+static int bar_add(struct bars *bs, int series, double v, const char *fmt, ...)
 {
 	if (isnan(v) || v <= 0)
-		return;
+		return 0;
 	if (bs->n == bs->cap) {
 		bs->cap = bs->cap ? bs->cap * 2 : 32;
 		bs->b = realloc(bs->b, bs->cap * sizeof(*bs->b));
@@ -53,8 +55,21 @@ static void bar_add(struct bars *bs, int series, double v, const char *fmt, ...)
 	for (char *c = b->label; *c; c++)
 		if (*c == '"' || *c == '\n')
 			*c = '\'';
-	b->v = v;
+	b->v = b->lo = b->hi = v;
+	b->n = 0;
 	b->series = series;
+	return 1;
+}
+
+/* the bar just added is test t's figure at offset off: its error bar is the range over the
+ * test's repetitions, its label says how many ("n=1" for a test run once) */
+static void bar_spread(struct bars *bs, int added, const struct rr_test *t, size_t off)
+{
+	if (!added)
+		return;
+	struct bar *b = &bs->b[bs->n - 1];
+	rr_test_range(t, off, &b->lo, &b->hi);
+	b->n = t->repeats > 1 ? t->repeats : 1;
 }
 
 void rr_chart_note(struct rr_charts *c, const char *name, const char *title, int drawn,
@@ -194,13 +209,16 @@ static void bar_chart(const char *dir, struct rr_charts *c, const char *name, co
 		return;
 	double lo = INFINITY, hi = 0;
 	size_t longest = 0;
+	int spread = 0;
 	for (size_t i = 0; i < bs->n; i++) {
 		/* gnuplot draws row 0 at the bottom: write the last bar first */
 		const struct bar *b = &bs->b[bs->n - 1 - i];
-		fprintf(dat, "%zu\t%s\t%.6g\t%d\n", i, b->label, b->v, b->series);
+		fprintf(dat, "%zu\t%s\t%.6g\t%d\t%.6g\t%.6g\t%d\n", i, b->label, b->v, b->series,
+			b->lo, b->hi, b->n);
 		longest = strlen(b->label) > longest ? strlen(b->label) : longest;
-		lo = fmin(lo, b->v);
-		hi = fmax(hi, b->v);
+		lo = fmin(lo, b->lo);
+		hi = fmax(hi, b->hi);
+		spread |= b->lo < b->hi;
 	}
 	int written = rr_close(dat) == 0;
 	int logx = hi / lo > 50;
@@ -224,8 +242,12 @@ static void bar_chart(const char *dir, struct rr_charts *c, const char *name, co
 		"plot '%s.dat' using (%g):1:(%g):3:($1-0.38):($1+0.38):(rgb($4)):ytic(2) "
 		"with boxxyerror lc rgb variable notitle, \\\n",
 		name, logx ? lo / 2 : 0.0, logx ? lo / 2 : 0.0);
-	fprintf(gp, "  '' using 3:1:($3 >= 100 ? sprintf(' %%.0f', $3) : sprintf(' %%.3g', $3)) "
-		    "with labels left font ',8' notitle");
+	/* the median's range over the repetitions, as an error bar; the label says n */
+	if (spread)
+		fprintf(gp, "  '' using 3:1:5:6 with xerrorbars lc rgb '#333333' pt -1 "
+			    "notitle, \\\n");
+	fprintf(gp, "  '' using ($6):1:(sprintf($3 >= 100 ? ' %%.0f%%s' : ' %%.3g%%s', $3, "
+		    "$7 > 0 ? sprintf(' n=%%d', $7) : '')) with labels left font ',8' notitle");
 	for (int s = 0; s < nseries; s++)
 		if (*series[s]) /* an empty name leaves a colour unused (orange: published) */
 			fprintf(gp, ", \\\n  NaN with boxes fs solid lc rgb '%s' title \"%s\"",
@@ -419,7 +441,12 @@ static void chart_targets(const struct rr_run *run, const char *dir, struct rr_c
 				names[nnames++] = t->target;
 			/* colour 1 (the published orange elsewhere) is md's: nothing published here
 			 */
-			bar_add(&fig[!rr_is_large(t)], s, rr_primary(t), "%s: %s", g, t->target);
+			bar_spread(&fig[!rr_is_large(t)],
+				   bar_add(&fig[!rr_is_large(t)], s, rr_primary(t), "%s: %s", g,
+					   t->target),
+				   t,
+				   rr_is_large(t) ? offsetof(struct rr_test, mbps)
+						  : offsetof(struct rr_test, iops));
 			bar_add(&cpu, s, t->host_cpu_us_per_io, "%s: %s", g, t->target);
 		}
 	}
@@ -469,7 +496,8 @@ static void chart_seq(const struct rr_run *run, const struct rr_pubset *pub, con
 		if (t->bs < 1048576 || strcmp(t->rw, rw) || strcmp(t->state, "optimal"))
 			continue;
 		group_label(t, g, sizeof(g));
-		bar_add(&bs, 0, t->mbps, "%s Q%dT%d", g, t->iodepth, t->numjobs);
+		bar_spread(&bs, bar_add(&bs, 0, t->mbps, "%s Q%dT%d", g, t->iodepth, t->numjobs),
+			   t, offsetof(struct rr_test, mbps));
 	}
 	size_t measured = bs.n;
 	add_pub_seq(&bs, pub, rw);
@@ -498,9 +526,18 @@ static void chart_rnd4k_write(const struct rr_run *run, const struct rr_pubset *
 			continue;
 		group_label(t, g, sizeof(g));
 		if (t->iodepth > 1)
-			bar_add(&iops, 0, t->iops, "%s Q%dT%d", g, t->iodepth, t->numjobs);
-		bar_add(&lat, 0, t->lat_mean_us, "%s Q%dT%d mean", g, t->iodepth, t->numjobs);
-		bar_add(&lat, 2, t->lat_p99_us, "%s Q%dT%d p99", g, t->iodepth, t->numjobs);
+			bar_spread(&iops,
+				   bar_add(&iops, 0, t->iops, "%s Q%dT%d", g, t->iodepth,
+					   t->numjobs),
+				   t, offsetof(struct rr_test, iops));
+		bar_spread(&lat,
+			   bar_add(&lat, 0, t->lat_mean_us, "%s Q%dT%d mean", g, t->iodepth,
+				   t->numjobs),
+			   t, offsetof(struct rr_test, lat_mean_us));
+		bar_spread(&lat,
+			   bar_add(&lat, 2, t->lat_p99_us, "%s Q%dT%d p99", g, t->iodepth,
+				   t->numjobs),
+			   t, offsetof(struct rr_test, lat_p99_us));
 		bar_add(&lat, 3, t->lat_p999_us, "%s Q%dT%d p99.9", g, t->iodepth, t->numjobs);
 	}
 	size_t measured = iops.n;
@@ -538,8 +575,10 @@ static void chart_q1_read(const struct rr_run *run, const char *dir, struct rr_c
 		    strcmp(t->state, "optimal"))
 			continue;
 		group_label(t, g, sizeof(g));
-		bar_add(&bs, 0, t->mbps, "%s Q1T%d (%.0f IOPS, mean %.1f us)", g, t->numjobs,
-			t->iops, t->lat_mean_us);
+		bar_spread(&bs,
+			   bar_add(&bs, 0, t->mbps, "%s Q1T%d (%.0f IOPS, mean %.1f us)", g,
+				   t->numjobs, t->iops, t->lat_mean_us),
+			   t, offsetof(struct rr_test, mbps));
 	}
 	const char *s[] = {"this run"};
 	bar_chart(dir, c, "rnd4k_q1_read", "Random 4K read at queue depth 1, MB/s", "MB/s", &bs, s,

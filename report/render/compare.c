@@ -1,6 +1,8 @@
 /* report/render/compare.c: raid-report --compare RUN_A RUN_B. Matches tests by id and writes, per
  * test and figure, A, B and the change from A to B: compare.csv, the same table on stdout,
- * and a chart of the change of each test's main figure (MB/s for bs >= 64k, else IOPS). */
+ * and a chart of the change of each test's main figure (MB/s for bs >= 64k, else IOPS). A
+ * figure is its median over the test's repetitions, shown with their range and count ("n=1"
+ * for a test run once): a change whose ranges overlap is within the runs' own noise. */
 #include "report/render/render.h"
 
 #include <errno.h>
@@ -85,6 +87,30 @@ static int chart(const struct rr_run *a, const struct rr_run *b, const char *out
 	return rr_gnuplot(outdir, "compare.gp") == 0 ? 0 : -EIO;
 }
 
+/* "median [min, max] n=N", or "median n=1" */
+static void fig_text(char *buf, size_t len, const struct rr_test *t, const struct metric *m)
+{
+	double lo, hi, v = val(t, m);
+	rr_test_range(t, m->off, &lo, &hi);
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (t->repeats > 1)
+		snprintf(buf, len, "%.6g [%.4g, %.4g] n=%d", v, lo, hi, t->repeats);
+	else
+		snprintf(buf, len, "%.6g n=1", v);
+}
+
+static void csv_range(FILE *csv, const struct rr_test *t, const struct metric *m)
+{
+	double lo, hi;
+	rr_test_range(t, m->off, &lo, &hi);
+	fputc(',', csv);
+	rr_csv_num(csv, lo);
+	fputc(',', csv);
+	rr_csv_num(csv, hi);
+	fprintf(csv, ",%d", t->repeats > 1 ? t->repeats : 1);
+}
+
 /* one test's (or one host's) figures in A and B: a CSV row and a table row per figure */
 static void compare_pair(FILE *csv, FILE *out, const char *id, const struct rr_test *ta,
 			 const struct rr_test *tb)
@@ -102,11 +128,20 @@ static void compare_pair(FILE *csv, FILE *out, const char *id, const struct rr_t
 		rr_csv_num(csv, vb);
 		fputc(',', csv);
 		rr_csv_num(csv, chg);
-		fprintf(csv, ",%s\n", isnan(chg) || chg == 0 ? "" : better ? "B" : "A");
-		char c[32] = "";
+		fprintf(csv, ",%s", isnan(chg) || chg == 0 ? "" : better ? "B" : "A");
+		csv_range(csv, ta, &metrics[m]);
+		csv_range(csv, tb, &metrics[m]);
+		double alo, ahi, blo, bhi;
+		rr_test_range(ta, metrics[m].off, &alo, &ahi);
+		rr_test_range(tb, metrics[m].off, &blo, &bhi);
+		int apart = blo > ahi || bhi < alo;
+		fprintf(csv, ",%s\n", isnan(chg) ? "" : apart ? "yes" : "no");
+		char c[32] = "", a[80], b[80];
 		if (!isnan(chg))
 			snprintf(c, sizeof(c), "%+.1f%%", chg);
-		fprintf(out, "%-48s %-18s %12.6g %12.6g %9s\n", id, metrics[m].name, va, vb, c);
+		fig_text(a, sizeof(a), ta, &metrics[m]);
+		fig_text(b, sizeof(b), tb, &metrics[m]);
+		fprintf(out, "%-48s %-18s %-32s %-32s %9s\n", id, metrics[m].name, a, b, c);
 	}
 }
 
@@ -125,9 +160,10 @@ int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdi
 		snprintf(err, errlen, "%s: %s", p, strerror(errno));
 		return -errno;
 	}
-	fprintf(csv, "test,metric,a,b,change_pct,better\n");
+	fprintf(csv, "test,metric,a,b,change_pct,better,a_min,a_max,a_n,b_min,b_max,b_n,"
+		     "ranges_apart\n");
 	fprintf(out, "compare: A = %s (%s), B = %s (%s)\n", a->id, a->host, b->id, b->host);
-	fprintf(out, "%-48s %-18s %12s %12s %9s\n", "test", "metric", "A", "B", "change");
+	fprintf(out, "%-48s %-18s %-32s %-32s %9s\n", "test", "metric", "A", "B", "change");
 	size_t matched = 0;
 	for (size_t i = 0; i < b->ntests; i++) {
 		const struct rr_test *tb = &b->tests[i], *ta = rr_run_find(a, tb->test);

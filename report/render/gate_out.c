@@ -7,10 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-json_object *rr_baseline_json(const struct rr_run *runs, size_t nruns, double max_spread)
+static json_object *num6(double v)
 {
-	struct rr_bfig *bf;
-	size_t nb = rr_baseline_figures(runs, nruns, max_spread, &bf);
+	char t[64];
+	snprintf(t, sizeof(t), "%.6g", v);
+	return json_object_new_double_s(v, t);
+}
+
+json_object *rr_baseline_json(const struct rr_run *runs, size_t nruns)
+{
+	struct rr_figures fs;
+	size_t nviews;
+	rr_figures_spread(runs, nruns, &fs, &nviews);
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
 	json_object *ids = json_object_new_array();
 	json_object_object_add(o, "format", json_object_new_int(RR_BASELINE_FORMAT));
@@ -20,49 +28,65 @@ json_object *rr_baseline_json(const struct rr_run *runs, size_t nruns, double ma
 	for (size_t r = 0; r < nruns; r++)
 		json_object_array_add(ids, json_object_new_string(runs[r].id));
 	json_object_object_add(o, "runs", ids);
-	json_object_object_add(o, "max_spread_pct", json_object_new_double(100 * max_spread));
+	json_object_object_add(o, "repetitions", json_object_new_int((int)nviews));
+	json_object_object_add(o, "machine", rr_run_machine(&runs[0]));
 	json_object_object_add(o, "conditions", rr_run_conditions(&runs[0]));
-	for (size_t i = 0; i < nb; i++) {
-		const struct rr_bfig *b = &bf[i];
+	for (size_t i = 0; i < fs.n; i++) {
+		const struct rr_figure *b = &fs.f[i];
+		if (b->n < nviews)
+			continue; /* not measured by every repetition: no baseline for it */
 		json_object *f = json_object_new_object();
-		char t[64];
-		snprintf(t, sizeof(t), "%.6g", b->f.value);
-		json_object_object_add(f, "id", json_object_new_string(b->f.id));
-		json_object_object_add(f, "kind", json_object_new_string(b->f.kind));
-		json_object_object_add(f, "better", json_object_new_string(b->f.better));
-		json_object_object_add(f, "unit", json_object_new_string(b->f.unit));
-		json_object_object_add(f, "value", json_object_new_double_s(b->f.value, t));
-		if (nruns > 1) {
-			snprintf(t, sizeof(t), "%.1f", 100 * b->spread);
-			json_object_object_add(f, "spread_pct",
-					       json_object_new_double_s(100 * b->spread, t));
-			json_object_object_add(f, "gate", json_object_new_boolean(b->gate));
-		}
+		json_object_object_add(f, "id", json_object_new_string(b->id));
+		json_object_object_add(f, "kind", json_object_new_string(b->kind));
+		json_object_object_add(f, "better", json_object_new_string(b->better));
+		json_object_object_add(f, "unit", json_object_new_string(b->unit));
+		json_object_object_add(f, "value", num6(b->value));
+		json_object_object_add(f, "min", num6(b->lo));
+		json_object_object_add(f, "max", num6(b->hi));
+		json_object_object_add(f, "n", json_object_new_int((int)b->n));
 		json_object_array_add(arr, f);
 	}
 	json_object_object_add(o, "figures", arr);
-	free(bf);
+	rr_figures_free(&fs);
 	return o;
 }
 
-void rr_gate_print(FILE *out, const struct rr_run *run, const struct rr_gate_result *g,
-		   double tolerance_pct)
+/* "median [min, max] n=N", or "median n=1" */
+static void fig_text(char *buf, size_t len, double v, double lo, double hi, int n)
 {
-	fprintf(out, "gate: %s against baseline %s (host %s), tolerance %.1f%%: %s%s\n", run->id,
-		g->brun ? g->brun : "?", g->bhost ? g->bhost : "?", tolerance_pct,
-		g->same_host ? "same host and settings, absolute figures gated"
-		: *g->differ ? "absolute figures reported only, these differ: "
-			     : "another host, absolute figures reported only",
-		g->same_host ? "" : g->differ);
-	fprintf(out, "%-72s %-8s %12s %12s %8s  %s\n", "figure", "kind", "baseline", "this run",
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (n > 1)
+		snprintf(buf, len, "%.4g [%.4g, %.4g] n=%d", v, lo, hi, n);
+	else
+		snprintf(buf, len, "%.4g n=1", v);
+}
+
+void rr_gate_print(FILE *out, const struct rr_run *run, const struct rr_gate_result *g,
+		   double floor_pct)
+{
+	fprintf(out,
+		"gate: %s against baseline %s (host %s): a figure regresses when its range and "
+		"the baseline's separate by more than %.1f%%\n",
+		run->id, g->brun ? g->brun : "?", g->bhost ? g->bhost : "?", floor_pct);
+	if (!g->same_machine)
+		fprintf(out,
+			"gate: baseline from another machine or settings (%s%s%s differ): only "
+			"machine-independent figures compared (member I/Os per I/O, ratios to the "
+			"same run's JBOD and RAID0, vs md), %zu absolute figures left out\n",
+			g->machine_differ, *g->machine_differ && *g->differ ? ", " : "", g->differ,
+			g->left_out);
+	fprintf(out, "%-64s %-8s %-34s %-34s %8s  %s\n", "figure", "kind", "baseline", "this run",
 		"change", "verdict");
 	for (size_t i = 0; i < g->n; i++) {
 		const struct rr_gate_row *r = &g->rows[i];
-		char chg[32] = "";
+		char chg[32] = "", b[80], c[80];
 		if (!isnan(r->cur) && !isnan(r->base) && r->base != 0)
 			snprintf(chg, sizeof(chg), "%+.1f%%", 100 * (r->cur - r->base) / r->base);
-		fprintf(out, "%-72s %-8s %12.6g %12.6g %8s  %s\n", r->id, r->kind, r->base, r->cur,
-			chg, rr_verdict_names[r->v]);
+		fig_text(b, sizeof(b), r->base, r->blo, r->bhi, r->bn);
+		fig_text(c, sizeof(c), r->cur, r->clo, r->chi, r->cn);
+		fprintf(out, "%-64s %-8s %-34s %-34s %8s  %s\n", r->id, r->kind, b, c, chg,
+			rr_verdict_names[r->v]);
 	}
 	fprintf(out, "gate: %zu figures, %zu regressed or missing: %s\n", g->n, g->bad,
 		g->bad ? "FAIL" : "PASS");
@@ -84,18 +108,12 @@ static void xml_esc(FILE *f, const char *s)
 	}
 }
 
-static const char *const skip_why[] = {
-    [RR_V_NOT_GATED] = "absolute figure, baseline from another host",
-    [RR_V_NEW] = "not in the baseline",
-    [RR_V_NOISY] = "spread beyond the baseline's limit between the runs that made it",
-};
 
 void rr_gate_junit(FILE *f, const struct rr_gate_result *g, double tol)
 {
 	size_t skip = 0;
 	for (size_t i = 0; i < g->n; i++)
-		skip += g->rows[i].v == RR_V_NOT_GATED || g->rows[i].v == RR_V_NEW ||
-			g->rows[i].v == RR_V_NOISY;
+		skip += g->rows[i].v == RR_V_NEW;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f,
 		"<testsuites>\n<testsuite name=\"raid-report gate\" tests=\"%zu\" "
@@ -108,13 +126,14 @@ void rr_gate_junit(FILE *f, const struct rr_gate_result *g, double tol)
 		fprintf(f, "\">");
 		if (r->v == RR_V_REGRESSED)
 			fprintf(f,
-				"<failure message=\"%.6g %s against baseline %.6g (%+.1f%%, "
-				"tolerance %.1f%%)\"/>",
-				r->cur, r->unit, r->base, 100 * (r->cur - r->base) / r->base, tol);
+				"<failure message=\"%.6g %s [%.6g, %.6g] against baseline %.6g "
+				"[%.6g, %.6g] (%+.1f%%, ranges apart by more than %.1f%%)\"/>",
+				r->cur, r->unit, r->clo, r->chi, r->base, r->blo, r->bhi,
+				100 * (r->cur - r->base) / r->base, tol);
 		else if (r->v == RR_V_MISSING)
 			fprintf(f, "<failure message=\"figure missing from this run\"/>");
 		else if (r->v != RR_V_OK)
-			fprintf(f, "<skipped message=\"%s\"/>", skip_why[r->v]);
+			fprintf(f, "<skipped message=\"not in the baseline\"/>");
 		fprintf(f, "</testcase>\n");
 	}
 	fprintf(f, "</testsuite>\n</testsuites>\n");

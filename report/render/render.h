@@ -67,9 +67,9 @@ int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdi
 	       char *err, size_t errlen);
 
 /* gate_out.c: the baseline file, the gate's table and its JUnit XML */
-json_object *rr_baseline_json(const struct rr_run *runs, size_t nruns, double max_spread);
+json_object *rr_baseline_json(const struct rr_run *runs, size_t nruns);
 void rr_gate_print(FILE *out, const struct rr_run *run, const struct rr_gate_result *g,
-		   double tolerance_pct);
+		   double floor_pct);
 void rr_gate_junit(FILE *f, const struct rr_gate_result *g, double tolerance_pct);
 
 /* project_out.c, project_html.c: the efficiency and projection figures: summary's columns,

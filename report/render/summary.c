@@ -49,6 +49,19 @@ static const struct col cols_tail[] = {
 };
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The spread over a repeated test's repetitions (run.sh --repeat N): "repeats" (1 for a
+ * test run once, said so beside every figure), then each of these figures' range; the
+ * columns above are then the medians (report/model/repeats.c). Last, so that the columns
+ * before them keep their places. */
+static const struct col cols_spread[] = {
+    N("iops", iops),
+    N("mbps", mbps),
+    N("lat_mean_us", lat_mean_us),
+    N("lat_p99_us", lat_p99_us),
+};
+
+static void spread_json(json_object *o, const struct rr_test *t);
+
 static const char *sval(const struct rr_test *t, const struct col *c)
 {
 	const char *s = *(char *const *)((const char *)t + c->off);
@@ -146,7 +159,35 @@ json_object *rr_test_json(const struct rr_test *t)
 	json_object_object_add(o, "numjobs", jint(t->numjobs, t->numjobs > 0));
 	for (size_t i = 0; i < NCOLS(cols_tail); i++)
 		json_object_object_add(o, cols_tail[i].name, jnum(nval(t, &cols_tail[i])));
+	spread_json(o, t);
 	return o;
+}
+
+static void spread_json(json_object *o, const struct rr_test *t)
+{
+	json_object_object_add(o, "repeats", json_object_new_int(t->repeats > 1 ? t->repeats : 1));
+	for (size_t i = 0; i < NCOLS(cols_spread); i++) {
+		char k[64];
+		double lo, hi;
+		rr_test_range(t, cols_spread[i].off, &lo, &hi);
+		snprintf(k, sizeof(k), "%s_min", cols_spread[i].name);
+		json_object_object_add(o, k, jnum(lo));
+		snprintf(k, sizeof(k), "%s_max", cols_spread[i].name);
+		json_object_object_add(o, k, jnum(hi));
+	}
+}
+
+static void spread_csv(FILE *f, const struct rr_test *t)
+{
+	fprintf(f, ",%d", t->repeats > 1 ? t->repeats : 1);
+	for (size_t i = 0; i < NCOLS(cols_spread); i++) {
+		double lo, hi;
+		rr_test_range(t, cols_spread[i].off, &lo, &hi);
+		fputc(',', f);
+		rr_csv_num(f, lo);
+		fputc(',', f);
+		rr_csv_num(f, hi);
+	}
 }
 
 static void csv_int(FILE *f, long v, int present)
@@ -166,6 +207,9 @@ static void write_csv(FILE *f, const struct rr_run *run)
 	for (size_t i = 0; i < NCOLS(cols_tail); i++)
 		fprintf(f, ",%s", cols_tail[i].name);
 	rr_an_csv_head(f);
+	fputs(",repeats", f);
+	for (size_t i = 0; i < NCOLS(cols_spread); i++)
+		fprintf(f, ",%s_min,%s_max", cols_spread[i].name, cols_spread[i].name);
 	fputc('\n', f);
 
 	for (size_t r = 0; r < run->ntests; r++) {
@@ -194,6 +238,7 @@ static void write_csv(FILE *f, const struct rr_run *run)
 			rr_csv_num(f, nval(t, &cols_tail[i]));
 		}
 		rr_an_csv_row(f, run, r);
+		spread_csv(f, t);
 		fputc('\n', f);
 	}
 }

@@ -128,9 +128,8 @@ gate_hosts() {
 		"$T_SCRATCH/base.json" || { echo "no per-host figure"; return 1; }
 	"$RR" gate --baseline "$T_SCRATCH/base.json" "$R" || return 1
 	# one host's member I/Os per I/O doubled in the baseline's eyes: the gate names that host
-	awk -v id="raid5-4m-RND4K-Q32T64-randwrite @127.0.0.1:${P[0]} member_ios_per_io" '
-		index($0, "\"" id "\"") { hit = 1 }
-		hit && /"value":/ { sub(/"value":[^,]*/, "\"value\":0.5"); hit = 0 } { print }' \
+	jq --arg id "raid5-4m-RND4K-Q32T64-randwrite @127.0.0.1:${P[0]} member_ios_per_io" \
+		'(.figures[] | select(.id == $id) | .value, .min, .max) = 0.5' \
 		"$T_SCRATCH/base.json" >"$T_SCRATCH/worse.json"
 	"$RR" gate --baseline "$T_SCRATCH/worse.json" "$R" >"$T_SCRATCH/gate.out"
 	local rc=$?
