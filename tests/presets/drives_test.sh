@@ -8,7 +8,7 @@
 # this test only. Also: run.sh stays a script that runs a plan (at most 300 lines).
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
-FAST=(--no-build --no-report --scale 0.03 --runtime 1 --member-size 32M)
+FAST=(--no-build --no-report --scale 0.03 --runtime 1 --repeat 1 --member-size 32M)
 ONE='^raid0-4m-SEQ1M-Q8T64-write$'
 
 refused() { # EXPECTED OUT ARGS...: exit non-zero, one line on stderr holding EXPECTED, no OUT

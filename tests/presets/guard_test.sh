@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# tests/presets/guard_test.sh: one run.sh a machine at a time (a second is refused naming the
+# first, waits with --wait, runs with --concurrent; a dry run takes no lock), and a run stopped
+# by SIGINT mid-test reports what it measured: run.json "started" without "finished", the
+# stopped test's meta.json still "running", raid-report's page and summary from the finished
+# tests with the stopped one marked interrupted, exit 130.
+source "$(dirname "$0")/../lib.sh"
+RUN=$ROOT/run.sh
+export TMPDIR=$T_SCRATCH
+OUT=$T_SCRATCH/results
+ONLY='raid0-4m-RND4K'
+# the first run: two tests of 3 s, each run once.
+set -m
+"$RUN" quick --no-build --repeat 1 --runtime 3 --member-size 32M --only "$ONLY" \
+	--out "$OUT" >"$T_SCRATCH/first.out" 2>&1 &
+FIRST=$!
+set +m
+# the first run holds the lock once its header line is out
+for ((i = 0; i < 300; i++)); do
+	grep -q 'start ' "$T_SCRATCH/first.out" && break
+	sleep 0.1
+done
+t_case_fail "a second run is refused, naming the first (pid, run id, preset)" \
+	--msg "^run.sh: another run is running on this machine \(pid $FIRST, run [0-9-]+-quick, preset quick; lock" \
+	"$RUN" quick --no-build --runtime 1 --member-size 32M --only "$ONLY" --out "$OUT"
+t_case "a dry run takes no lock" "$RUN" quick --dry-run --no-build --only "$ONLY"
+wait "$FIRST"
+cat "$T_SCRATCH/first.out"
+t_case "with the first run over, the lock is free" bash -c "flock -n '$FIO_RAID_LOCK' true"
+
+# --wait: the second run waits for the first, then runs
+flock "$FIO_RAID_LOCK" -c "echo 'pid 1, run r, preset p' >'$FIO_RAID_LOCK'; sleep 3" &
+HOLDER=$!
+sleep 0.5
+t_case "--wait waits for the run that holds the lock, then runs" "$RUN" quick --no-build \
+	--no-report --wait --repeat 1 --runtime 1 --member-size 32M --only 'raid0-4m-RND4K-Q1' --out "$OUT"
+grep -q 'waiting for the run on this machine to end (pid 1, run r, preset p' "$T_OUT" ||
+	t_case_fail "--wait said whom it waited for" false
+wait "$HOLDER"
+
+# SIGINT in the middle of the third test. env --default-signal: a test started in the
+# background (make test -j, CI) inherits SIGINT ignored, which bash would never trap.
+R2=$T_SCRATCH/int
+set -m
+env --default-signal=INT "$RUN" quick --no-build --repeat 1 --runtime 1 --member-size 32M --only "$ONLY|raid0-4m-SEQ1M-Q8T64-read" \
+	--out "$R2" >"$T_SCRATCH/int.out" 2>&1 &
+PID=$!
+set +m
+for ((i = 0; i < 600; i++)); do
+	grep -q 'start raid0-4m-RND4K-Q1T64' "$T_SCRATCH/int.out" && break
+	sleep 0.1
+done
+kill -INT "$PID"
+rc=0
+wait "$PID" || rc=$?
+cat "$T_SCRATCH/int.out"
+t_case "SIGINT: exit 130" test "$rc" = 130
+R=$(ls -d "$R2"/*-quick | head -1)
+T=raid0-4m-RND4K-Q1T64-randread
+t_case "run.json: started, no finished" bash -c \
+	"jget '$R/run.json' started && ! jq -e .finished '$R/run.json'"
+t_case "the stopped test's meta.json says running" bash -c "[[ \$(jget '$R/tests/$T.meta.json' status) == running ]]"
+t_case "the page and the summary were written" test -s "$R/index.html" -a -s "$R/summary.json"
+t_case "summary: the two finished tests, the stopped one not run: interrupted" bash -c "
+	jq -e '(.tests | length) == 2 and .interrupted == true and
+	       ([.not_run[] | select(.test == \"$T\" and .status == \"interrupted\")] | length) == 1' '$R/summary.json'"
+t_done
