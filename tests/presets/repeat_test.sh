@@ -40,8 +40,8 @@ every_fio() { # WANT PLAN_ARGS...: every fio command line of the dry run holds W
 	((n == 20))
 }
 t_case "every fio run has --lat_percentiles=1" every_fio --lat_percentiles=1
-# fio's default clock is the TSC where CPUID calls it invariant, which under TCG does not
-# keep time: inside the appliance fio reads the kernel's clock
+# fio's default clock is the TSC where CPUID calls it invariant, which under emulation would
+# not keep time: inside the appliance fio reads the kernel's clock
 t_case "MDVM=1: every fio run reads clock_gettime" env MDVM=1 bash -c \
 	"$(declare -f every_fio); RUN='$RUN' every_fio --clocksource=clock_gettime"
 t_case "outside the appliance fio keeps its own clock" bash -c \

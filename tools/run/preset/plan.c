@@ -456,9 +456,9 @@ int plan_main(struct preset *p, int argc, char **argv)
 		o.repeat = p->repeat ? p->repeat : 1;
 	/*
 	 * fio's default clock is the CPU's TSC when CPUID says it is invariant (gettime.c,
-	 * tsc_reliable), calibrated against gettimeofday at start. Under the appliance's TCG
-	 * emulation the TSC fio reads does not keep time with the guest's clock (mean latency
-	 * x IOPS came to a fraction of the I/Os in flight): there fio reads the kernel's clock.
+	 * tsc_reliable), else clock_gettime. An emulated TSC (the appliance's TCG) does not
+	 * keep time with the guest's clock: there fio is told to read the kernel's clock, so
+	 * that a CPU model that claims an invariant TSC cannot change fio's clock.
 	 */
 	const char *mdvm = getenv("MDVM");
 
