@@ -86,7 +86,8 @@ Options:
   --hosts-file FILE      the hosts, one a line: HOST[:PORT] [scratch=DIR | drives=A,B,...]
                          (each host's own member directory or drives; '#' comments)
   --only REGEX           run only the preset's tests whose id matches REGEX (extended regular
-                         expression, e.g. 'raid[05]-'; ids as --dry-run prints them)
+                         expression, e.g. 'raid[05]-'; ids as --dry-run prints them, without
+                         a repeat's @K)
   --target LIST          what the tests measure, comma-separated (default engine):
                            engine         the fio-raid engine
                            md             the same arrays made by mdadm over the same members

@@ -13,7 +13,8 @@ lock_path() {
 
 # lock_take: refuse (default), wait (--wait) or go on (--concurrent) while another run holds it
 lock_take() {
-	((O[concurrent] == 0)) || return 0
+	# inside the md appliance the run that started it holds the lock
+	((O[concurrent] == 0)) && [[ -z ${MDVM:-} ]] || return 0
 	local f holder
 	f=$(lock_path)
 	exec {RUN_LOCK_FD}<>"$f" || die "cannot open the lock $f (FIO_RAID_LOCK names another)"
