@@ -34,8 +34,9 @@ HOLDER=$!
 sleep 0.5
 t_case "--wait waits for the run that holds the lock, then runs" "$RUN" quick --no-build \
 	--no-report --wait --repeat 1 --runtime 1 --member-size 32M --only 'raid0-4m-RND4K-Q1' --out "$OUT"
-grep -q 'waiting for the run on this machine to end (pid 1, run r, preset p' "$T_OUT" ||
-	t_case_fail "--wait said whom it waited for" false
+cp "$T_OUT" "$T_SCRATCH/wait.out"
+t_case "--wait said whom it waited for" grep -q \
+	'waiting for the run on this machine to end (pid 1, run r, preset p; lock' "$T_SCRATCH/wait.out"
 wait "$HOLDER"
 
 # SIGINT in the middle of the third test. env --default-signal: a test started in the
