@@ -9,17 +9,25 @@ RUN=$ROOT/run.sh
 export TMPDIR=$T_SCRATCH
 OUT=$T_SCRATCH/results
 ONLY='raid0-4m-RND4K'
-# the first run: two tests of 3 s, each run once.
-set -m
-"$RUN" quick --no-build --repeat 1 --runtime 3 --member-size 32M --only "$ONLY" \
-	--out "$OUT" >"$T_SCRATCH/first.out" 2>&1 &
-FIRST=$!
-set +m
-# the first run holds the lock once its header line is out
-for ((i = 0; i < 300; i++)); do
-	grep -q 'start ' "$T_SCRATCH/first.out" && break
-	sleep 0.1
-done
+# background OUTFILE LINE ARGS...: quick with ARGS in the background (PID), in its own
+# process group (set -m) with SIGINT at its default (env --default-signal: a test started in
+# the background, as by make test -j or CI, inherits SIGINT ignored, which bash never traps);
+# back once LINE is in its output
+background() {
+	local out=$1 line=$2 i
+	shift 2
+	set -m
+	env --default-signal=INT "$RUN" quick --no-build --repeat 1 --member-size 32M "$@" >"$out" 2>&1 &
+	PID=$!
+	set +m
+	for ((i = 0; i < 600; i++)); do
+		grep -q "$line" "$out" && break
+		sleep 0.1
+	done
+}
+# the first run (two tests of 3 s) holds the lock once its first test starts
+background "$T_SCRATCH/first.out" 'start ' --runtime 3 --only "$ONLY" --out "$OUT"
+FIRST=$PID
 t_case_fail "a second run is refused, naming the first (pid, run id, preset)" \
 	--msg "^run.sh: another run is running on this machine \(pid $FIRST, run [0-9-]+-quick, preset quick; lock" \
 	"$RUN" quick --no-build --runtime 1 --member-size 32M --only "$ONLY" --out "$OUT"
@@ -39,18 +47,10 @@ t_case "--wait said whom it waited for" grep -q \
 	'waiting for the run on this machine to end (pid 1, run r, preset p; lock' "$T_SCRATCH/wait.out"
 wait "$HOLDER"
 
-# SIGINT in the middle of the third test. env --default-signal: a test started in the
-# background (make test -j, CI) inherits SIGINT ignored, which bash would never trap.
+# SIGINT in the middle of the third test
 R2=$T_SCRATCH/int
-set -m
-env --default-signal=INT "$RUN" quick --no-build --repeat 1 --runtime 1 --member-size 32M --only "$ONLY|raid0-4m-SEQ1M-Q8T64-read" \
-	--out "$R2" >"$T_SCRATCH/int.out" 2>&1 &
-PID=$!
-set +m
-for ((i = 0; i < 600; i++)); do
-	grep -q 'start raid0-4m-RND4K-Q1T64' "$T_SCRATCH/int.out" && break
-	sleep 0.1
-done
+background "$T_SCRATCH/int.out" 'start raid0-4m-RND4K-Q1T64' --runtime 1 \
+	--only "$ONLY|raid0-4m-SEQ1M-Q8T64-read" --out "$R2"
 kill -INT "$PID"
 rc=0
 wait "$PID" || rc=$?
