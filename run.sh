@@ -23,7 +23,7 @@ die() {
 	exit 1
 }
 # shellcheck source-path=SCRIPTDIR
-for f in hosts md targets plan exec; do source "$ROOT/run/$f.sh"; done
+for f in hosts md targets plan exec guard; do source "$ROOT/run/$f.sh"; done
 
 # The presets (presets/index, in order) and their doc lines (again after make, when the
 # program was not built yet).
@@ -72,7 +72,10 @@ Options:
                          sr-gen5 cpu for the chunk sweep and cuda for 4k, others auto)
   --gpu N                CUDA device of the cuda/auto parity runs (raid_gpu, 0..${L[gpu_max]})
   --gpu-batch N          most stripes per GPU launch (raid_gpu_batch, 1..${L[gpu_batch_max]}; default ${L[gpu_batch_default]})
-  --runtime S            seconds per test (default 3 for quick, else max(5, 60 x scale))
+  --runtime S            seconds per test (default 1 for quick, else max(5, 60 x scale))
+  --repeat N             run each test N times, round by round (every test once, then again),
+                         so that drift falls on every configuration alike; results tests/T@K.*
+                         (default: the preset's repeat line: 3 for quick, else 1)
   --scale F              multiply threads, queue depth and sizes by F (0 < F <= 1); default
                          auto: min(1, cores/32) rounded down to a power of two
                          (here: ${L[scale_auto]}); recorded in run.json and each meta.json
@@ -83,7 +86,8 @@ Options:
   --hosts-file FILE      the hosts, one a line: HOST[:PORT] [scratch=DIR | drives=A,B,...]
                          (each host's own member directory or drives; '#' comments)
   --only REGEX           run only the preset's tests whose id matches REGEX (extended regular
-                         expression, e.g. 'raid[05]-'; ids as --dry-run prints them)
+                         expression, e.g. 'raid[05]-'; ids as --dry-run prints them, without
+                         a repeat's @K)
   --target LIST          what the tests measure, comma-separated (default engine):
                            engine         the fio-raid engine
                            md             the same arrays made by mdadm over the same members
@@ -101,7 +105,10 @@ Options:
                          the engine's raid_rebuild_min/max)
   --out DIR              results directory (default: results/)
   --dry-run              print the fio commands (with their environment) and exit; it does
-                         not look into --scratch
+                         not look into --scratch, and takes no lock
+  --wait                 when another run.sh is running on this machine, wait for it to end
+                         (default: refuse, naming it: two runs at once spoil each other)
+  --concurrent           run alongside another run.sh (figures of both are then suspect)
   --no-build             do not run make first
   --no-report            do not run raid-report at the end
   -h, --help             this text
@@ -117,7 +124,7 @@ EOF
 
 # parse_options ARGS... -> O (the run's options), TARGET_DESCS
 declare -A O=([out]=$ROOT/results [target]=engine [build]=1 [report]=1 [dry_run]=0 [keep]=0
-	[force]=0 [fit]=0)
+	[force]=0 [fit]=0 [wait]=0 [concurrent]=0)
 TARGET_DESCS=()
 parse_options() {
 	local v
@@ -130,14 +137,14 @@ parse_options() {
 			exit 0 ;;
 		--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | \
 			--hosts-file | --only | --out | --gpu | --gpu-batch | --target | --target-desc | \
-			--md-stripe-cache | --md-threads | --md-sync-min | --md-sync-max)
+			--md-stripe-cache | --md-threads | --md-sync-min | --md-sync-max | --repeat)
 			(($# >= 2)) || die "$1 needs a value"
 			v=$2
 			# './run.sh --scratch --keep' would otherwise make a directory named --keep
 			[[ $v != --* ]] || die "$1 needs a value, not the option '$v'"
 			if [[ $1 == --target-desc ]]; then TARGET_DESCS+=("$v"); else O[${1#--}]=$v; fi
 			shift ;;
-		--force | --keep | --fit) O[${1#--}]=1 ;;
+		--force | --keep | --fit | --wait | --concurrent) O[${1#--}]=1 ;;
 		--dry-run) O[dry_run]=1 ;;
 		--no-build) O[build]=0 ;;
 		--no-report) O[report]=0 ;;
@@ -153,6 +160,8 @@ parse_options() {
 		die "unknown preset '${O[preset]}'; presets: ${PRESETS[*]} (./run.sh --list)"
 	[[ -z ${O[drives]:-} || -z ${O[scratch]:-} ]] || die "--drives and --scratch exclude each other"
 	[[ -z ${O[hosts]:-} || -z ${O[hosts-file]:-} ]] || die "--hosts and --hosts-file exclude each other"
+	# a host's share of a test is tests/T@HOST: one run each there (no T@K@HOST yet)
+	[[ -z ${O[hosts]:-}${O[hosts-file]:-} ]] || { [[ ${O[repeat]:-1} == 1 ]] || die "--repeat with --hosts: one run of each test only"; O[repeat]=1; }
 	targets_parse "${O[target]}"
 	md_check_options
 	O[scratch_given]=${O[scratch]:-}
@@ -216,13 +225,14 @@ main() {
 	build
 	RUN[work]=$(mktemp -d "${TMPDIR:-/tmp}/fio-raid-run.XXXXXX")
 	trap cleanup EXIT
-	trap 'echo "run.sh: interrupted: stopping fio, tearing down what this run made" >&2; exit 130' INT TERM
+	trap 'interrupted INT' INT
+	trap 'interrupted TERM' TERM
 	profile_load
 	members
 	# the plan once to learn the tests (and refuse what cannot run) before anything is made
 	plan_make
-	((O[dry_run])) || targets_maybe_reexec "${ORIG_ARGS[@]}"
 	RUN[id]=${FIO_RAID_RUN_ID:-$(date +%Y%m%d-%H%M%S)-${O[preset]}}
+	((O[dry_run])) || { lock_take; targets_maybe_reexec "${ORIG_ARGS[@]}"; }
 	RUN[rdir]=${O[out]}/${RUN[id]}
 	if ((!O[dry_run])); then
 		make_dir --out "${RUN[rdir]}/tests"
@@ -243,7 +253,7 @@ main() {
 		exit 0
 	fi
 	run_json_start
-	echo "run.sh: preset ${O[preset]}, ${PLAN_RUN[tests]} runs, scale ${PLAN_RUN[scale]}, ${PLAN_RUN[runtime]}s each, results in ${RUN[rdir]}"
+	echo "run.sh: preset ${O[preset]}, ${PLAN_RUN[configs]} tests x ${PLAN_RUN[repeats]} (round by round), scale ${PLAN_RUN[scale]}, ${PLAN_RUN[runtime]}s each, results in ${RUN[rdir]}"
 	[[ -f $ENGINE ]] || echo "run.sh: $ENGINE is not built yet: RAID runs are skipped, JBOD runs go on"
 	run_tests
 	run_json_finish

@@ -35,6 +35,10 @@ run_json_start() {
 	fi
 	targets_run_json
 	RUN_ARRAYS=()
+	# the drives as the kernel names them (NUMA node, PCI address, serial, model)
+	if [[ -n ${O[drives]:-} && -z ${O[hosts]:-} ]] && "$HWINFO" drives ${O[drives]//,/ } >"${RUN[work]}/drives.json"; then
+		RUN_ARRAYS+=(drives:J="${RUN[work]}/drives.json")
+	fi
 	declare -A seen=()
 	for line in "${PLAN[@]}"; do
 		test_load T "$line"
@@ -61,6 +65,7 @@ run_json_write() { # extra raid-json args
 		options.gpu_batch:s="${O[gpu-batch]:-64}" options.hosts:s="${O[hosts]:-}" \
 		options.hosts_file:s="${O[hosts-file]:-}" options.out:s="${O[out]}" \
 		host:J="${RUN[work]}/host.json" kernel:s="$(uname -r)" fio_version:s="${RUN[fio_version]}" \
+		fio_clocksource:s="${PLAN_RUN[clocksource]}" repeats:i="${PLAN_RUN[repeats]}" \
 		engine.path:s="$engine" engine.built:b=$([[ -f $engine ]] && echo true || echo false) \
 		engine.sha256:s="$sha" engine.git:s="$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)" \
 		engine.parity:s="${O[parity]:-per preset}" "engine.init:s=${RUN[init]}" \
@@ -97,7 +102,8 @@ write_meta() {
 	[[ -z $(target_layout "$1") ]] || layout=layout:s=$(target_layout "$1")
 	[[ -z ${wm_[parity]} ]] || ((!wm_[has_parity])) || par=parity:s=${wm_[parity]}
 	target_meta_set "$1"
-	"$RJSON" obj preset:s="${O[preset]}" test:s="${wm_[id]}" workload:s="${wm_[workload]}" \
+	"$RJSON" obj preset:s="${O[preset]}" test:s="${wm_[test]}" repeat:i="${wm_[repeat]}" \
+		repeats:i="${wm_[repeats]}" workload:s="${wm_[workload]}" \
 		engine:s="${wm_[engine]}" "${TARGET_META[@]}" $lvl members:i="${wm_[members]}" $chunk "$layout" $par \
 		state:s="${wm_[state]}" rw:s="${wm_[rw]}" bs:i="${wm_[bs_bytes]}" iodepth:i="${wm_[iodepth]}" \
 		numjobs:i="${wm_[numjobs]}" scale:f="${PLAN_RUN[scale]}" backend:s=io_uring status:s="$2" \
@@ -132,6 +138,12 @@ test_result() { # ID STATUS COUNTER REASON: meta.json's status and the count
 	COUNT[$3]=$((COUNT[$3] + 1))
 }
 
+# console_figures FIO_JSON: a test's figures on the console, total latency (fio's lat_ns)
+# among them, as raid-json reads them (to become `raid-report line`, the page's own source)
+console_figures() {
+	"$RJSON" headline "$1"
+}
+
 # finish_test LINE RC: the status line of a test whose fio ended (reads the run's files)
 finish_test() {
 	declare -A F=()
@@ -139,9 +151,12 @@ finish_test() {
 	local t=${F[id]} rc=$2 ans="" head lost log=${RUN[rdir]}/logs/${F[id]}.log pre="[${F[idx]}/${PLAN_RUN[tests]}]"
 	target_end F
 	((rc == 0)) || ans=$(engine_refusal "$t")
-	if ((rc == 0)) && head=$("$RJSON" headline "${RUN[rdir]}/tests/$t.json" 2>>"$log") &&
+	# one run's figures: n=1 is said beside them (the report gives the spread over repeats)
+	local n="n=1"
+	((F[repeats] == 1)) || n+=", run ${F[repeat]} of ${F[repeats]}"
+	if ((rc == 0)) && head=$(console_figures "${RUN[rdir]}/tests/$t.json" 2>>"$log") &&
 		{ [[ -z ${O[hosts]:-} ]] || hosts_split F; }; then
-		echo "$pre done  $t: $head${O[hosts]:+ ($HOSTS_HEADLINES)}"
+		echo "$pre done  $t: $head ($n)${O[hosts]:+ ($HOSTS_HEADLINES)}"
 		test_result "$t" ok ok "headline:s=$head"
 		ran_labels "$t"
 	elif [[ -n ${O[hosts]:-} ]] && lost=$(hosts_lost "$log") && [[ -n $lost ]]; then

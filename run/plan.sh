@@ -39,7 +39,7 @@ plan_args() {
 	local k l i=${1:-}
 	PLAN_ARGS=(plan "$PRESET_DIR/${O[preset]}.preset" --workloads "$WL" --engine "$ENGINE"
 		--results "${RUN[rdir]:-}" --scratch "${O[scratch]:-}" --target "$(targets_plan_list)")
-	for k in parity gpu gpu-batch scale runtime member-size only drives; do
+	for k in parity gpu gpu-batch scale runtime member-size only drives repeat; do
 		[[ -z ${O[$k]:-} ]] || PLAN_ARGS+=("--$k" "${O[$k]}")
 	done
 	[[ -z ${RUN[layout]:-} ]] || PLAN_ARGS+=(--layout "${RUN[layout]}")
@@ -132,6 +132,10 @@ place_arrays() {
 				{ PLACE_WARN[$a]="raid-hwinfo place-drives: $(tail -1 "${RUN[work]}/place.err"): jobs not pinned" out=""; }
 		elif [[ ${RUN[profile_name]} == host ]]; then
 			PLACE_WARN[$a]="member files have no bays on the host profile: jobs not pinned"
+		elif [[ ${RUN[profile_name]} == host && -z ${O[hosts]:-} ]]; then
+			# drives with no profile of theirs: the NUMA nodes the kernel gives the drives
+			out=$("$HWINFO" place-drives "${T[member_paths]//:/,}" 2>&1) ||
+				{ PLACE_WARN[$a]="raid-hwinfo place-drives: ${out##*: }: jobs not pinned" out=""; }
 		elif ! out=$("$HWINFO" place "${RUN[profile_file]}" "$bays" 2>/dev/null); then
 			PLACE_WARN[$a]="profile ${RUN[profile_name]} cannot place bays $bays: jobs not pinned" out=""
 		fi
@@ -167,7 +171,7 @@ test_cmd() {
 plan_print() {
 	declare -A T=()
 	local line
-	echo "# preset ${O[preset]}: ${PLAN_RUN[tests]} runs, scale ${PLAN_RUN[scale]}, runtime ${PLAN_RUN[runtime]}s, member size ${PLAN_RUN[member_size]}, profile ${RUN[profile_name]}"
+	echo "# preset ${O[preset]}: ${PLAN_RUN[configs]} tests x ${PLAN_RUN[repeats]} = ${PLAN_RUN[tests]} runs (round by round), scale ${PLAN_RUN[scale]}, runtime ${PLAN_RUN[runtime]}s, member size ${PLAN_RUN[member_size]}, profile ${RUN[profile_name]}"
 	for line in "${PLAN[@]}"; do
 		test_load T "$line"
 		echo "# [${T[idx]}/${PLAN_RUN[tests]}] ${T[id]} (workload ${T[workload]}, level ${T[level]}, members ${T[members]}, chunk ${T[chunk]}, parity ${T[parity]}, state ${T[state]}, bays ${T[bays]}${T[spares]:+, spares ${T[spares]}}${T[group]/#-/}, target ${T[target]})"

@@ -224,7 +224,7 @@ targets_maybe_reexec() { # ORIGINAL_ARGS...
 	else
 		rw+=(--rw "$(cd "${O[scratch]}" && pwd)")
 	fi
-	id=$(date +%Y%m%d-%H%M%S)-${O[preset]}
+	id=${RUN[id]}
 	# a hung guest is stopped: allow each test four times its runtime and a minute
 	limit=$((600 + PLAN_RUN[tests] * (4 * PLAN_RUN[runtime] + 60)))
 	echo "run.sh: this kernel has no md: the whole preset runs inside the md appliance ($why), the engine too, on the same kernel and members"

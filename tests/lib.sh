@@ -25,6 +25,9 @@ T_FAILED_NAMES=()
 T_SCRATCH=$(mktemp -d "${T_SCRATCH_BASE:-/dev/shm}/fio-raid-test.XXXXXX")
 trap 'rm -rf "$T_SCRATCH"' EXIT
 T_OUT=$T_SCRATCH/.out
+# run.sh's one-run-a-machine lock (run/guard.sh), one per test: tests assert no figures, and
+# the suite's tests and other users' runs must not refuse each other
+export FIO_RAID_LOCK=${FIO_RAID_LOCK:-$T_SCRATCH/run.lock}
 
 _t_report() { # NAME OK?
 	if [[ $2 -eq 0 ]]; then

@@ -14,7 +14,7 @@ fi
 S=$(mktemp -d "${TMPDIR:-/var/tmp}/fio-raid-tbench.XXXXXX")
 trap 'rm -rf "$S"' EXIT
 runtime=${TARGETS_BENCH_RUNTIME:-5}
-env TMPDIR="$S" "$ROOT/run.sh" quick --target engine,md --no-build --runtime "$runtime" \
+env TMPDIR="$S" "$ROOT/run.sh" quick --repeat 1 --target engine,md --no-build --runtime "$runtime" \
 	--member-size 256M --out "$S/results" \
 	--only 'raid5-4m-RND4K-(Q32T64-randwrite|Q1T64-randread)|raid6-4m-(RND4K-Q32T64-randwrite|SEQ1M-Q8T64-write)' \
 	>"$S/run.log" 2>&1

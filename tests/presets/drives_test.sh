@@ -8,7 +8,7 @@
 # this test only. Also: run.sh stays a script that runs a plan (at most 300 lines).
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
-FAST=(--no-build --no-report --scale 0.03 --runtime 1 --member-size 32M)
+FAST=(--no-build --no-report --scale 0.03 --runtime 1 --repeat 1 --member-size 32M)
 ONE='^raid0-4m-SEQ1M-Q8T64-write$'
 
 refused() { # EXPECTED OUT ARGS...: exit non-zero, one line on stderr holding EXPECTED, no OUT
@@ -69,6 +69,17 @@ t_case "too few drives: refused in a dry run too" \
 
 t_case "RAID0 on drives" "$RUN" quick "${FAST[@]}" --drives "$FOUR" --only "$ONE" --out "$T_SCRATCH/d"
 t_case "RAID0 on drives: the test ran" all_ok "$T_SCRATCH/d" 1
+# no profile of theirs: the array is placed by its drives' NUMA nodes (raid-hwinfo
+# place-drives), and run.json names the drives as raid-hwinfo drives does
+placed() {
+	local r want
+	r=$(ls -d "$T_SCRATCH"/d/*/)
+	want=$("$ROOT/build/bin/raid-hwinfo" place-drives "$FOUR" | sed -n 's/^cpus=//p')
+	[[ -n $want && $(jq -r '.arrays[0].placement.cpus' "$r/run.json") == "$want" &&
+		$(jq -r '[.drives[].path] | join(",")' "$r/run.json") == "$FOUR" ]] ||
+		{ jq -c '{arrays, drives}' "$r/run.json"; return 1; }
+}
+t_case "RAID0 on drives: placed by place-drives, the drives in run.json" placed
 
 t_case "--fit: the arrays run on the two drives there are" "$RUN" quick "${FAST[@]}" \
 	--drives "$TWO" --fit --only '^(jbod|raid0|raid10)-.*SEQ1M-Q8T64-write$' --out "$T_SCRATCH/f"

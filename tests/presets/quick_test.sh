@@ -7,7 +7,7 @@ RUN=$ROOT/run.sh
 RJ=$ROOT/build/bin/raid-json
 OUT=$T_SCRATCH/results
 
-t_case "quick runs end to end" env TMPDIR="$T_SCRATCH" "$RUN" quick --no-build --scale 0.03 \
+t_case "quick runs end to end" env TMPDIR="$T_SCRATCH" "$RUN" quick --no-build --scale 0.03 --repeat 1 \
 	--runtime 1 --member-size 32M --out "$OUT"
 cat "$T_OUT"
 R=$(ls -d "$OUT"/*-quick 2>/dev/null | head -1)

@@ -11,7 +11,7 @@ truncate -s 64M "$IMG"
 LOOP=$(losetup --find --show "$IMG" 2>/dev/null) || t_skip "cannot attach a loop device here (needs root and /dev/loop-control)"
 trap 'umount "$T_SCRATCH/mnt" 2>/dev/null; losetup -d "$LOOP"; rm -rf "$T_SCRATCH"' EXIT
 OUT=$T_SCRATCH/results
-run() { env TMPDIR="$T_SCRATCH" "$RUN" quick --no-build --no-report --scale 0.03 --runtime 1 --member-size 32M --out "$OUT" "$@"; }
+run() { env TMPDIR="$T_SCRATCH" "$RUN" quick --no-build --no-report --scale 0.03 --runtime 1 --repeat 1 --member-size 32M --out "$OUT" "$@"; }
 
 t_case "quick on dev:$LOOP=vol (level=5 members=4) runs" run --target "dev:$LOOP=vol" --target-desc "level=5 members=4 chunk=64k card=loop"
 cat "$T_OUT"

@@ -35,7 +35,7 @@ state >"$out/sigint.before"
 # job control: the run gets its own process group and does not ignore SIGINT, as a run
 # started from a terminal; the Ctrl-C goes to that whole group, as the terminal's does
 set -m
-env TMPDIR=/tmp "$ROOT/run.sh" quick --target md --only '^md-raid6-4m-RND4K-Q32T64' --runtime 30 \
+env TMPDIR=/tmp "$ROOT/run.sh" quick --repeat 1 --target md --only '^md-raid6-4m-RND4K-Q32T64' --runtime 30 \
 	--md-stripe-cache 1024 --md-threads 1 --md-sync-min 5 "${common[@]}" --out "$out/sigint" \
 	>"$out/sigint.log" 2>&1 &
 pid=$!

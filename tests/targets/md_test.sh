@@ -19,7 +19,7 @@ trap 'rm -rf "$S" "$T_SCRATCH"' EXIT
 OUT=$S/results
 
 t_case "quick --target engine,md runs (RAID5 4K random write, RAID6 1M write)" \
-	env TMPDIR="$S" "$RUN" quick --target engine,md --only 'raid(5-4m-RND4K-Q32T64|6-4m-SEQ1M-Q8T64-write)' \
+	env TMPDIR="$S" "$RUN" quick --repeat 1 --target engine,md --only 'raid(5-4m-RND4K-Q32T64|6-4m-SEQ1M-Q8T64-write)' \
 	--no-build --scale 0.03 --runtime 1 --member-size 32M --out "$OUT"
 cat "$T_OUT"
 R=$(ls -d "$OUT"/*-quick 2>/dev/null | head -1)

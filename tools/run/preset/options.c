@@ -74,6 +74,7 @@ static const struct {
     W("--runtime", runtime_s),
     W("--member-size", msize_s),
     W("--target", targets_s),
+    W("--repeat", repeat_s),
 #undef W
 };
 
@@ -122,6 +123,14 @@ void parse_opts(struct opts *o, int argc, char **argv)
 	if (runtime && (strspn(runtime, "0123456789") != strlen(runtime) || atoll(runtime) < 1))
 		die("--runtime must be a whole number of seconds, not '%s'", runtime);
 	o->runtime = runtime ? strtoull(runtime, NULL, 10) : 0;
+	if (o->repeat_s) {
+		char *end;
+
+		o->repeat = strtol(o->repeat_s, &end, 10);
+		if (!*o->repeat_s || *end || o->repeat < 1 || o->repeat > MAX_REPEAT)
+			die("--repeat must be a whole number 1..%d, not '%s'", MAX_REPEAT,
+			    o->repeat_s);
+	}
 	if (o->gpu)
 		engine_int("--gpu", "raid_gpu", o->gpu);
 	if (o->gpu_batch)

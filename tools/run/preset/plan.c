@@ -258,7 +258,7 @@ static void field(const char *k, const char *fmt, ...)
 
 /* One test's line (presets/README.md lists the fields). */
 static void print_test(const struct preset *p, const struct opts *o, const struct test *t, int idx,
-		       bool last)
+		       int rep, bool last)
 {
 	const struct row *r = t->r;
 	const struct inst *a = &t->a;
@@ -272,7 +272,12 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	long numjobs, iodepth;
 	unsigned long long run_time = o->runtime;
 	const char *res = o->results;
+	char id[sizeof(t->id) + 16];
 
+	/* repetition K of N > 1 is T@K (results/README.md); one run keeps the test's own id */
+	snprintf(id, sizeof(id), "%s", t->id);
+	if (o->repeat > 1)
+		snprintf(id, sizeof(id), "%s@%d", t->id, rep);
 	snprintf(file, sizeof(file), "%s/%s.fio", p->workloads, r->job);
 	job_read(file, &j);
 	bs = size_of(file, j.bs);
@@ -300,7 +305,10 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 
 	printf("kind=test");
 	field("idx", "%d", idx);
-	field("id", "%s", t->id);
+	field("id", "%s", id);
+	field("test", "%s", t->id);
+	field("repeat", "%d", rep);
+	field("repeats", "%ld", o->repeat);
 	field("group", "%s", r->group);
 	field("array", "%s", t->array);
 	field("target", "%s", t->target);
@@ -350,7 +358,7 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("env", "LOOPS=1");
 	if (md || dev) /* fio's target is the device, known at run time (run/targets.sh) */
 		goto out;
-	snprintf(stats, sizeof(stats), "%s/tests/%s%s%s.stats.json", res, t->id,
+	snprintf(stats, sizeof(stats), "%s/tests/%s%s%s.stats.json", res, id,
 		 o->host_label ? "@" : "", o->host_label ? o->host_label : "");
 	if (jbod) {
 		field("arg", "--ioengine=io_uring");
@@ -386,8 +394,13 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	if (*mem)
 		field("arg", "--numa_mem_policy=%s", mem);
 out:
+	/* total latency's percentiles (lat_ns), which the report shows; a clock that is right
+	 * under emulation (plan_main) */
+	field("out", "--lat_percentiles=1");
+	if (*o->clock)
+		field("out", "--clocksource=%s", o->clock);
 	field("out", "--output-format=json+");
-	field("out", "--output=%s/tests/%s.json", res, t->id);
+	field("out", "--output=%s/tests/%s.json", res, id);
 	putchar('\n');
 }
 
@@ -439,15 +452,31 @@ int plan_main(struct preset *p, int argc, char **argv)
 	}
 	if (!ntests)
 		die("%s planned no tests", p->file);
-	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%d\n", o.scale, o.runtime,
-	       o.msize, ntests);
-	for (int i = 0; i < ntests; i++) {
-		bool last = true;
+	if (!o.repeat)
+		o.repeat = p->repeat ? p->repeat : 1;
+	/*
+	 * fio's default clock is the CPU's TSC when CPUID says it is invariant (gettime.c,
+	 * tsc_reliable), else clock_gettime. An emulated TSC (the appliance's TCG) does not
+	 * keep time with the guest's clock: there fio is told to read the kernel's clock, so
+	 * that a CPU model that claims an invariant TSC cannot change fio's clock.
+	 */
+	const char *mdvm = getenv("MDVM");
 
-		for (int k = i + 1; k < ntests; k++)
-			last &= strcmp(tests[k].array, tests[i].array) != 0;
-		print_test(p, &o, &tests[i], i + 1, last);
-	}
+	o.clock = mdvm && !strcmp(mdvm, "1") ? "clock_gettime" : "";
+	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%ld\tconfigs=%d\t"
+	       "repeats=%ld\tclocksource=%s\n",
+	       o.scale, o.runtime, o.msize, ntests * o.repeat, ntests, o.repeat,
+	       *o.clock ? o.clock : "default");
+	/* Round K runs every test once before round K + 1, so that drift over the run (heat,
+	 * the page cache, a neighbour) falls on every configuration alike. */
+	for (int k = 1, idx = 1; k <= o.repeat; k++)
+		for (int i = 0; i < ntests; i++, idx++) {
+			bool last = k == o.repeat;
+
+			for (int j = i + 1; j < ntests && last; j++)
+				last &= strcmp(tests[j].array, tests[i].array) != 0;
+			print_test(p, &o, &tests[i], idx, k, last);
+		}
 	return 0;
 }
 

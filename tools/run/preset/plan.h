@@ -40,6 +40,8 @@ struct opts {
 	double scale;
 	unsigned long long runtime, msize;
 	const char *gpu, *gpu_batch;
+	const char *repeat_s, *clock; /* --repeat as given; fio's clocksource ('' its default) */
+	long repeat;		      /* runs of each test (the preset's repeat line, else 1) */
 	bool fit, reuse, member_size_given;
 	char targets[8][80];
 	int ntargets;

@@ -170,6 +170,14 @@ void parse(struct preset *p, const char *file)
 				die("%s:%d: profile NAME (a hw-profiles/NAME.json), once", file,
 				    line);
 			p->profile = xstrdup(w.w[1]);
+		} else if (!strcmp(kw, "repeat")) {
+			/* each test N times, interleaved (presets/README.md, "Repeats") */
+			char *end;
+
+			p->repeat = w.n == 2 ? strtol(w.w[1], &end, 10) : 0;
+			if (w.n != 2 || *end || p->repeat < 1 || p->repeat > MAX_REPEAT || p->repeat_line)
+				die("%s:%d: repeat N (1..%d), once", file, line, MAX_REPEAT);
+			p->repeat_line = line;
 		} else if (!strcmp(kw, "runtime") || !strcmp(kw, "member-size")) {
 			bool rt = kw[0] == 'r';
 			char **dst = rt ? p->runtime : p->msize;
@@ -198,7 +206,7 @@ void parse(struct preset *p, const char *file)
 				die("%s:%d: '%s' is defined twice", file, line, it->name);
 			STAILQ_INSERT_TAIL(&p->items, it, next);
 		} else {
-			die("%s:%d: unknown keyword '%s' (doc, profile, runtime, member-size, "
+			die("%s:%d: unknown keyword '%s' (doc, profile, runtime, member-size, repeat, "
 			    "list, "
 			    "array, layout, run)",
 			    file, line, kw);

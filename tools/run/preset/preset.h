@@ -12,6 +12,7 @@
 
 #define MAXW 64 /* words on a line, items in a list */
 #define LINE_MAX_ 1024
+#define MAX_REPEAT 100 /* repeat N, run.sh --repeat N */
 
 struct words {
 	int n;
@@ -45,6 +46,8 @@ struct preset {
 	char *doc, *profile;
 	char *runtime[3], *msize[3]; /* VALUE [scaled] [min=X] as written */
 	int runtime_line, msize_line;
+	long repeat; /* the repeat line's N (0: none, one run per test) */
+	int repeat_line;
 	struct items items;
 	const char *parity;    /* --parity, or NULL: each array's own list */
 	const char *workloads; /* directory of the job files */
