@@ -130,12 +130,8 @@ place_arrays() {
 			# is (--drives names bay i's drive only in the plan's numbering)
 			out=$("$HWINFO" place-drives "$(tr : , <<<"${T[member_paths]}")" 2>"${RUN[work]}/place.err") ||
 				{ PLACE_WARN[$a]="raid-hwinfo place-drives: $(tail -1 "${RUN[work]}/place.err"): jobs not pinned" out=""; }
-		elif [[ ${RUN[profile_name]} == host ]]; then
+		elif [[ ${RUN[profile_name]} == host && -z ${O[drives]:-} ]]; then
 			PLACE_WARN[$a]="member files have no bays on the host profile: jobs not pinned"
-		elif [[ ${RUN[profile_name]} == host && -z ${O[hosts]:-} ]]; then
-			# drives with no profile of theirs: the NUMA nodes the kernel gives the drives
-			out=$("$HWINFO" place-drives "${T[member_paths]//:/,}" 2>&1) ||
-				{ PLACE_WARN[$a]="raid-hwinfo place-drives: ${out##*: }: jobs not pinned" out=""; }
 		elif ! out=$("$HWINFO" place "${RUN[profile_file]}" "$bays" 2>/dev/null); then
 			PLACE_WARN[$a]="profile ${RUN[profile_name]} cannot place bays $bays: jobs not pinned" out=""
 		fi
