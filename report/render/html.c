@@ -251,14 +251,35 @@ static void size_str(long v, char *buf, size_t len)
 		snprintf(buf, len, "%ld", v);
 }
 
-/* The figures of the summary table; a column no test has is left out of the page. */
-#define NFIG 15
+/* The figures of the summary table; a column no test has is left out of the page. The
+ * percentiles are the total latency's, or clat's in their own columns where fio recorded no
+ * lat percentiles (never one under the other's name). */
+#define NFIG 22
 static void figures(const struct rr_test *t, double v[NFIG])
 {
-	double x[NFIG] = {t->iops,	 t->mbps,	   t->lat_mean_us,	 t->lat_p50_us,
-			  t->lat_p99_us, t->lat_p999_us,   t->lat_p9999_us,	 t->cpu_usr,
-			  t->cpu_sys,	 t->cpu_us_per_io, t->member_ios_per_io, t->parity_gbps,
-			  t->rebuild_s,	 t->rebuild_mbps,  t->rebuild_min_per_tb};
+	double l = t->pct_clat ? NAN : 1, c = t->pct_clat ? 1 : NAN;
+	double x[NFIG] = {t->iops,
+			  t->mbps,
+			  t->lat_mean_us,
+			  l * t->lat_p50_us,
+			  l * t->lat_p99_us,
+			  l * t->lat_p999_us,
+			  l * t->lat_p9999_us,
+			  t->slat_mean_us,
+			  t->clat_mean_us,
+			  c * t->lat_p50_us,
+			  c * t->lat_p99_us,
+			  c * t->lat_p999_us,
+			  c * t->lat_p9999_us,
+			  t->little_l,
+			  t->cpu_usr,
+			  t->cpu_sys,
+			  t->cpu_us_per_io,
+			  t->member_ios_per_io,
+			  t->parity_gbps,
+			  t->rebuild_s,
+			  t->rebuild_mbps,
+			  t->rebuild_min_per_tb};
 	memcpy(v, x, sizeof(x));
 }
 
@@ -267,10 +288,12 @@ static void summary(FILE *f, const struct rr_run *run)
 	static const char *const head[] = {"test",  "level", "members", "chunk", "parity",
 					   "state", "rw",    "bs",	"QD",	 "jobs"};
 	static const char *const fhead[NFIG] = {
-	    "IOPS",	 "MB/s",	   "lat mean us",	  "p50 us",
-	    "p99 us",	 "p99.9 us",	   "p99.99 us",		  "CPU usr %",
-	    "CPU sys %", "CPU us per I/O", "member I/Os per I/O", "parity GB/s",
-	    "rebuild s", "rebuild MB/s",   "rebuild min/TB"};
+	    "IOPS",	       "MB/s",		"lat mean us",	   "lat p50 us",
+	    "lat p99 us",      "lat p99.9 us",	"lat p99.99 us",   "slat mean us",
+	    "clat mean us",    "clat p50 us",	"clat p99 us",	   "clat p99.9 us",
+	    "clat p99.99 us",  "IOPS x lat (in flight)", "CPU usr %", "CPU sys %",
+	    "CPU us per I/O",  "member I/Os per I/O",	"parity GB/s",	   "rebuild s",
+	    "rebuild MB/s",    "rebuild min/TB"};
 	int used[NFIG] = {0};
 	double v[NFIG];
 	for (size_t i = 0; i < run->ntests; i++) {
@@ -278,9 +301,39 @@ static void summary(FILE *f, const struct rr_run *run)
 		for (int k = 0; k < NFIG; k++)
 			used[k] |= !isnan(v[k]);
 	}
-	fputs("<h2 id=summary>Summary</h2>\n<p>Also as <a href=\"summary.csv\">summary.csv</a> and "
-	      "<a href=\"summary.json\">summary.json</a>. MB/s is 10<sup>6</sup> bytes/s. Latency "
-	      "is fio's completion latency (clat) over all jobs. CPU % is the whole test's "
+	fputs("<h2 id=summary>Summary</h2>\n", f);
+	if (*run->emulation)
+		fprintf(f,
+			"<p class=note>Every figure of this run was measured under emulation (%s: "
+			"the md appliance without KVM). fio's clock and the I/O path are QEMU's: "
+			"the figures compare the targets only roughly and no other run's.</p>\n",
+			run->emulation);
+	size_t missed = rr_little_missed(run);
+	if (missed) {
+		fprintf(f,
+			"<p class=note>%zu test%s missed Little's law: IOPS x mean total latency is "
+			"more than 25%% away from the I/Os fio kept in flight (QD x jobs), so "
+			"their latency or IOPS cannot both be right (a clock that runs wrong under "
+			"emulation, a latency that is not the total):",
+			missed, missed > 1 ? "s" : "");
+		for (size_t i = 0; i < run->ntests; i++) {
+			struct rr_little lc = rr_little_check(&run->tests[i]);
+			if (lc.v != RR_LITTLE_MISSED)
+				continue;
+			fputs(" <b>", f);
+			esc(f, run->tests[i].test);
+			fprintf(f, "</b> (%.3g of %.0f)", lc.l, lc.n);
+		}
+		fputs(".</p>\n", f);
+	}
+	fputs("<p>Also as <a href=\"summary.csv\">summary.csv</a> and "
+	      "<a href=\"summary.json\">summary.json</a>. MB/s is 10<sup>6</sup> bytes/s. "
+	      "Latency is fio's total latency of an I/O (lat = slat + clat: submission and "
+	      "completion) over all jobs and directions; its percentiles are lat's where fio "
+	      "recorded them (lat_percentiles=1), else clat's, in the clat columns. IOPS x lat is "
+	      "the I/Os in flight that the two imply (Little's law): in a closed loop of QD x "
+	      "jobs >= 4 it must be within 25% of QD x jobs (the Little column; MISSED where "
+	      "not). CPU % is the whole test's "
 	      "usr/sys time in % of one core (fio's figure for the job threads: the kernel's "
 	      "io_uring workers and engine worker threads are not in it); CPU us per I/O is that "
 	      "time over the I/Os. Member I/Os per I/O and parity GB/s (parity bytes over the "
@@ -292,6 +345,7 @@ static void summary(FILE *f, const struct rr_run *run)
 	for (int k = 0; k < NFIG; k++)
 		if (used[k])
 			fprintf(f, "<th>%s</th>", fhead[k]);
+	fputs("<th>Little</th>", f);
 	fputs("</tr>\n", f);
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *t = &run->tests[i];
@@ -313,6 +367,8 @@ static void summary(FILE *f, const struct rr_run *run)
 		for (int k = 0; k < NFIG; k++)
 			if (used[k])
 				td_num(f, v[k]);
+		struct rr_little lc = rr_little_check(t);
+		td_str(f, lc.v == RR_LITTLE_OK ? "ok" : lc.v == RR_LITTLE_MISSED ? "MISSED" : "-");
 		fputs("</tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
