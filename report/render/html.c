@@ -400,7 +400,10 @@ static const struct rr_test *run_reference(const struct rr_run *run, const struc
 {
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *o = &run->tests[i];
+		/* a level against RAID0 of its own target (md's RAID5 over md's RAID0); JBOD
+		 * serves every target */
 		if (rr_pub_matches(ref, o) && o->members == t->members &&
+		    (!strcmp(ref->array, "jbod") || !strcmp(o->target, t->target)) &&
 		    (!strcmp(ref->array, "jbod") || o->chunk == t->chunk) && o->bs == t->bs &&
 		    o->iodepth == t->iodepth && o->numjobs == t->numjobs)
 			return o;
@@ -422,7 +425,7 @@ static void published_ratios(FILE *f, const struct rr_run *run, const struct rr_
 			if (!rr_pub_matches(r, t) || !(o = run_reference(run, ref, t)))
 				continue;
 			double mv = rr_pub_measured(r, t) / rr_pub_measured(ref, o);
-			if (!rows++)
+			if (!rows++) {
 				fputs(
 				    "<h3>Level against RAID0 / JBOD: ratios on the same "
 				    "hardware</h3>\n"
@@ -430,10 +433,14 @@ static void published_ratios(FILE *f, const struct rr_run *run, const struct rr_
 				    "on the same host and drives, measured here and in the review: "
 				    "this compares what the level costs, which carries across "
 				    "hardware better than absolute figures.</p>\n"
-				    "<div class=wide><table>\n<tr><th>this run</th><th>against</th>"
-				    "<th>measured ratio</th><th>published ratio</th><th>published "
-				    "figures</th><th>published on</th><th>source</th></tr>\n",
+				    "<div class=wide><table>\n<tr><th>this run</th><th>against</th>",
 				    f);
+				fprintf(f,
+					"<th>measured ratio%s</th><th>published ratio</th><th>"
+					"published figures</th><th>published on</th><th>source</th>"
+					"</tr>\n",
+					*run->emulation ? " (emulated, not comparable)" : "");
+			}
 			char pubfig[160], on[256];
 			snprintf(pubfig, sizeof(pubfig), "%s %s: %g / %g %s", r->array, ref->array,
 				 r->value, ref->value, r->unit);
@@ -479,7 +486,7 @@ static void published(FILE *f, const struct rr_run *run, const struct rr_pubset 
 		    "<p class=note>This run's hardware differs from the published hosts: this run "
 		    "ran on <b>",
 		    f);
-		esc(f, *run->host ? run->host : "an unrecorded host");
+		esc(f, run->made_on);
 		fputs("</b>, the published figures come from the hosts and drives named in each "
 		      "row, at the published depth and jobs (this run's are in the summary). "
 		      "Absolute figures are shown side by side, not divided; compare the ratios "
@@ -549,7 +556,7 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 	fputs("</h1>\n<p>Preset <b>", f);
 	esc(f, *run->preset ? run->preset : "?");
 	fputs("</b> on <b>", f);
-	esc(f, *run->host ? run->host : "an unrecorded host");
+	esc(f, run->made_on);
 	fprintf(f,
 		"</b>, %zu tests. <a href=#facts>Run</a> &middot; <a href=#charts>Charts</a> "
 		"&middot; <a href=#summary>Summary</a>%s &middot; <a href=#published>Measured vs "
@@ -557,6 +564,13 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 		"href=#projection>Projection</a> &middot; <a href=#selfcheck>Self-check</a></p>\n",
 		run->ntests,
 		rr_run_has_targets(run) ? " &middot; <a href=#targets>Targets</a>" : "");
+	if (*run->emulation)
+		fprintf(f,
+			"<p class=note><b>Measured under emulation (%s).</b> Every figure, table, "
+			"chart and ratio of this page comes from the md appliance without KVM: fio's "
+			"clock and every I/O path are emulated, so the figures show what works, not "
+			"what a machine does, and compare with no other run.</p>\n",
+			run->emulation);
 	facts(f, run);
 	charts(f, c);
 	summary(f, run);

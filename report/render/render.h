@@ -17,7 +17,7 @@ json_object *rr_json_num(double v); /* summary.json's rounding; NULL for NAN */
 
 /* charts.c */
 struct rr_chart {
-	char name[48], title[160];
+	char name[48], title[240];
 	int drawn;     /* 1 when the PNG and SVG were written */
 	char why[200]; /* when not drawn: why */
 };
@@ -25,6 +25,7 @@ struct rr_charts {
 	struct rr_chart list[24];
 	size_t n;
 	char unwritten[48]; /* the first chart whose .dat or .gp could not be written, "" none */
+	char mark[96];	    /* said in every title: the run's emulation, "" none */
 };
 int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struct rr_charts *out);
 int rr_gnuplot(const char *dir, const char *script);
