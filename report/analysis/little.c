@@ -12,7 +12,7 @@
 struct rr_little rr_little_check(const struct rr_test *t)
 {
 	struct rr_little c = {RR_LITTLE_NA, t->little_l, NAN, NULL};
-	double hosts = t->nhosts > 0 ? (double)t->nhosts : 1;
+	double hosts = t->fio_hosts > 0 ? t->fio_hosts : t->nhosts > 0 ? (double)t->nhosts : 1;
 	c.n = (double)t->iodepth * t->numjobs * hosts;
 	if (!(t->iodepth > 0 && t->numjobs > 0))
 		c.why = "depth or jobs not recorded";

@@ -22,6 +22,7 @@ int rr_cmd_compare(int argc, char **argv);
 int rr_cmd_gate(int argc, char **argv);
 int rr_cmd_project(int argc, char **argv);
 int rr_cmd_baseline(int argc, char **argv);
+int rr_cmd_line(int argc, char **argv);
 
 struct rr_gate_opts {
 	double tolerance_pct;

@@ -19,6 +19,8 @@ static const char usage[] =
     "       raid-report baseline [--max-spread PCT] RESULTS_DIR [RESULTS_DIR...] > FILE\n"
     "         (several runs: each figure's median; one whose worst run fell more than PCT\n"
     "         (default 30) from it is recorded as not gated)\n"
+    "       raid-report line RESULTS_DIR/tests/TEST.json   one test in one line: IOPS, MB/s,\n"
+    "         mean total latency, Little's law's mark (what run.sh prints)\n"
     "       raid-report published [FILE]               the published figures as JSON (one\n"
     "         object a row, the CSV's header as keys, every field its text)\n"
     "RAID_REPORT_PUBLISHED=FILE overrides results/reference/published.csv.\n";
@@ -57,6 +59,8 @@ static int run_cmd(int argc, char **argv)
 		return rr_cmd_baseline(argc - 2, argv + 2);
 	if (!strcmp(cmd, "project"))
 		return rr_cmd_project(argc - 2, argv + 2);
+	if (!strcmp(cmd, "line"))
+		return rr_cmd_line(argc - 2, argv + 2);
 	if (!strcmp(cmd, "published"))
 		return cmd_published(argc - 2, argv + 2);
 	if (cmd[0] == '-')
@@ -65,7 +69,7 @@ static int run_cmd(int argc, char **argv)
 	int is_dir = access(cmd, F_OK) == 0;
 	if (!is_dir && !strchr(cmd, '/'))
 		return rr_fail(
-		    "unknown command '%s' (commands: gate, baseline, project, published, "
+		    "unknown command '%s' (commands: gate, baseline, project, line, published, "
 		    "--compare; or a "
 		    "RESULTS_DIR)%s",
 		    cmd, !strcmp(cmd, "compare") ? ": did you mean --compare?" : "");

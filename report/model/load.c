@@ -302,6 +302,8 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 	double fb_lat[4] = {NAN, NAN, NAN, NAN}, fb_clat[4] = {NAN, NAN, NAN, NAN}, fb_n = -1;
 	struct binset lb = {0}, cb = {0};
 	int all_lat = 1, closed = 1, dirs_seen = 0;
+	char *hosts[256];
+	size_t nhosts = 0;
 	for (size_t j = 0; j < json_object_array_length(jobs); j++) {
 		json_object *job = json_object_array_get_idx(jobs, j);
 		/* client mode adds its own sum of the hosts, without bins: the hosts are summed
@@ -318,6 +320,19 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 		usr += fmax(0, rr_jnum(rr_jget(job, "usr_cpu"))) * w;
 		sys += fmax(0, rr_jnum(rr_jget(job, "sys_cpu"))) * w;
 		closed &= closed_loop(job, global);
+		if (rr_jget(job, "hostname")) { /* client output: each host keeps its own N */
+			char *h;
+			if (asprintf(&h, "%s:%s", rr_jstr(rr_jget(job, "hostname")),
+				     json_object_get_string(rr_jget(job, "port"))) < 0)
+				abort();
+			size_t k = 0;
+			while (k < nhosts && strcmp(hosts[k], h))
+				k++;
+			if (k == nhosts && nhosts < sizeof(hosts) / sizeof(hosts[0]))
+				hosts[nhosts++] = h;
+			else
+				free(h);
+		}
 		for (size_t d = 0; d < 3; d++) {
 			json_object *dir = rr_jget(job, dirs[d]);
 			json_object *clat = rr_jget(dir, "clat_ns"), *lat = rr_jget(dir, "lat_ns");
@@ -351,6 +366,9 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 			}
 		}
 	}
+	t->fio_hosts = (int)nhosts;
+	for (size_t k = 0; k < nhosts; k++)
+		free(hosts[k]);
 	/* the lat bins only where every direction has them: a mix would read clat as lat */
 	t->pct_clat = !(all_lat && dirs_seen);
 	struct binset *use = t->pct_clat ? &cb : &lb, *drop = t->pct_clat ? &lb : &cb;

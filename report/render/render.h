@@ -15,6 +15,9 @@ void rr_csv_num(FILE *f, double v);
 void rr_csv_str(FILE *f, const char *s);
 json_object *rr_json_num(double v); /* summary.json's rounding; NULL for NAN */
 
+/* line.c: "TEST: IOPS, MB/s, lat mean us, Little's mark [emulation]" and a newline */
+void rr_test_line(FILE *f, const struct rr_test *t, const char *emulation);
+
 /* charts.c */
 struct rr_chart {
 	char name[48], title[240];
