@@ -32,6 +32,9 @@ struct rr_eff {
 	double figure, raw_figure, io_per_io, eff_jbod, eff_bound;
 	char io_source[16]; /* "stats" (the engine's counts) or "model" (iomodel.c) */
 	int members;	    /* members of one array (the published rows: from the profile) */
+	/* a figure above its bound (the I/O-count bound, or JBOD for a level that costs one
+	 * member I/O per I/O): which assumption it broke; "" when within it */
+	char above[640];
 };
 
 /* project.c */

@@ -320,6 +320,7 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 		usr += fmax(0, rr_jnum(rr_jget(job, "usr_cpu"))) * w;
 		sys += fmax(0, rr_jnum(rr_jget(job, "sys_cpu"))) * w;
 		closed &= closed_loop(job, global);
+		t->fio_threads |= opt_num(job, global, "thread") > 0;
 		if (rr_jget(job, "hostname")) { /* client output: each host keeps its own N */
 			char *h;
 			if (asprintf(&h, "%s:%s", rr_jstr(rr_jget(job, "hostname")),

@@ -45,6 +45,7 @@ struct rr_test {
 	 * think time: 0 when its options say otherwise) */
 	double little_l;
 	int closed_loop;
+	int fio_threads; /* fio ran the jobs as threads (thread=1), not processes */
 	int fio_hosts; /* hosts whose jobs fio's client output holds (client_stats), 0: none */
 	double cpu_usr, cpu_sys; /* % of one core, the whole test (all jobs) */
 	double cpu_us_per_io;	 /* fio's CPU time per I/O (the jobs' threads only) */
