@@ -429,8 +429,10 @@ static void published_ratios(FILE *f, const struct rr_run *run, const struct rr_
 				fputs(
 				    "<h3>Level against RAID0 / JBOD: ratios on the same "
 				    "hardware</h3>\n"
-				    "<p>Each ratio divides a level's figure by RAID0's (or JBOD's) "
-				    "on the same host and drives, measured here and in the review: "
+				    "<p>Each ratio divides a level's figure by RAID0's of the same "
+				    "target (the engine's by the engine's, md's by md's; JBOD's serves "
+				    "every target) on the same host and drives, measured here and in "
+				    "the review: "
 				    "this compares what the level costs, which carries across "
 				    "hardware better than absolute figures.</p>\n"
 				    "<div class=wide><table>\n<tr><th>this run</th><th>against</th>",
