@@ -65,6 +65,8 @@ static void percentiles_match_fio(void **state)
 		if (json_object_array_length(jobs) == 1) {
 			json_object *dir = at(json_object_array_get_idx(jobs, 0),
 					      rr_is_write(t) ? "write" : "read");
+			/* the fixture's fio ran without lat_percentiles=1: clat's, said so */
+			assert_int_equal(t->pct_clat, 1);
 			json_object *pct = at(at(dir, "clat_ns"), "percentile");
 			double got[4] = {t->lat_p50_us, t->lat_p99_us, t->lat_p999_us,
 					 t->lat_p9999_us};
@@ -85,18 +87,20 @@ static void jobs_are_summed(void **state)
 	assert_non_null(t);
 	json_object *fio = fio_of(t->test), *jobs = at(fio, "jobs");
 	assert_int_equal(json_object_array_length(jobs), 2);
-	double iops = 0, bw = 0, lat = 0, n = 0;
+	double iops = 0, bw = 0, lat = 0, clat = 0, n = 0;
 	for (size_t j = 0; j < 2; j++) {
 		json_object *w = at(json_object_array_get_idx(jobs, j), "write");
 		iops += json_object_get_double(at(w, "iops"));
 		bw += json_object_get_double(at(w, "bw_bytes"));
 		double nj = json_object_get_double(at(at(w, "clat_ns"), "N"));
-		lat += nj * json_object_get_double(at(at(w, "clat_ns"), "mean"));
+		lat += nj * json_object_get_double(at(at(w, "lat_ns"), "mean"));
+		clat += nj * json_object_get_double(at(at(w, "clat_ns"), "mean"));
 		n += nj;
 	}
 	assert_close(t->iops, iops, 1e-9);
 	assert_close(t->mbps, bw / 1e6, 1e-9);
-	assert_close(t->lat_mean_us, lat / n / 1e3, 1e-9);
+	assert_close(t->lat_mean_us, lat / n / 1e3, 1e-9); /* total latency, not clat */
+	assert_close(t->clat_mean_us, clat / n / 1e3, 1e-9);
 	uint64_t total = 0;
 	for (size_t k = 0; k < t->nbins; k++) {
 		total += t->bins[k].count;
@@ -117,11 +121,11 @@ static void hosts_merged_not_averaged(void **state)
 	    "{\"jobname\": \"t\", \"hostname\": \"a\", \"port\": 1, \"job_runtime\": 1000,"
 	    " \"read\": {\"iops\": 100, \"bw_bytes\": 409600, \"total_ios\": 100,"
 	    " \"runtime\": 1000, \"clat_ns\": {\"N\": 100, \"mean\": 1100,"
-	    " \"bins\": {\"1000\": 90, \"2000\": 10}}}},"
+	    " \"bins\": {\"1000\": 90, \"2000\": 10}}, \"lat_ns\": {\"N\": 100, \"mean\": 1100}}},"
 	    "{\"jobname\": \"t\", \"hostname\": \"b\", \"port\": 1, \"job_runtime\": 1000,"
 	    " \"read\": {\"iops\": 300, \"bw_bytes\": 1228800, \"total_ios\": 100,"
 	    " \"runtime\": 1000, \"clat_ns\": {\"N\": 100, \"mean\": 10000,"
-	    " \"bins\": {\"10000\": 100}}}},"
+	    " \"bins\": {\"10000\": 100}}, \"lat_ns\": {\"N\": 100, \"mean\": 10000}}},"
 	    "{\"jobname\": \"All clients\", \"job_runtime\": 2000,"
 	    " \"read\": {\"iops\": 400, \"bw_bytes\": 1638400, \"total_ios\": 200,"
 	    " \"runtime\": 1000, \"clat_ns\": {\"N\": 200, \"mean\": 5550}}}]}";
@@ -137,6 +141,77 @@ static void hosts_merged_not_averaged(void **state)
 	assert_close(t.lat_p99_us, 10, 1e-12);
 	free(t.bins);
 	json_object_put(fio);
+}
+
+/* One job whose I/Os spend 500 us before issue (slat) and 100 us after (clat): the latency
+ * is the total, 600 us, mean and percentiles; a clat-only reading says 100. Without
+ * lat_percentiles=1 the percentiles are clat's and the test says so (pct_clat). */
+static const char lat_json[] =
+    "{\"jobs\": [{\"jobname\": \"t\", \"job_runtime\": 1000,"
+    " \"job options\": {\"time_based\": \"1\"%s},"
+    " \"read\": {\"iops\": 1000, \"bw_bytes\": 4096000, \"total_ios\": 1000,"
+    " \"runtime\": 1000, \"slat_ns\": {\"N\": 1000, \"mean\": 500000},"
+    " \"clat_ns\": {\"N\": 1000, \"mean\": 100000, \"bins\": {\"100000\": 1000}},"
+    " \"lat_ns\": {\"N\": 1000, \"mean\": %s%s}}}]}";
+
+static void parse_lat(struct rr_test *t, const char *opts, const char *mean, const char *bins)
+{
+	char text[2048];
+	snprintf(text, sizeof(text), lat_json, opts, mean, bins);
+	json_object *fio = json_tokener_parse(text);
+	assert_non_null(fio);
+	memset(t, 0, sizeof(*t));
+	assert_int_equal(rr_fio_parse(fio, t), 0);
+	json_object_put(fio);
+}
+
+static void total_latency(void **state)
+{
+	struct rr_test t;
+	parse_lat(&t, "", "600000", ", \"bins\": {\"600000\": 1000}");
+	assert_close(t.lat_mean_us, 600, 1e-12);
+	assert_close(t.lat_p50_us, 600, 1e-12);
+	assert_close(t.lat_p99_us, 600, 1e-12);
+	assert_close(t.clat_mean_us, 100, 1e-12);
+	assert_close(t.slat_mean_us, 500, 1e-12);
+	assert_int_equal(t.pct_clat, 0);
+	free(t.bins);
+	parse_lat(&t, "", "600000", ""); /* fio without lat_percentiles=1 */
+	assert_close(t.lat_mean_us, 600, 1e-12);
+	assert_close(t.lat_p50_us, 100, 1e-12);
+	assert_int_equal(t.pct_clat, 1);
+	free(t.bins);
+}
+
+/* Little's law: 1000 IOPS x 4 ms = 4 I/Os in flight at QD4 is right; 0.6 ms is 0.6 of 4,
+ * missed; a rate-limited job or one below 4 in flight is not judged. */
+static void little_law(void **state)
+{
+	struct rr_test t;
+	parse_lat(&t, "", "4000000", "");
+	t.iodepth = 4, t.numjobs = 1;
+	struct rr_little c = rr_little_check(&t);
+	assert_int_equal(c.v, RR_LITTLE_OK);
+	assert_close(c.l, 4, 1e-12);
+	free(t.bins);
+	parse_lat(&t, "", "600000", "");
+	t.iodepth = 4, t.numjobs = 1;
+	c = rr_little_check(&t);
+	assert_int_equal(c.v, RR_LITTLE_MISSED);
+	assert_close(c.l, 0.6, 1e-12);
+	t.iodepth = 2, t.numjobs = 1;
+	assert_int_equal(rr_little_check(&t).v, RR_LITTLE_NA);
+	free(t.bins);
+	parse_lat(&t, ", \"rate_iops\": \"1000\"", "600000", "");
+	t.iodepth = 4, t.numjobs = 1;
+	assert_int_equal(rr_little_check(&t).v, RR_LITTLE_NA);
+	free(t.bins);
+	/* the fixture's closed-loop tests all keep it (a real run of the engine) */
+	size_t ok = 0;
+	for (size_t i = 0; i < run.ntests; i++)
+		ok += rr_little_check(&run.tests[i]).v == RR_LITTLE_OK;
+	assert_int_equal(rr_little_missed(&run), 0);
+	assert_true(ok >= 10);
 }
 
 static void stats_figures(void **state)
@@ -470,6 +545,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(percentile_rule),	  cmocka_unit_test(percentiles_match_fio),
 	    cmocka_unit_test(jobs_are_summed),	  cmocka_unit_test(hosts_merged_not_averaged),
+	    cmocka_unit_test(total_latency),	  cmocka_unit_test(little_law),
 	    cmocka_unit_test(stats_figures),	  cmocka_unit_test(malformed_input),
 	    cmocka_unit_test(published_csv_quotes), cmocka_unit_test(published_matching),
 	    cmocka_unit_test(gate_rule),

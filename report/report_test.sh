@@ -325,4 +325,90 @@ running_test() { # a finished run whose test still says "running" (fio killed): 
 		grep -q '"status":"interrupted"' "$INTR/summary.json"
 }
 t_case "a test whose meta.json says running and whose fio output is empty: interrupted" running_test
+
+# Issue 32: latency is the total, every run checks itself by Little's law, emulation is said.
+col() { # CSV TEST COLUMN: one cell of summary.csv
+	awk -F, -v t="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i }
+		$2 == t { print $h[c] }' "$1"
+}
+L32=$T_SCRATCH/l32
+fixture_keeps_little() { # the fixture's closed-loop tests (depth x jobs >= 4) all keep it
+	local n
+	n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i } NR > 1 && $h["little"] == "ok"' \
+		"$RUN/summary.csv" | wc -l)
+	echo "$n tests keep Little's law"
+	[[ $n -ge 10 ]] && ! grep -q ',missed,' "$RUN/summary.csv" && ! grep -q '<td>MISSED</td>\|missed Little' "$RUN/index.html"
+}
+t_case "the fixture's tests keep Little's law (summary, page)" fixture_keeps_little
+lat_is_total() { # lat_mean_us is fio's lat_ns mean; the clat percentiles are named clat
+	local t=raid5-4-RND4K-Q1-randread want
+	want=$(jq '.jobs[0].read.lat_ns.mean / 1000 * 1000 | round / 1000' "$FIX/tests/$t.json")
+	echo "lat_mean_us $(col "$RUN/summary.csv" $t lat_mean_us), fio lat_ns mean $want us"
+	awk -v a="$(col "$RUN/summary.csv" $t lat_mean_us)" -v b="$want" \
+		'BEGIN { exit !(a > 0 && (a - b) / b < 1e-3 && (b - a) / b < 1e-3) }' &&
+		[[ -z $(col "$RUN/summary.csv" $t lat_p50_us) && -n $(col "$RUN/summary.csv" $t clat_p50_us) ]]
+}
+t_case "lat_mean_us is fio's total latency; clat percentiles only under clat" lat_is_total
+little_missed() { # a test whose latency is 10x too short: missed in summary, page and line
+	local t=raid5-4-RND4K-READ-randread
+	rm -rf "$L32" && cp -r "$FIX" "$L32" &&
+		jq '.jobs[0].read.lat_ns.mean /= 10' "$FIX/tests/$t.json" >"$L32/tests/$t.json" &&
+		"$RR" "$L32" >"$T_SCRATCH/l32.out" || return 1
+	cat "$T_SCRATCH/l32.out"
+	[[ $(col "$L32/summary.csv" $t little) == missed ]] &&
+		grep -q '"little_missed":1' "$L32/summary.json" &&
+		grep -q "1 test missed Little's law" "$L32/index.html" &&
+		grep -q "^$t: .*Little MISSED" "$T_SCRATCH/l32.out" &&
+		"$RR" line "$L32/tests/$t.json" | grep -q "Little MISSED (IOPS x lat 3.1[0-9]* of 32 in flight)"
+}
+t_case "a test that breaks Little's law is marked (summary, page, console line)" little_missed
+line_is_page() { # the console line's figures are the summary's, written alike
+	local t=raid5-4-RND4K-WRITE-randwrite l
+	l=$("$RR" line "$RUN/tests/$t.json") || return 1
+	echo "$l"
+	[[ $l == "$t: $(col "$RUN/summary.csv" $t iops) IOPS, $(col "$RUN/summary.csv" $t mbps) MB/s, lat mean $(col "$RUN/summary.csv" $t lat_mean_us) us, Little ok (IOPS x lat $(col "$RUN/summary.csv" $t little_inflight) of 64 in flight)" ]]
+}
+t_case "raid-report line: the page's figures in one line" line_is_page
+t_case "raid-report line without a file: exit 2" bad "line: needs a TESTFILE" line
+t_case "raid-report line of a test without fio output: exit 2" bad "randwrite.json: No such file" \
+	line "$RUN/tests/raid6-4-RND4K-WRITE-randwrite.meta.json"
+EMU=$T_SCRATCH/emu
+emulated() { # md.where under TCG: every chart title, the page, the summary and line say so
+	local t=raid5-4-RND4K-READ-randread gp
+	rm -rf "$EMU" && cp -r "$FIX" "$EMU" &&
+		"$ROOT/build/bin/raid-json" set "$EMU/run.json" host.hostname:s="(none)" \
+			"md.where:s=appliance: mdvm: md from the appliance 6.1.0 under tcg" \
+			md.host.hostname:s=devbox || return 1
+	# an md twin of one test: its ratio must not be shown as a plain one
+	cp "$FIX/tests/$t.json" "$EMU/tests/md-$t.json"
+	jq -c '.test = "md-'$t'" | .target = "md"' "$FIX/tests/$t.meta.json" >"$EMU/tests/md-$t.meta.json"
+	"$RR" "$EMU" >/dev/null || return 1
+	for gp in "$EMU"/charts/*.gp; do
+		grep -q '^set title ".*\[emulated: QEMU TCG\]"' "$gp" || { echo "no mark: $gp"; return 1; }
+	done
+	[[ $(col "$EMU/summary.csv" $t emulated) == "emulated: QEMU TCG" && -z $(col "$EMU/summary.csv" $t vs_md) ]] &&
+		grep -q '"emulated":"emulated: QEMU TCG"' "$EMU/summary.json" &&
+		grep -q 'Measured under emulation' "$EMU/index.html" &&
+		grep -q 'emulated, not comparable' "$EMU/index.html" &&
+		grep -q '<b>devbox, inside the md appliance' "$EMU/index.html" &&
+		! grep -q '(none)</b>' "$EMU/index.html" &&
+		"$RR" line "$EMU/tests/$t.json" | grep -q '\[emulated: QEMU TCG\]$'
+}
+t_case "emulation marked: chart titles, summary, page, no plain vs_md, host named" emulated
+not_emulated_ratio() { # the same md twin on a real machine: a plain ratio
+	local t=raid5-4-RND4K-READ-randread r=$T_SCRATCH/md
+	rm -rf "$r" && cp -r "$FIX" "$r" && cp "$FIX/tests/$t.json" "$r/tests/md-$t.json" &&
+		jq -c '.test = "md-'$t'" | .target = "md"' "$FIX/tests/$t.meta.json" >"$r/tests/md-$t.meta.json" &&
+		"$RR" "$r" >/dev/null && [[ $(col "$r/summary.csv" $t vs_md) == 1 && -z $(col "$r/summary.csv" $t emulated) ]]
+}
+t_case "without emulation vs_md is the plain ratio" not_emulated_ratio
+one_x() { # engine and md of one member count: no scaling line over one x value
+	local t=raid5-4-SEQ1M-Q8T64-write r=$T_SCRATCH/onex
+	rm -rf "$r" && mkdir -p "$r/tests" && cp "$FIX/run.json" "$r/" &&
+		cp "$FIX/tests/$t."* "$r/tests/" && cp "$FIX/tests/$t.json" "$r/tests/md-$t.json" &&
+		jq -c '.test = "md-'$t'" | .target = "md"' "$FIX/tests/$t.meta.json" >"$r/tests/md-$t.meta.json" &&
+		"$RR" "$r" >/dev/null || return 1
+	[[ ! -e $r/charts/scaling.png ]] && grep -q 'Scaling with member count.*not drawn' "$r/index.html"
+}
+t_case "a chart with one x value is not drawn, the page says why" one_x
 t_done

@@ -32,6 +32,9 @@ struct rr_eff {
 	double figure, raw_figure, io_per_io, eff_jbod, eff_bound;
 	char io_source[16]; /* "stats" (the engine's counts) or "model" (iomodel.c) */
 	int members;	    /* members of one array (the published rows: from the profile) */
+	/* a figure above its bound (the I/O-count bound, or JBOD for a level that costs one
+	 * member I/O per I/O): which assumption it broke; "" when within it */
+	char above[640];
 };
 
 /* project.c */
@@ -108,6 +111,21 @@ void rr_targets_link(struct rr_run *run);
 const struct rr_test *rr_md_twin(const struct rr_run *run, const struct rr_test *t);
 int rr_same_test(const struct rr_test *a, const struct rr_test *b);
 int rr_run_has_targets(const struct rr_run *run);
+
+/* little.c: Little's law as the run's self-check (docs/report.md, "Latency"). In a closed
+ * loop of N = iodepth x numjobs (x hosts) >= 4 I/Os in flight, the sum over jobs and
+ * directions of IOPS x mean total latency must be within 25% of N; a clock that runs wrong
+ * (emulation) or a latency that is not the total misses it. */
+enum rr_little_verdict { RR_LITTLE_NA, RR_LITTLE_OK, RR_LITTLE_MISSED };
+enum { RR_LITTLE_MIN_N = 4 };
+#define RR_LITTLE_TOL 0.25
+struct rr_little {
+	enum rr_little_verdict v;
+	double l, n; /* IOPS x mean lat, and the I/Os fio kept in flight */
+	const char *why; /* RR_LITTLE_NA: why the law does not apply */
+};
+struct rr_little rr_little_check(const struct rr_test *t);
+size_t rr_little_missed(const struct rr_run *run); /* tests that missed it */
 
 /* hosts: how far apart a multi-host test's hosts are, % (slowest against fastest) */
 double rr_hosts_spread_pct(const struct rr_test *t);

@@ -22,6 +22,7 @@ int rr_cmd_compare(int argc, char **argv);
 int rr_cmd_gate(int argc, char **argv);
 int rr_cmd_project(int argc, char **argv);
 int rr_cmd_baseline(int argc, char **argv);
+int rr_cmd_line(int argc, char **argv);
 
 enum { RR_GATE_FLOOR_PCT = 15 }; /* the gate's default floor (docs/report.md "The gate") */
 struct rr_gate_opts {

@@ -22,6 +22,8 @@ static const char usage[] =
     "       raid-report baseline RESULTS_DIR [RESULTS_DIR...] > FILE\n"
     "         (each figure's median, range and count over every repetition of the runs,\n"
     "         and the machine they were measured on)\n"
+    "       raid-report line RESULTS_DIR/tests/TEST.json   one test in one line: IOPS, MB/s,\n"
+    "         mean total latency, Little's law's mark (what run.sh prints)\n"
     "       raid-report published [FILE]               the published figures as JSON (one\n"
     "         object a row, the CSV's header as keys, every field its text)\n"
     "RAID_REPORT_PUBLISHED=FILE overrides results/reference/published.csv.\n";
@@ -60,6 +62,8 @@ static int run_cmd(int argc, char **argv)
 		return rr_cmd_baseline(argc - 2, argv + 2);
 	if (!strcmp(cmd, "project"))
 		return rr_cmd_project(argc - 2, argv + 2);
+	if (!strcmp(cmd, "line"))
+		return rr_cmd_line(argc - 2, argv + 2);
 	if (!strcmp(cmd, "published"))
 		return cmd_published(argc - 2, argv + 2);
 	if (cmd[0] == '-')
@@ -68,7 +72,7 @@ static int run_cmd(int argc, char **argv)
 	int is_dir = access(cmd, F_OK) == 0;
 	if (!is_dir && !strchr(cmd, '/'))
 		return rr_fail(
-		    "unknown command '%s' (commands: gate, baseline, project, published, "
+		    "unknown command '%s' (commands: gate, baseline, project, line, published, "
 		    "--compare; or a "
 		    "RESULTS_DIR)%s",
 		    cmd, !strcmp(cmd, "compare") ? ": did you mean --compare?" : "");

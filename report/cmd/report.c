@@ -40,6 +40,10 @@ int rr_cmd_report(const char *dir)
 		drawn += charts.list[i].drawn;
 	printf("raid-report: %s: %zu tests, %zu of %zu charts drawn, %s/index.html\n", run.id,
 	       run.ntests, drawn, charts.n, run.dir);
+	/* the tests whose latency and IOPS contradict each other, in the lines run.sh prints */
+	for (size_t i = 0; i < run.ntests; i++)
+		if (rr_little_check(&run.tests[i]).v == RR_LITTLE_MISSED)
+			rr_test_line(stdout, &run.tests[i], run.emulation);
 out:
 	rr_pub_free(&pub);
 	rr_cmd_unload(&run);

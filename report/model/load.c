@@ -224,35 +224,64 @@ static int bin_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void merge_bins(struct rr_test *t)
+static void merge_bins(struct rr_bin *bins, size_t *n)
 {
-	if (!t->nbins)
+	if (!*n)
 		return;
-	qsort(t->bins, t->nbins, sizeof(*t->bins), bin_cmp);
+	qsort(bins, *n, sizeof(*bins), bin_cmp);
 	size_t o = 0;
-	for (size_t i = 1; i < t->nbins; i++) {
-		if (t->bins[i].ns == t->bins[o].ns)
-			t->bins[o].count += t->bins[i].count;
+	for (size_t i = 1; i < *n; i++) {
+		if (bins[i].ns == bins[o].ns)
+			bins[o].count += bins[i].count;
 		else
-			t->bins[++o] = t->bins[i];
+			bins[++o] = bins[i];
 	}
-	t->nbins = o + 1;
+	*n = o + 1;
 }
 
-static void add_bins(struct rr_test *t, json_object *bins, size_t *cap)
+struct binset {
+	struct rr_bin *b;
+	size_t n, cap;
+};
+
+static void add_bins(struct binset *s, json_object *bins)
 {
 	json_object_object_foreach(bins, key, val)
 	{
-		if (t->nbins == *cap) {
-			*cap = *cap ? *cap * 2 : 256;
-			t->bins = realloc(t->bins, *cap * sizeof(*t->bins));
-			if (!t->bins)
+		if (s->n == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 256;
+			s->b = realloc(s->b, s->cap * sizeof(*s->b));
+			if (!s->b)
 				abort();
 		}
-		t->bins[t->nbins].ns = strtod(key, NULL);
-		t->bins[t->nbins].count = (uint64_t)json_object_get_int64(val);
-		t->nbins++;
+		s->b[s->n].ns = strtod(key, NULL);
+		s->b[s->n].count = (uint64_t)json_object_get_int64(val);
+		s->n++;
 	}
+}
+
+/* fio's option value as a number, 0 when absent ("10m" reads 10: only zero matters here) */
+static double opt_num(json_object *job, json_object *global, const char *key)
+{
+	json_object *v = rr_jget(rr_jget(job, "job options"), key);
+	if (!v)
+		v = rr_jget(global, key);
+	return v ? strtod(json_object_get_string(v), NULL) : 0;
+}
+
+/* fio keeps iodepth x numjobs I/Os in flight only in a closed loop: for the whole runtime
+ * (time_based: no job ends early and leaves the others fewer), with no rate limit and no
+ * think time between I/Os (docs/engine.md, Little's law). */
+static int closed_loop(json_object *job, json_object *global)
+{
+	static const char *const open_keys[] = {"rate",	    "rate_iops", "rate_min",
+						"rate_iops_min", "thinktime", "iodepth_low"};
+	if (!(opt_num(job, global, "time_based") > 0))
+		return 0;
+	for (size_t i = 0; i < sizeof(open_keys) / sizeof(open_keys[0]); i++)
+		if (opt_num(job, global, open_keys[i]) > 0)
+			return 0;
+	return 1;
 }
 
 /* Fills the fio figures of t from one fio JSON (json or json+). Returns 0, or -EINVAL when
@@ -261,15 +290,20 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 {
 	static const char *const dirs[] = {"read", "write", "trim"};
 	static const char *const pkeys[] = {"50.000000", "99.000000", "99.900000", "99.990000"};
-	json_object *jobs = rr_jget(fio, "jobs");
+	json_object *jobs = rr_jget(fio, "jobs"), *global = rr_jget(fio, "global options");
 	if (!jobs) /* fio's client/server output: every host's jobs */
 		jobs = rr_jget(fio, "client_stats");
 	if (!jobs || !json_object_is_type(jobs, json_type_array))
 		return -EINVAL;
 
-	double iops = 0, bw = 0, lat_sum = 0, n_sum = 0, usr = 0, sys = 0, ios = 0;
-	double fallback[4] = {NAN, NAN, NAN, NAN}, fallback_n = -1;
-	size_t cap = 0;
+	double iops = 0, bw = 0, usr = 0, sys = 0, ios = 0, little = 0;
+	double lat_sum = 0, clat_sum = 0, slat_sum = 0, n_sum = 0;
+	/* plain json has no bins: the percentiles fio printed for the busiest direction */
+	double fb_lat[4] = {NAN, NAN, NAN, NAN}, fb_clat[4] = {NAN, NAN, NAN, NAN}, fb_n = -1;
+	struct binset lb = {0}, cb = {0};
+	int all_lat = 1, closed = 1, dirs_seen = 0;
+	char *hosts[256];
+	size_t nhosts = 0;
 	for (size_t j = 0; j < json_object_array_length(jobs); j++) {
 		json_object *job = json_object_array_get_idx(jobs, j);
 		/* client mode adds its own sum of the hosts, without bins: the hosts are summed
@@ -285,33 +319,72 @@ int rr_fio_parse(json_object *fio, struct rr_test *t)
 		double w = wall > 0 && summed > 0 ? summed / wall : 1;
 		usr += fmax(0, rr_jnum(rr_jget(job, "usr_cpu"))) * w;
 		sys += fmax(0, rr_jnum(rr_jget(job, "sys_cpu"))) * w;
+		closed &= closed_loop(job, global);
+		t->fio_threads |= opt_num(job, global, "thread") > 0;
+		if (rr_jget(job, "hostname")) { /* client output: each host keeps its own N */
+			char *h;
+			if (asprintf(&h, "%s:%s", rr_jstr(rr_jget(job, "hostname")),
+				     json_object_get_string(rr_jget(job, "port"))) < 0)
+				abort();
+			size_t k = 0;
+			while (k < nhosts && strcmp(hosts[k], h))
+				k++;
+			if (k == nhosts && nhosts < sizeof(hosts) / sizeof(hosts[0]))
+				hosts[nhosts++] = h;
+			else
+				free(h);
+		}
 		for (size_t d = 0; d < 3; d++) {
 			json_object *dir = rr_jget(job, dirs[d]);
-			json_object *clat = rr_jget(dir, "clat_ns");
+			json_object *clat = rr_jget(dir, "clat_ns"), *lat = rr_jget(dir, "lat_ns");
 			double n = rr_jnum(rr_jget(clat, "N"));
 			if (!dir || !(n > 0))
 				continue;
-			iops += fmax(0, rr_jnum(rr_jget(dir, "iops")));
+			dirs_seen++;
+			double diops = fmax(0, rr_jnum(rr_jget(dir, "iops")));
+			double lmean = rr_jnum(rr_jget(lat, "mean"));
+			iops += diops;
 			ios += fmax(0, rr_jnum(rr_jget(dir, "total_ios")));
 			bw += fmax(0, rr_jnum(rr_jget(dir, "bw_bytes")));
-			lat_sum += rr_jnum(rr_jget(clat, "mean")) * n;
+			lat_sum += lmean * n;
+			clat_sum += rr_jnum(rr_jget(clat, "mean")) * n;
+			slat_sum += rr_jnum(get_path(dir, "slat_ns", "mean")) * n;
 			n_sum += n;
-			json_object *bins = rr_jget(clat, "bins");
+			little += diops * lmean / 1e9;
+			json_object *bins = rr_jget(clat, "bins"), *lbins = rr_jget(lat, "bins");
 			if (bins && json_object_is_type(bins, json_type_object))
-				add_bins(t, bins, &cap);
-			/* plain json has no bins: keep the percentiles of the busiest direction */
-			if (n > fallback_n) {
-				fallback_n = n;
-				for (int p = 0; p < 4; p++)
-					fallback[p] =
-					    rr_jnum(get_path(clat, "percentile", pkeys[p]));
+				add_bins(&cb, bins);
+			if (lbins && json_object_is_type(lbins, json_type_object))
+				add_bins(&lb, lbins);
+			else if (!rr_jget(lat, "percentile"))
+				all_lat = 0; /* fio ran without lat_percentiles=1 */
+			if (n > fb_n) {
+				fb_n = n;
+				for (int p = 0; p < 4; p++) {
+					fb_clat[p] = rr_jnum(get_path(clat, "percentile", pkeys[p]));
+					fb_lat[p] = rr_jnum(get_path(lat, "percentile", pkeys[p]));
+				}
 			}
 		}
 	}
-	merge_bins(t);
+	t->fio_hosts = (int)nhosts;
+	for (size_t k = 0; k < nhosts; k++)
+		free(hosts[k]);
+	/* the lat bins only where every direction has them: a mix would read clat as lat */
+	t->pct_clat = !(all_lat && dirs_seen);
+	struct binset *use = t->pct_clat ? &cb : &lb, *drop = t->pct_clat ? &lb : &cb;
+	free(drop->b);
+	merge_bins(use->b, &use->n);
+	t->bins = use->b;
+	t->nbins = use->n;
+	const double *fallback = t->pct_clat ? fb_clat : fb_lat;
 	t->iops = iops;
 	t->mbps = bw / 1e6;
 	t->lat_mean_us = n_sum > 0 ? lat_sum / n_sum / 1e3 : NAN;
+	t->clat_mean_us = n_sum > 0 ? clat_sum / n_sum / 1e3 : NAN;
+	t->slat_mean_us = n_sum > 0 ? slat_sum / n_sum / 1e3 : NAN;
+	t->little_l = n_sum > 0 && isfinite(little) ? little : NAN;
+	t->closed_loop = closed && dirs_seen;
 	t->cpu_usr = usr;
 	t->cpu_sys = sys;
 	/* CPU microseconds per I/O: (cores busy) x (seconds) / I/Os, with seconds = I/Os / IOPS */
@@ -429,17 +502,18 @@ static int check_fio(json_object *fio, const char *path, char *err, size_t errle
 	for (size_t j = 0; jobs && j < json_object_array_length(jobs); j++) {
 		json_object *job = json_object_array_get_idx(jobs, j), *v;
 		char key[96];
-		for (size_t k = 0; k < 3 + 3 * 6; k++) {
+		for (size_t k = 0; k < 3 + 3 * 7; k++) {
 			if (k < 3) {
 				v = rr_jget(job, jkeys[k]);
 				snprintf(key, sizeof(key), "jobs[%zu].%s", j, jkeys[k]);
 			} else {
-				size_t d = (k - 3) / 6, x = (k - 3) % 6;
+				size_t d = (k - 3) / 7, x = (k - 3) % 7;
 				json_object *dir = rr_jget(job, dirs[d]);
 				const char *name = x < 4 ? dkeys[x] : x == 4 ? "N" : "mean";
-				v = x < 4 ? rr_jget(dir, name) : get_path(dir, "clat_ns", name);
-				snprintf(key, sizeof(key), "jobs[%zu].%s.%s%s", j, dirs[d],
-					 x < 4 ? "" : "clat_ns.", name);
+				const char *lk = x == 6 ? "lat_ns" : "clat_ns";
+				v = x < 4 ? rr_jget(dir, name) : get_path(dir, lk, name);
+				snprintf(key, sizeof(key), "jobs[%zu].%s.%s%s%s", j, dirs[d],
+					 x < 4 ? "" : lk, x < 4 ? "" : ".", name);
 			}
 			if (v && !json_object_is_type(v, json_type_int) &&
 			    !json_object_is_type(v, json_type_double)) {
@@ -555,7 +629,7 @@ static void test_init(struct rr_test *t)
 	memset(t, 0, sizeof(*t));
 	t->member_ios_per_io = t->parity_gbps = t->gpu_stripes_per_launch = NAN;
 	t->host_cpu_us_per_io = t->host_cpu_cores = t->fio_cpu_us_per_io = t->vs_md = NAN;
-	t->fio_cpu_cores = NAN;
+	t->fio_cpu_cores = t->little_l = t->clat_mean_us = t->slat_mean_us = NAN;
 	t->rebuild_s = t->rebuild_mbps = t->rebuild_min_per_tb = NAN;
 }
 
@@ -597,8 +671,8 @@ static int leave_out(struct rr_test *t, const char *status, const char *reason)
  * whose fio output is missing, empty or cut short is "interrupted" when the run did not end
  * or its meta.json still says "running" (run.sh stopped by Ctrl-C, fio killed); in a run
  * that ended, a malformed file stays an error. */
-static int load_test(const char *tdir, const char *stem, int ended, struct rr_test *t, char *err,
-		     size_t errlen)
+int rr_test_load(const char *tdir, const char *stem, int ended, struct rr_test *t, char *err,
+		 size_t errlen)
 {
 	int rc = -EINVAL;
 	char *mp = path_join(tdir, stem, META_SUFFIX), *fp = path_join(tdir, stem, ".json");
@@ -717,6 +791,19 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 	run->preset = str(rr_jget(rj, "preset"));
 	run->host = str(get_path(rj, "host", "hostname"));
 	run->mem_bw_gbps = rr_jnum(get_path(rj, "host", "mem_bw_gbps"));
+	rr_run_emulation(rj, run->emulation, sizeof(run->emulation));
+	/* inside the md appliance the guest's kernel has no host name ("(none)"): the run was
+	 * made on the machine that ran the appliance, which run.json names in md.host when the
+	 * run layer recorded it */
+	const char *outer = rr_jstr(rr_jget(get_path(rj, "md", "host"), "hostname"));
+	const char *in = *run->host && strcmp(run->host, "(none)") ? run->host : NULL;
+	if (*run->emulation) {
+		if (asprintf(&run->made_on, "%s, inside the md appliance (QEMU TCG emulation)",
+			     *outer ? outer : in ? in : "the machine that ran the md appliance") < 0)
+			abort();
+	} else {
+		run->made_on = xstrdup(in ? in : *outer ? outer : "an unrecorded host");
+	}
 	if (rr_jget(rj, "run_id")) {
 		free(run->id);
 		run->id = str(rr_jget(rj, "run_id"));
@@ -743,7 +830,7 @@ int rr_run_load(const char *dir, struct rr_run *run, char *err, size_t errlen)
 		char *stem = ents[i]->d_name;
 		stem[strlen(stem) - strlen(META_SUFFIX)] = '\0';
 		if (rc == 0) {
-			int r = load_test(tdir, stem, ended, &run->tests[run->ntests], err, errlen);
+			int r = rr_test_load(tdir, stem, ended, &run->tests[run->ntests], err, errlen);
 			if (r == 0) {
 				run->ntests++;
 			} else if (r == -ENOENT) {
@@ -803,8 +890,20 @@ void rr_run_free(struct rr_run *run)
 	free(run->id);
 	free(run->preset);
 	free(run->host);
+	free(run->made_on);
 	json_object_put(run->run_json);
 	memset(run, 0, sizeof(*run));
+}
+
+/* md.where is "appliance: md from the appliance VERSION under tcg" (run/targets.sh,
+ * tools/mdvm); a run layer that records md.accel says it in one word */
+void rr_run_emulation(json_object *rj, char *out, size_t len)
+{
+	json_object *md = rr_jget(rj, "md");
+	const char *where = rr_jstr(rr_jget(md, "where")), *accel = rr_jstr(rr_jget(md, "accel"));
+	out[0] = '\0';
+	if (!strcmp(accel, "tcg") || (!*accel && strstr(where, "tcg")))
+		snprintf(out, len, "emulated: QEMU TCG");
 }
 
 const struct rr_test *rr_run_find(const struct rr_run *run, const char *test)

@@ -33,8 +33,20 @@ struct rr_test {
 	long chunk, bs; /* 0 when null */
 	double scale;
 
-	/* tests/<test>.json (fio json+), every job and direction together */
+	/* tests/<test>.json (fio json+), every job and direction together. lat is fio's total
+	 * latency of an I/O (lat_ns: slat + clat, docs/report.md "Latency"); the percentiles and
+	 * bins are lat's where fio recorded them (lat_percentiles=1) in every job and direction,
+	 * else clat's, and then pct_clat is 1 and every output names them clat. */
 	double iops, mbps, lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_p9999_us;
+	double clat_mean_us, slat_mean_us;
+	int pct_clat;
+	/* Little's law: the sum over jobs and directions of IOPS x mean lat (I/Os in flight, NAN
+	 * without lat), and whether fio kept the loop closed (time_based, no rate limit or
+	 * think time: 0 when its options say otherwise) */
+	double little_l;
+	int closed_loop;
+	int fio_threads; /* fio ran the jobs as threads (thread=1), not processes */
+	int fio_hosts; /* hosts whose jobs fio's client output holds (client_stats), 0: none */
 	double cpu_usr, cpu_sys; /* % of one core, the whole test (all jobs) */
 	double cpu_us_per_io;	 /* fio's CPU time per I/O (the jobs' threads only) */
 	/* meta.json host_cpu (targets.c): whole-machine CPU (user + system + softirq) per I/O
@@ -89,6 +101,10 @@ struct rr_run {
 	size_t nleft_out;
 	int multi_host; /* some test has per-host rows (run.sh --hosts) */
 	int ended;	/* run.json has "finished" (or predates "started"): 0 when interrupted */
+	/* run.json md.where names QEMU's TCG (the md appliance without KVM): every figure was
+	 * measured under emulation, its clock included; emulation says how, "" when not */
+	char emulation[96];
+	char *made_on; /* the machine the run was made on, for the page's words (load.c) */
 	/* efficiency and projections (report/analysis): NULL until rr_analyse; freed by
 	 * rr_analysis_free, not by rr_run_free (the model knows nothing above it) */
 	struct rr_analysis *an;
@@ -111,6 +127,12 @@ double rr_primary(const struct rr_test *t); /* MB/s for bs >= 64k, else IOPS */
 /* Parity members of each stripe row of `level` (0 for the mirror and stripe levels, -1 for a
  * level the engine does not know, JBOD), from the engine's level table. */
 int rr_level_parity(int level);
+/* One test of a run directory's tests/ (STEM.meta.json, STEM.json, STEM.stats.json), as
+ * rr_run_load reads it: 0, -ENOENT (left out: t->status, t->reason set), -EINVAL (err) */
+int rr_test_load(const char *tdir, const char *stem, int ended, struct rr_test *t, char *err,
+		 size_t errlen);
+/* run.json's emulation (QEMU TCG) into out, "" when the run was not emulated */
+void rr_run_emulation(json_object *run_json, char *out, size_t len);
 
 /* profile.c: a host profile by name, file or "host" (NULL with err set; err NULL: quiet),
  * the reviewed host the run was made with (NULL: none), the run's parity-bench.json (NULL:

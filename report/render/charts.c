@@ -79,7 +79,8 @@ void rr_chart_note(struct rr_charts *c, const char *name, const char *title, int
 		return;
 	struct rr_chart *ch = &c->list[c->n++];
 	snprintf(ch->name, sizeof(ch->name), "%s", name);
-	snprintf(ch->title, sizeof(ch->title), "%s", title);
+	snprintf(ch->title, sizeof(ch->title), "%s%s%s%s", title, *c->mark ? " [" : "", c->mark,
+		 *c->mark ? "]" : "");
 	ch->drawn = drawn;
 	snprintf(ch->why, sizeof(ch->why), "%s", why ? why : "");
 }
@@ -151,13 +152,15 @@ static long file_size(const char *dir, const char *name, const char *ext)
 	return stat(p, &st) == 0 ? (long)st.st_size : -1;
 }
 
-static void gp_head(FILE *gp, const char *name, const char *title, int w, int h)
+static void gp_head(FILE *gp, const struct rr_charts *c, const char *name, const char *title,
+		    int w, int h)
 {
 	fprintf(gp, "set terminal %s size %d,%d font 'sans,10'\n", rr_png_terminal(), w, h);
 	fprintf(gp, "set output '%s.png'\n", name);
 	fprintf(gp,
-		"set title \"%s\"\nset grid\nset key outside bottom center horizontal maxrows 2\n",
-		title);
+		"set title \"%s%s%s%s\"\nset grid\nset key outside bottom center horizontal "
+		"maxrows 2\n",
+		title, *c->mark ? " [" : "", c->mark, *c->mark ? "]" : "");
 	fprintf(gp, "set datafile separator '\\t'\n");
 }
 
@@ -224,7 +227,7 @@ static void bar_chart(const char *dir, struct rr_charts *c, const char *name, co
 	int logx = hi / lo > 50;
 	/* room for the labels plus a plot area of 600 pixels */
 	int w = 700 + 7 * (int)longest, h = 160 + 22 * (int)bs->n;
-	gp_head(gp, name, title, w, h);
+	gp_head(gp, c, name, title, w, h);
 	fprintf(gp, "set xlabel \"%s%s\"\nset style fill solid 0.8 noborder\n", xlabel,
 		logx ? " (log scale)" : "");
 	fprintf(gp, "set yrange [-0.7:%zu.7]\nset ytics nomirror\nset grid noytics\n", bs->n - 1);
@@ -316,7 +319,8 @@ static void lines_free(struct lines *ls)
 	memset(ls, 0, sizeof(*ls));
 }
 
-/* Sorts each series by x and drops those with fewer than min_points points. */
+/* Sorts each series by x and drops those with fewer than min_points distinct x values: a
+ * line over one x value (two targets of one member count) is no line. */
 static void lines_prune(struct lines *ls, size_t min_points)
 {
 	size_t o = 0;
@@ -330,7 +334,10 @@ static void lines_prune(struct lines *ls, size_t min_points)
 				l->x[b - 1] = tx;
 				l->y[b - 1] = ty;
 			}
-		if (l->n >= min_points) {
+		size_t xs = l->n > 0;
+		for (size_t a = 1; a < l->n; a++)
+			xs += l->x[a] != l->x[a - 1];
+		if (xs >= min_points) {
 			ls->l[o++] = *l;
 		} else {
 			free(l->x);
@@ -360,7 +367,7 @@ static void line_chart(const char *dir, struct rr_charts *c, const char *name, c
 	}
 	int written = rr_close(dat) == 0;
 	int w = 1000, h = 560 + 16 * (int)((ls->n + 1) / 2);
-	gp_head(gp, name, title, w, h);
+	gp_head(gp, c, name, title, w, h);
 	fprintf(gp, "set key below left vertical maxrows %zu noautotitle\n", (ls->n + 1) / 2);
 	fprintf(gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n%s\n", xlabel, ylabel, extra);
 	fprintf(gp, "plot ");
@@ -506,7 +513,7 @@ static void chart_seq(const struct rr_run *run, const struct rr_pubset *pub, con
 		 "Sequential 1M %s, MB/s (this run: level x members [parity] chunk, depth x jobs "
 		 "as run)",
 		 rw);
-	snprintf(series0, sizeof(series0), "this run (%s)", *run->host ? run->host : run->id);
+	snprintf(series0, sizeof(series0), "this run (%s)", run->made_on);
 	const char *series[] = {series0, "published (hardware in label)"};
 	if (!measured)
 		bs.n = 0;
@@ -530,15 +537,18 @@ static void chart_rnd4k_write(const struct rr_run *run, const struct rr_pubset *
 				   bar_add(&iops, 0, t->iops, "%s Q%dT%d", g, t->iodepth,
 					   t->numjobs),
 				   t, offsetof(struct rr_test, iops));
+		/* percentiles of clat where fio recorded no lat percentiles, named so */
+		const char *pk = t->pct_clat ? "clat " : "";
 		bar_spread(&lat,
 			   bar_add(&lat, 0, t->lat_mean_us, "%s Q%dT%d mean", g, t->iodepth,
 				   t->numjobs),
 			   t, offsetof(struct rr_test, lat_mean_us));
 		bar_spread(&lat,
-			   bar_add(&lat, 2, t->lat_p99_us, "%s Q%dT%d p99", g, t->iodepth,
-				   t->numjobs),
+			   bar_add(&lat, 2, t->lat_p99_us, "%s Q%dT%d %sp99", g, t->iodepth,
+				   t->numjobs, pk),
 			   t, offsetof(struct rr_test, lat_p99_us));
-		bar_add(&lat, 3, t->lat_p999_us, "%s Q%dT%d p99.9", g, t->iodepth, t->numjobs);
+		bar_add(&lat, 3, t->lat_p999_us, "%s Q%dT%d %sp99.9", g, t->iodepth, t->numjobs,
+			pk);
 	}
 	size_t measured = iops.n;
 	for (size_t i = 0; measured && i < pub->n; i++) {
@@ -550,15 +560,15 @@ static void chart_rnd4k_write(const struct rr_run *run, const struct rr_pubset *
 		bar_add(&iops, 1, p->value, "%s %s", p->workload, l);
 		free(l);
 	}
-	snprintf(series0, sizeof(series0), "this run (%s)", *run->host ? run->host : run->id);
+	snprintf(series0, sizeof(series0), "this run (%s)", run->made_on);
 	const char *s1[] = {series0, "published (hardware in label)"};
 	bar_chart(dir, c, "rnd4k_write_iops",
 		  "Random 4K write IOPS (this run: level x members [parity] chunk, depth x jobs as "
 		  "run)",
 		  "IOPS", &iops, s1, 2, "no optimal-state 4K random write test with QD > 1");
-	const char *s2[] = {"mean", "", "p99", "p99.9"};
+	const char *s2[] = {"mean lat", "", "p99", "p99.9"};
 	bar_chart(dir, c, "rnd4k_write_lat",
-		  "Random 4K write completion latency, us (the published reviews give no "
+		  "Random 4K write total latency (lat), us (the published reviews give no "
 		  "comparable percentiles)",
 		  "latency (us)", &lat, s2, 4, "no optimal-state 4K random write test");
 	free(iops.b);
@@ -576,7 +586,7 @@ static void chart_q1_read(const struct rr_run *run, const char *dir, struct rr_c
 			continue;
 		group_label(t, g, sizeof(g));
 		bar_spread(&bs,
-			   bar_add(&bs, 0, t->mbps, "%s Q1T%d (%.0f IOPS, mean %.1f us)", g,
+			   bar_add(&bs, 0, t->mbps, "%s Q1T%d (%.0f IOPS, mean lat %.1f us)", g,
 				   t->numjobs, t->iops, t->lat_mean_us),
 			   t, offsetof(struct rr_test, mbps));
 	}
@@ -594,8 +604,8 @@ static void chart_scaling(const struct rr_run *run, const char *dir, struct rr_c
 		const struct rr_test *t = &run->tests[i];
 		if (strcmp(t->state, "optimal") || t->members <= 0)
 			continue;
-		snprintf(key, sizeof(key), "%s %s %s bs%ldk QD%d T%d c%s", rr_level_name(t),
-			 t->parity, t->rw, t->bs / 1024, t->iodepth, t->numjobs,
+		snprintf(key, sizeof(key), "%s %s %s %s bs%ldk QD%d T%d c%s", t->target,
+			 rr_level_name(t), t->parity, t->rw, t->bs / 1024, t->iodepth, t->numjobs,
 			 chunk_str(t->chunk, ch, sizeof(ch)));
 		line_add(line_get(&ls, key), t->members, rr_is_large(t) ? t->mbps : t->iops);
 	}
@@ -615,9 +625,9 @@ static void chart_chunks(const struct rr_run *run, const struct rr_pubset *pub, 
 		const struct rr_test *t = &run->tests[i];
 		if (t->chunk <= 0)
 			continue;
-		snprintf(key, sizeof(key), "%s x%d %s %s bs%ldk QD%d T%d %s", rr_level_name(t),
-			 t->members, t->parity, t->rw, t->bs / 1024, t->iodepth, t->numjobs,
-			 t->state);
+		snprintf(key, sizeof(key), "%s %s x%d %s %s bs%ldk QD%d T%d %s", t->target,
+			 rr_level_name(t), t->members, t->parity, t->rw, t->bs / 1024, t->iodepth,
+			 t->numjobs, t->state);
 		line_add(line_get(&ls, key), t->chunk / 1024.0, t->mbps);
 	}
 	lines_prune(&ls, 2);
@@ -652,14 +662,18 @@ static void chart_chunks(const struct rr_run *run, const struct rr_pubset *pub, 
 static void chart_percentiles(const struct rr_run *run, const char *dir, struct rr_charts *c)
 {
 	struct lines ls = {0};
-	int small = 0;
-	for (size_t i = 0; i < run->ntests; i++)
+	int small = 0, clat = 0;
+	for (size_t i = 0; i < run->ntests; i++) {
 		small |= run->tests[i].nbins && !rr_is_large(&run->tests[i]);
+		clat |= run->tests[i].nbins && run->tests[i].pct_clat;
+	}
 	for (size_t i = 0; i < run->ntests && ls.n < NCOLORS; i++) {
 		const struct rr_test *t = &run->tests[i];
 		if (!t->nbins || (small && rr_is_large(t)))
 			continue;
-		struct line *l = line_get(&ls, t->test);
+		char key[200];
+		snprintf(key, sizeof(key), "%s%s", t->test, clat && t->pct_clat ? " (clat)" : "");
+		struct line *l = line_get(&ls, key);
 		double total = 0, cum = 0;
 		for (size_t k = 0; k < t->nbins; k++)
 			total += t->bins[k].count;
@@ -670,13 +684,15 @@ static void chart_percentiles(const struct rr_run *run, const char *dir, struct 
 		}
 	}
 	lines_prune(&ls, 2);
-	line_chart(dir, c, "lat_percentiles",
-		   small ? "Completion latency percentiles (fio clat bins), bs < 64k tests"
-			 : "Completion latency percentiles (fio clat bins)",
+	char title[160];
+	snprintf(title, sizeof(title), "%s percentiles (fio %s bins)%s",
+		 clat ? "Latency" : "Total latency", clat ? "lat, or clat where marked," : "lat",
+		 small ? ", bs < 64k tests" : "");
+	line_chart(dir, c, "lat_percentiles", title,
 		   "percentile", "latency (us)",
 		   "set logscale y\nset xrange [0:5]\n"
 		   "set xtics ('0' 0, '90' 1, '99' 2, '99.9' 3, '99.99' 4, '99.999' 5)",
-		   &ls, "no test has fio json+ clat bins");
+		   &ls, "no test has fio json+ latency bins");
 	lines_free(&ls);
 }
 
@@ -817,6 +833,7 @@ int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struc
 {
 	char dir[4096];
 	memset(out, 0, sizeof(*out));
+	snprintf(out->mark, sizeof(out->mark), "%s", run->emulation);
 	snprintf(dir, sizeof(dir), "%s/charts", run->dir);
 	int rc = rr_mkdir(dir);
 	if (rc < 0)

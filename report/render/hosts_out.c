@@ -12,24 +12,31 @@
 struct hcol {
 	const char *name;
 	size_t off;
+	int pct; /* 1: lat's percentile (empty where fio recorded clat's), 2: clat's */
 };
 static const struct hcol hcols[] = {
-    {"iops", offsetof(struct rr_test, iops)},
-    {"mbps", offsetof(struct rr_test, mbps)},
-    {"lat_mean_us", offsetof(struct rr_test, lat_mean_us)},
-    {"lat_p50_us", offsetof(struct rr_test, lat_p50_us)},
-    {"lat_p99_us", offsetof(struct rr_test, lat_p99_us)},
-    {"lat_p99.9_us", offsetof(struct rr_test, lat_p999_us)},
-    {"lat_p99.99_us", offsetof(struct rr_test, lat_p9999_us)},
-    {"cpu_usr_pct", offsetof(struct rr_test, cpu_usr)},
-    {"cpu_sys_pct", offsetof(struct rr_test, cpu_sys)},
-    {"member_ios_per_io", offsetof(struct rr_test, member_ios_per_io)},
-    {"parity_gbps", offsetof(struct rr_test, parity_gbps)},
+    {"iops", offsetof(struct rr_test, iops), 0},
+    {"mbps", offsetof(struct rr_test, mbps), 0},
+    {"lat_mean_us", offsetof(struct rr_test, lat_mean_us), 0},
+    {"lat_p50_us", offsetof(struct rr_test, lat_p50_us), 1},
+    {"lat_p99_us", offsetof(struct rr_test, lat_p99_us), 1},
+    {"lat_p99.9_us", offsetof(struct rr_test, lat_p999_us), 1},
+    {"lat_p99.99_us", offsetof(struct rr_test, lat_p9999_us), 1},
+    {"clat_p50_us", offsetof(struct rr_test, lat_p50_us), 2},
+    {"clat_p99_us", offsetof(struct rr_test, lat_p99_us), 2},
+    {"clat_p99.9_us", offsetof(struct rr_test, lat_p999_us), 2},
+    {"clat_p99.99_us", offsetof(struct rr_test, lat_p9999_us), 2},
+    {"cpu_usr_pct", offsetof(struct rr_test, cpu_usr), 0},
+    {"cpu_sys_pct", offsetof(struct rr_test, cpu_sys), 0},
+    {"member_ios_per_io", offsetof(struct rr_test, member_ios_per_io), 0},
+    {"parity_gbps", offsetof(struct rr_test, parity_gbps), 0},
 };
 #define NHCOLS (sizeof(hcols) / sizeof(hcols[0]))
 
 static double hval(const struct rr_test *t, size_t c)
 {
+	if ((hcols[c].pct == 1 && t->pct_clat) || (hcols[c].pct == 2 && !t->pct_clat))
+		return NAN;
 	return *(const double *)((const char *)t + hcols[c].off);
 }
 

@@ -251,14 +251,35 @@ static void size_str(long v, char *buf, size_t len)
 		snprintf(buf, len, "%ld", v);
 }
 
-/* The figures of the summary table; a column no test has is left out of the page. */
-#define NFIG 15
+/* The figures of the summary table; a column no test has is left out of the page. The
+ * percentiles are the total latency's, or clat's in their own columns where fio recorded no
+ * lat percentiles (never one under the other's name). */
+#define NFIG 22
 static void figures(const struct rr_test *t, double v[NFIG])
 {
-	double x[NFIG] = {t->iops,	 t->mbps,	   t->lat_mean_us,	 t->lat_p50_us,
-			  t->lat_p99_us, t->lat_p999_us,   t->lat_p9999_us,	 t->cpu_usr,
-			  t->cpu_sys,	 t->cpu_us_per_io, t->member_ios_per_io, t->parity_gbps,
-			  t->rebuild_s,	 t->rebuild_mbps,  t->rebuild_min_per_tb};
+	double l = t->pct_clat ? NAN : 1, c = t->pct_clat ? 1 : NAN;
+	double x[NFIG] = {t->iops,
+			  t->mbps,
+			  t->lat_mean_us,
+			  l * t->lat_p50_us,
+			  l * t->lat_p99_us,
+			  l * t->lat_p999_us,
+			  l * t->lat_p9999_us,
+			  t->slat_mean_us,
+			  t->clat_mean_us,
+			  c * t->lat_p50_us,
+			  c * t->lat_p99_us,
+			  c * t->lat_p999_us,
+			  c * t->lat_p9999_us,
+			  t->little_l,
+			  t->cpu_usr,
+			  t->cpu_sys,
+			  t->cpu_us_per_io,
+			  t->member_ios_per_io,
+			  t->parity_gbps,
+			  t->rebuild_s,
+			  t->rebuild_mbps,
+			  t->rebuild_min_per_tb};
 	memcpy(v, x, sizeof(x));
 }
 
@@ -267,10 +288,12 @@ static void summary(FILE *f, const struct rr_run *run)
 	static const char *const head[] = {"test",  "level", "members", "chunk", "parity",
 					   "state", "rw",    "bs",	"QD",	 "jobs"};
 	static const char *const fhead[NFIG] = {
-	    "IOPS",	 "MB/s",	   "lat mean us",	  "p50 us",
-	    "p99 us",	 "p99.9 us",	   "p99.99 us",		  "CPU usr %",
-	    "CPU sys %", "CPU us per I/O", "member I/Os per I/O", "parity GB/s",
-	    "rebuild s", "rebuild MB/s",   "rebuild min/TB"};
+	    "IOPS",	       "MB/s",		"lat mean us",	   "lat p50 us",
+	    "lat p99 us",      "lat p99.9 us",	"lat p99.99 us",   "slat mean us",
+	    "clat mean us",    "clat p50 us",	"clat p99 us",	   "clat p99.9 us",
+	    "clat p99.99 us",  "IOPS x lat (in flight)", "CPU usr %", "CPU sys %",
+	    "CPU us per I/O",  "member I/Os per I/O",	"parity GB/s",	   "rebuild s",
+	    "rebuild MB/s",    "rebuild min/TB"};
 	int used[NFIG] = {0};
 	double v[NFIG];
 	for (size_t i = 0; i < run->ntests; i++) {
@@ -278,9 +301,39 @@ static void summary(FILE *f, const struct rr_run *run)
 		for (int k = 0; k < NFIG; k++)
 			used[k] |= !isnan(v[k]);
 	}
-	fputs("<h2 id=summary>Summary</h2>\n<p>Also as <a href=\"summary.csv\">summary.csv</a> and "
-	      "<a href=\"summary.json\">summary.json</a>. MB/s is 10<sup>6</sup> bytes/s. Latency "
-	      "is fio's completion latency (clat) over all jobs. CPU % is the whole test's "
+	fputs("<h2 id=summary>Summary</h2>\n", f);
+	if (*run->emulation)
+		fprintf(f,
+			"<p class=note>Every figure of this run was measured under emulation (%s: "
+			"the md appliance without KVM). fio's clock and the I/O path are QEMU's: "
+			"the figures compare the targets only roughly and no other run's.</p>\n",
+			run->emulation);
+	size_t missed = rr_little_missed(run);
+	if (missed) {
+		fprintf(f,
+			"<p class=note>%zu test%s missed Little's law: IOPS x mean total latency is "
+			"more than 25%% away from the I/Os fio kept in flight (QD x jobs), so "
+			"their latency or IOPS cannot both be right (a clock that runs wrong under "
+			"emulation, a latency that is not the total):",
+			missed, missed > 1 ? "s" : "");
+		for (size_t i = 0; i < run->ntests; i++) {
+			struct rr_little lc = rr_little_check(&run->tests[i]);
+			if (lc.v != RR_LITTLE_MISSED)
+				continue;
+			fputs(" <b>", f);
+			esc(f, run->tests[i].test);
+			fprintf(f, "</b> (%.3g of %.0f)", lc.l, lc.n);
+		}
+		fputs(".</p>\n", f);
+	}
+	fputs("<p>Also as <a href=\"summary.csv\">summary.csv</a> and "
+	      "<a href=\"summary.json\">summary.json</a>. MB/s is 10<sup>6</sup> bytes/s. "
+	      "Latency is fio's total latency of an I/O (lat = slat + clat: submission and "
+	      "completion) over all jobs and directions; its percentiles are lat's where fio "
+	      "recorded them (lat_percentiles=1), else clat's, in the clat columns. IOPS x lat is "
+	      "the I/Os in flight that the two imply (Little's law): in a closed loop of QD x "
+	      "jobs >= 4 it must be within 25% of QD x jobs (the Little column; MISSED where "
+	      "not). CPU % is the whole test's "
 	      "usr/sys time in % of one core (fio's figure for the job threads: the kernel's "
 	      "io_uring workers and engine worker threads are not in it); CPU us per I/O is that "
 	      "time over the I/Os. Member I/Os per I/O and parity GB/s (parity bytes over the "
@@ -292,6 +345,7 @@ static void summary(FILE *f, const struct rr_run *run)
 	for (int k = 0; k < NFIG; k++)
 		if (used[k])
 			fprintf(f, "<th>%s</th>", fhead[k]);
+	fputs("<th>Little</th>", f);
 	fputs("</tr>\n", f);
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *t = &run->tests[i];
@@ -313,6 +367,8 @@ static void summary(FILE *f, const struct rr_run *run)
 		for (int k = 0; k < NFIG; k++)
 			if (used[k])
 				td_num(f, v[k]);
+		struct rr_little lc = rr_little_check(t);
+		td_str(f, lc.v == RR_LITTLE_OK ? "ok" : lc.v == RR_LITTLE_MISSED ? "MISSED" : "-");
 		fputs("</tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
@@ -344,7 +400,10 @@ static const struct rr_test *run_reference(const struct rr_run *run, const struc
 {
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *o = &run->tests[i];
+		/* a level against RAID0 of its own target (md's RAID5 over md's RAID0); JBOD
+		 * serves every target */
 		if (rr_pub_matches(ref, o) && o->members == t->members &&
+		    (!strcmp(ref->array, "jbod") || !strcmp(o->target, t->target)) &&
 		    (!strcmp(ref->array, "jbod") || o->chunk == t->chunk) && o->bs == t->bs &&
 		    o->iodepth == t->iodepth && o->numjobs == t->numjobs)
 			return o;
@@ -366,18 +425,24 @@ static void published_ratios(FILE *f, const struct rr_run *run, const struct rr_
 			if (!rr_pub_matches(r, t) || !(o = run_reference(run, ref, t)))
 				continue;
 			double mv = rr_pub_measured(r, t) / rr_pub_measured(ref, o);
-			if (!rows++)
+			if (!rows++) {
 				fputs(
 				    "<h3>Level against RAID0 / JBOD: ratios on the same "
 				    "hardware</h3>\n"
-				    "<p>Each ratio divides a level's figure by RAID0's (or JBOD's) "
-				    "on the same host and drives, measured here and in the review: "
+				    "<p>Each ratio divides a level's figure by RAID0's of the same "
+				    "target (the engine's by the engine's, md's by md's; JBOD's serves "
+				    "every target) on the same host and drives, measured here and in "
+				    "the review: "
 				    "this compares what the level costs, which carries across "
 				    "hardware better than absolute figures.</p>\n"
-				    "<div class=wide><table>\n<tr><th>this run</th><th>against</th>"
-				    "<th>measured ratio</th><th>published ratio</th><th>published "
-				    "figures</th><th>published on</th><th>source</th></tr>\n",
+				    "<div class=wide><table>\n<tr><th>this run</th><th>against</th>",
 				    f);
+				fprintf(f,
+					"<th>measured ratio%s</th><th>published ratio</th><th>"
+					"published figures</th><th>published on</th><th>source</th>"
+					"</tr>\n",
+					*run->emulation ? " (emulated, not comparable)" : "");
+			}
 			char pubfig[160], on[256];
 			snprintf(pubfig, sizeof(pubfig), "%s %s: %g / %g %s", r->array, ref->array,
 				 r->value, ref->value, r->unit);
@@ -423,7 +488,7 @@ static void published(FILE *f, const struct rr_run *run, const struct rr_pubset 
 		    "<p class=note>This run's hardware differs from the published hosts: this run "
 		    "ran on <b>",
 		    f);
-		esc(f, *run->host ? run->host : "an unrecorded host");
+		esc(f, run->made_on);
 		fputs("</b>, the published figures come from the hosts and drives named in each "
 		      "row, at the published depth and jobs (this run's are in the summary). "
 		      "Absolute figures are shown side by side, not divided; compare the ratios "
@@ -493,7 +558,7 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 	fputs("</h1>\n<p>Preset <b>", f);
 	esc(f, *run->preset ? run->preset : "?");
 	fputs("</b> on <b>", f);
-	esc(f, *run->host ? run->host : "an unrecorded host");
+	esc(f, run->made_on);
 	fprintf(f,
 		"</b>, %zu tests. <a href=#facts>Run</a> &middot; <a href=#charts>Charts</a> "
 		"&middot; <a href=#summary>Summary</a>%s &middot; <a href=#published>Measured vs "
@@ -501,6 +566,13 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 		"href=#projection>Projection</a> &middot; <a href=#selfcheck>Self-check</a></p>\n",
 		run->ntests,
 		rr_run_has_targets(run) ? " &middot; <a href=#targets>Targets</a>" : "");
+	if (*run->emulation)
+		fprintf(f,
+			"<p class=note><b>Measured under emulation (%s).</b> Every figure, table, "
+			"chart and ratio of this page comes from the md appliance without KVM: fio's "
+			"clock and every I/O path are emulated, so the figures show what works, not "
+			"what a machine does, and compare with no other run.</p>\n",
+			run->emulation);
 	facts(f, run);
 	charts(f, c);
 	summary(f, run);

@@ -181,7 +181,7 @@ void rr_an_html(FILE *f, const struct rr_run *run)
 	      "<a href=\"efficiency.csv\">efficiency.csv</a>; the model: docs/report.md.</p>\n"
 	      "<div class=wide><table>\n<tr><th>test</th><th>figure</th><th>raw side</th>"
 	      "<th>raw</th><th>of raw</th><th>member I/Os per I/O</th><th>of the I/O-count "
-	      "bound</th></tr>\n",
+	      "bound</th><th>above its bound: the assumption it broke</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < an->neff; i++) {
 		const struct rr_eff *e = &an->eff[i];
@@ -201,6 +201,7 @@ void rr_an_html(FILE *f, const struct rr_run *run)
 		ncell(f, e->eff_jbod);
 		cell(f, io);
 		ncell(f, e->eff_bound);
+		cell(f, e->above);
 		fputs("</tr>\n", f);
 		free(pl);
 	}

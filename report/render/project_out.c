@@ -105,6 +105,7 @@ static json_object *eff_json(const struct rr_eff *e)
 	json_object_object_add(o, "io_per_io_bound", rr_json_num(e->io_per_io));
 	json_object_object_add(o, "io_bound_source", jstr_r(e->io_source));
 	json_object_object_add(o, "eff_vs_io_bound", rr_json_num(e->eff_bound));
+	json_object_object_add(o, "above_bound", jstr_r(e->above));
 	free(label);
 	return o;
 }
@@ -254,7 +255,7 @@ void rr_proj_csv(FILE *f, const struct rr_analysis *an)
 static void eff_csv(FILE *f, const struct rr_analysis *an)
 {
 	fputs("kind,test,workload,rw,members,figure,raw,raw_kind,raw_figure,eff_vs_jbod,"
-	      "io_per_io_bound,io_bound_source,eff_vs_io_bound\n",
+	      "io_per_io_bound,io_bound_source,eff_vs_io_bound,above_bound\n",
 	      f);
 	for (size_t i = 0; i < an->neff; i++) {
 		const struct rr_eff *e = &an->eff[i];
@@ -274,6 +275,8 @@ static void eff_csv(FILE *f, const struct rr_analysis *an)
 		}
 		fprintf(f, "%s,", e->io_source);
 		rr_csv_num(f, e->eff_bound);
+		fputc(',', f);
+		rr_csv_str(f, e->above);
 		fputc('\n', f);
 		free(label);
 	}

@@ -15,9 +15,12 @@ void rr_csv_num(FILE *f, double v);
 void rr_csv_str(FILE *f, const char *s);
 json_object *rr_json_num(double v); /* summary.json's rounding; NULL for NAN */
 
+/* line.c: "TEST: IOPS, MB/s, lat mean us, Little's mark [emulation]" and a newline */
+void rr_test_line(FILE *f, const struct rr_test *t, const char *emulation);
+
 /* charts.c */
 struct rr_chart {
-	char name[48], title[160];
+	char name[48], title[240];
 	int drawn;     /* 1 when the PNG and SVG were written */
 	char why[200]; /* when not drawn: why */
 };
@@ -25,6 +28,7 @@ struct rr_charts {
 	struct rr_chart list[24];
 	size_t n;
 	char unwritten[48]; /* the first chart whose .dat or .gp could not be written, "" none */
+	char mark[96];	    /* said in every title: the run's emulation, "" none */
 };
 int rr_write_charts(const struct rr_run *run, const struct rr_pubset *pub, struct rr_charts *out);
 int rr_gnuplot(const char *dir, const char *script);

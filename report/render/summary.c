@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum col_type { COL_STR, COL_INT, COL_NUM };
+/* COL_LAT: a percentile of the total latency, empty where fio recorded only clat's;
+ * COL_CLAT: the same field where it is clat's (fio ran without lat_percentiles=1) */
+enum col_type { COL_STR, COL_INT, COL_NUM, COL_LAT, COL_CLAT };
 struct col {
 	const char *name;
 	enum col_type type;
@@ -21,6 +23,10 @@ struct col {
 	{                                                                                          \
 		n, COL_NUM, offsetof(struct rr_test, f)                                            \
 	}
+#define P(n, type, f)                                                                              \
+	{                                                                                          \
+		n, type, offsetof(struct rr_test, f)                                               \
+	}
 
 /* level, members, chunk, bs, iodepth and numjobs are written from the test by hand (ints). */
 static const struct col cols_head[] = {S(preset), S(test), S(workload), S(engine), S(target)};
@@ -29,10 +35,17 @@ static const struct col cols_tail[] = {
     N("iops", iops),
     N("mbps", mbps),
     N("lat_mean_us", lat_mean_us),
-    N("lat_p50_us", lat_p50_us),
-    N("lat_p99_us", lat_p99_us),
-    N("lat_p99.9_us", lat_p999_us),
-    N("lat_p99.99_us", lat_p9999_us),
+    P("lat_p50_us", COL_LAT, lat_p50_us),
+    P("lat_p99_us", COL_LAT, lat_p99_us),
+    P("lat_p99.9_us", COL_LAT, lat_p999_us),
+    P("lat_p99.99_us", COL_LAT, lat_p9999_us),
+    N("clat_mean_us", clat_mean_us),
+    N("slat_mean_us", slat_mean_us),
+    P("clat_p50_us", COL_CLAT, lat_p50_us),
+    P("clat_p99_us", COL_CLAT, lat_p99_us),
+    P("clat_p99.9_us", COL_CLAT, lat_p999_us),
+    P("clat_p99.99_us", COL_CLAT, lat_p9999_us),
+    N("little_inflight", little_l),
     N("cpu_usr_pct", cpu_usr),
     N("cpu_sys_pct", cpu_sys),
     N("cpu_us_per_io", cpu_us_per_io),
@@ -70,7 +83,16 @@ static const char *sval(const struct rr_test *t, const struct col *c)
 
 static double nval(const struct rr_test *t, const struct col *c)
 {
+	if ((c->type == COL_LAT && t->pct_clat) || (c->type == COL_CLAT && !t->pct_clat))
+		return NAN;
 	return *(const double *)((const char *)t + c->off);
+}
+
+/* Little's law's verdict: "ok", "missed", or "" where it does not apply (little.c) */
+static const char *little_word(const struct rr_test *t)
+{
+	enum rr_little_verdict v = rr_little_check(t).v;
+	return v == RR_LITTLE_OK ? "ok" : v == RR_LITTLE_MISSED ? "missed" : "";
 }
 
 /* Enough digits for a person and stable output for the tests' expected files. A figure of
@@ -159,6 +181,7 @@ json_object *rr_test_json(const struct rr_test *t)
 	json_object_object_add(o, "numjobs", jint(t->numjobs, t->numjobs > 0));
 	for (size_t i = 0; i < NCOLS(cols_tail); i++)
 		json_object_object_add(o, cols_tail[i].name, jnum(nval(t, &cols_tail[i])));
+	json_object_object_add(o, "little", jstr(little_word(t)));
 	spread_json(o, t);
 	return o;
 }
@@ -206,6 +229,7 @@ static void write_csv(FILE *f, const struct rr_run *run)
 	fputs("bs,iodepth,numjobs", f);
 	for (size_t i = 0; i < NCOLS(cols_tail); i++)
 		fprintf(f, ",%s", cols_tail[i].name);
+	fputs(",little,emulated", f);
 	rr_an_csv_head(f);
 	fputs(",repeats", f);
 	for (size_t i = 0; i < NCOLS(cols_spread); i++)
@@ -237,6 +261,8 @@ static void write_csv(FILE *f, const struct rr_run *run)
 			fputc(',', f);
 			rr_csv_num(f, nval(t, &cols_tail[i]));
 		}
+		fprintf(f, ",%s,", little_word(t));
+		rr_csv_str(f, run->emulation);
 		rr_an_csv_row(f, run, r);
 		spread_csv(f, t);
 		fputc('\n', f);
@@ -257,10 +283,18 @@ int rr_write_summary(const struct rr_run *run, char *err, size_t errlen)
 	json_object_object_add(o, "run", json_object_new_string(run->id));
 	json_object_object_add(o, "preset", jstr(run->preset));
 	json_object_object_add(o, "host", jstr(run->host));
+	/* the keys only when there is something to say: other runs keep their files unchanged */
+	if (*run->emulation)
+		json_object_object_add(o, "emulated", jstr(run->emulation));
+	if (run->made_on && strcmp(run->made_on, run->host))
+		json_object_object_add(o, "made_on", jstr(run->made_on));
+	json_object_object_add(o, "little_missed",
+			       json_object_new_int64((int64_t)rr_little_missed(run)));
 	for (size_t r = 0; r < run->ntests; r++) {
 		json_object *row = rr_test_json(&run->tests[r]);
 		if (run->tests[r].nhosts)
 			json_object_object_add(row, "hosts", rr_hosts_json(&run->tests[r]));
+		json_object_object_add(row, "emulated", jstr(run->emulation));
 		rr_an_json_test(row, run, r);
 		json_object_array_add(rows, row);
 	}

@@ -23,7 +23,15 @@ void rr_targets_html(FILE *f, const struct rr_run *run)
 {
 	if (!rr_run_has_targets(run))
 		return;
-	fputs("<h2 id=targets>Targets side by side</h2>\n<p>The same test (level x members x "
+	fputs("<h2 id=targets>Targets side by side</h2>\n", f);
+	if (*run->emulation)
+		fprintf(f,
+			"<p class=note>Measured under emulation (%s): md runs in the emulated "
+			"kernel, the engine in emulated user space, and the two slow down by "
+			"different factors, so no ratio to md is given (vs md: \"emulated, not "
+			"comparable\"); the figures say only that each path works.</p>\n",
+			run->emulation);
+	fputs("<p>The same test (level x members x "
 	      "workload x state x depth x jobs) on each target: the fio-raid engine, md (the "
 	      "same array made by mdadm over the same members, fio's io_uring on /dev/mdN) and "
 	      "each dev: volume, with its ratio to md. <i>Host CPU</i> is the whole machine's "
@@ -45,6 +53,8 @@ void rr_targets_html(FILE *f, const struct rr_run *run)
 		for (int k = 0; k < 4; k++)
 			if (!isnan(x[k]))
 				snprintf(v[k], sizeof(v[k]), k == 0 ? "%.2fx" : "%.3g", x[k]);
+		if (*run->emulation && strcmp(t->target, "md") && rr_md_twin(run, t))
+			snprintf(v[0], sizeof(v[0]), "emulated, not comparable");
 		fputs("<tr><td>", f);
 		esc(f, t->test);
 		fputs("</td><td>", f);

@@ -59,7 +59,7 @@ run() {
 	fi
 	[[ $level == jbod ]] || tgt+=("--raid_stats=$OUT/tests/$name.stats.json")
 	"$FIO" --name="$wl-$rw" "${tgt[@]}" --direct=1 --rw="$rw" --bs="$bs" --iodepth="$qd" \
-		--numjobs="$nj" --size=100% --time_based=1 --runtime=1 --randseed=42 \
+		--numjobs="$nj" --size=100% --time_based=1 --runtime=1 --randseed=42 --lat_percentiles=1 \
 		--output-format=json+ --output="$OUT/tests/$name.json" "$@" \
 		>>"$OUT/logs/$name.log" 2>&1
 	local lv=level:i=$level ch=chunk:i=$chunk lay=layout:n par=parity:n
