@@ -28,11 +28,11 @@ for f in hosts md targets plan exec guard; do source "$ROOT/run/$f.sh"; done
 # The presets (presets/index, in order) and their doc lines (again after make, when the
 # program was not built yet).
 PRESETS=() PRESET_LIST=""
-load_presets() {
-	[[ -x $PRESET ]] && PRESET_LIST=$("$PRESET" list "$PRESET_DIR") || return 1
+load_presets() { # a presets/ that does not list whole leaves PRESET_LIST empty (its error shown)
+	[[ -x $PRESET ]] && PRESET_LIST=$("$PRESET" list "$PRESET_DIR") || { PRESET_LIST=""; return 1; }
 	mapfile -t PRESETS < <(cut -d' ' -f1 <<<"$PRESET_LIST")
 }
-load_presets || true
+load_presets 2>/dev/null || true
 
 usage() { # the engine's limits and defaults, from its option table (raid-preset limits)
 	local -A L=([scale_auto]="(build/bin/raid-preset is not built yet)" [gpu_max]=63

@@ -138,10 +138,12 @@ test_result() { # ID STATUS COUNTER REASON: meta.json's status and the count
 	COUNT[$3]=$((COUNT[$3] + 1))
 }
 
-# console_figures FIO_JSON: a test's figures on the console, total latency (fio's lat_ns)
-# among them, as raid-json reads them (to become `raid-report line`, the page's own source)
+# console_figures FIO_JSON: a test's figures on the console from the page's own source
+# (raid-report line: IOPS, MB/s, total mean latency, Little's law's mark), less its name
 console_figures() {
-	"$RJSON" headline "$1"
+	local l
+	l=$("$REPORT" line "$1") || return 1
+	echo "${l#*: }"
 }
 
 # finish_test LINE RC: the status line of a test whose fio ended (reads the run's files)

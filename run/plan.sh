@@ -166,11 +166,12 @@ test_cmd() {
 # plan_print: --dry-run: each test's line and its command (with its environment)
 plan_print() {
 	declare -A T=()
-	local line
+	local line grp
 	echo "# preset ${O[preset]}: ${PLAN_RUN[configs]} tests x ${PLAN_RUN[repeats]} = ${PLAN_RUN[tests]} runs (round by round), scale ${PLAN_RUN[scale]}, runtime ${PLAN_RUN[runtime]}s, member size ${PLAN_RUN[member_size]}, profile ${RUN[profile_name]}"
 	for line in "${PLAN[@]}"; do
 		test_load T "$line"
-		echo "# [${T[idx]}/${PLAN_RUN[tests]}] ${T[id]} (workload ${T[workload]}, level ${T[level]}, members ${T[members]}, chunk ${T[chunk]}, parity ${T[parity]}, state ${T[state]}, bays ${T[bays]}${T[spares]:+, spares ${T[spares]}}${T[group]/#-/}, target ${T[target]})"
+		grp=${T[group]#-} # "-": in no group
+		echo "# [${T[idx]}/${PLAN_RUN[tests]}] ${T[id]} (workload ${T[workload]}, level ${T[level]}, members ${T[members]}, chunk ${T[chunk]}, parity ${T[parity]}, state ${T[state]}, bays ${T[bays]}${T[spares]:+, spares ${T[spares]}}${grp:+, group $grp}, target ${T[target]})"
 		[[ ${T[target]} != md ]] || echo "# md: $(md_create_cmd T "${T[init]}" ${T[member_paths]//:/ })"
 		test_cmd T
 		printf '%q ' "${CMD[@]}"

@@ -127,4 +127,22 @@ else
 		echo "skip: no unattached loop device node to name"
 	fi
 fi
+# issue 37: a broken line in another preset is reported as that preset's, not as the one asked
+broken_other() {
+	local d=$T_SCRATCH/presets-broken
+	rm -rf "$d" && cp -r "$ROOT/presets" "$d" && echo "garbage line" >>"$d/rebuild.preset"
+	"$ROOT/build/bin/raid-preset" list "$d" >/dev/null 2>"$T_SCRATCH/pl.err" && return 1
+	grep -q "rebuild.preset:[0-9]*: unknown keyword 'garbage'" "$T_SCRATCH/pl.err"
+}
+t_case "a broken preset file is named by raid-preset list" broken_other
+t_case "run.sh with a broken presets/ says so, not that the preset is missing" bash -c '
+	d=$1/p; mkdir -p "$d" && cp -r "$2"/{run.sh,run,presets,workloads,hw-profiles} "$d/" &&
+	ln -s "$2/build" "$d/build" && echo "garbage line" >>"$d/presets/rebuild.preset"
+	out=$("$d/run.sh" quick --dry-run --no-build 2>&1); rc=$?
+	((rc != 0)) && grep -q "rebuild.preset:" <<<"$out" && grep -q "presets/ is not valid" <<<"$out" &&
+		! grep -q "is not in .*index" <<<"$out"' _ "$T_SCRATCH" "$ROOT"
+# issue 37: a dry-run line names an array's group apart from its bays ("7g1" before)
+t_case "megaraid's dry run: group g1 apart from the bays" bash -c \
+	'"$1" megaraid --dry-run --no-build 2>/dev/null | grep "^# \[" >"$2" &&
+	grep -q "bays 0,1,2,3,4,5,6,7, group g1," "$2" && ! grep -q "[0-9]g[0-9]" "$2"' _ "$RUN" "$T_SCRATCH/mr.txt"
 t_done
