@@ -26,7 +26,7 @@ export HOST_ONLY
 # In the guest. Each step writes its files into OUT for the host's checks.
 host_guest() {
 	local out=$1 c p ns d=() i vendor=/dev/md5 run pid
-	local opts=(--no-build --runtime 1 --scale 0.0625 --member-size 32M --only "$HOST_ONLY")
+	local opts=(--no-build --repeat 1 --runtime 1 --scale 0.0625 --member-size 32M --only "$HOST_ONLY")
 	echo "boot $MDVM_BOOT_S" >"$out/times"
 	cat /sys/devices/system/node/node*/cpulist >"$out/cpulists"
 	# drive i by its serial MDVMNVME<i> (the kernel enumerates controllers in no fixed order)

@@ -83,7 +83,7 @@ t_case "scratch member files are removed" bash -c "! ls -d '$T_SCRATCH'/fio-raid
 cuda_run() {
 	local out=$T_SCRATCH/cuda m st n=0 gpu=0
 	t_gpu_listed && gpu=1
-	env TMPDIR="$T_SCRATCH" "$RUN" quick --no-build --no-report --parity cuda --scale 0.03 \
+	env TMPDIR="$T_SCRATCH" "$RUN" quick --no-build --no-report --parity cuda --repeat 1 --scale 0.03 \
 		--runtime 1 --member-size 32M --out "$out" || return 1
 	for m in "$out"/*-quick/tests/raid[56]-*.meta.json; do
 		st=$(jget "$m" status)
