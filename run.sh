@@ -237,6 +237,7 @@ main() {
 	if ((!O[dry_run])); then
 		make_dir --out "${RUN[rdir]}/tests"
 		make_dir --out "${RUN[rdir]}/logs"
+		room_check --out "${RUN[rdir]}"
 		make_scratch
 	else
 		O[scratch]=${O[scratch]:-${TMPDIR:-/var/tmp}/fio-raid-scratch.DRYRUN}

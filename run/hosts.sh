@@ -14,6 +14,18 @@ make_dir() {
 	err=$(mkdir -p -- "$2" 2>&1) || die "$1: cannot create $2: ${err##*: }"
 }
 
+# room_check WHAT DIR: DIR takes a results directory's first megabyte (run.json, logs, fio's
+# JSON): a full file system is said before anything runs, not left as a 0-byte run.json
+room_check() {
+	local probe=$2/.room-check err
+	if ! err=$( (head -c 1048576 /dev/zero >"$probe" && sync -f "$probe") 2>&1); then
+		rm -f -- "$probe"
+		rmdir -- "$2"/tests "$2"/logs "$2" 2>/dev/null # nothing of this run is left there
+		die "$1: cannot write in $2: ${err##*: } ($(df -h --output=avail "$2" 2>/dev/null | tail -1 | tr -d ' ') free there)"
+	fi
+	rm -f -- "$probe"
+}
+
 # drives_check WHAT PATH...: every path an attached block device, no device twice (a
 # symlink such as /dev/disk/by-id/... is the device it points to).
 drives_check() {

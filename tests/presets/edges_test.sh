@@ -145,4 +145,17 @@ t_case "run.sh with a broken presets/ says so, not that the preset is missing" b
 t_case "megaraid's dry run: group g1 apart from the bays" bash -c \
 	'"$1" megaraid --dry-run --no-build 2>/dev/null | grep "^# \[" >"$2" &&
 	grep -q "bays 0,1,2,3,4,5,6,7, group g1," "$2" && ! grep -q "[0-9]g[0-9]" "$2"' _ "$RUN" "$T_SCRATCH/mr.txt"
+# issue 37: --out on a full file system is said before anything runs (it left a 0-byte
+# run.json and an empty log)
+if [[ $EUID == 0 ]] && mkdir -p "$T_SCRATCH/full" && mount -t tmpfs -o size=64k tmpfs "$T_SCRATCH/full"; then
+	head -c 65536 /dev/zero >"$T_SCRATCH/full/fill" 2>/dev/null
+	t_case_fail "--out on a full file system is refused, naming the disk" \
+		--msg "^run.sh: --out: cannot write in .*: No space left on device" \
+		"$RUN" quick --no-build --repeat 1 --runtime 1 --member-size 32M \
+		--only '^raid0-4m-SEQ1M-Q8T64-write' --out "$T_SCRATCH/full/res"
+	t_case "... and leaves no run directory there" bash -c '! ls "$1"/res/* >/dev/null 2>&1' _ "$T_SCRATCH/full"
+	umount "$T_SCRATCH/full"
+else
+	echo "skip: --out on a full file system needs root (a tmpfs mount)"
+fi
 t_done
