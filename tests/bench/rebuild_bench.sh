@@ -45,7 +45,8 @@ members() { local i out=; for ((i = 0; i < 8; i++)); do out+=${out:+:}$DIR/m$i; 
 
 raid() { # ARGS...: one fio job over the 8 members
 	"$FIO" --name=rb --thread=1 --ioengine="external:$ENGINE" --filename=vol \
-		--raid_members="$(members)" --raid_chunk=64k --raid_rebuild_workers="$WORKERS" \
+		--raid_members="$(members)" --raid_member_size="$SIZE" --raid_chunk=64k \
+		--raid_rebuild_workers="$WORKERS" \
 		--output-format=terse "$@" >/dev/null
 }
 
