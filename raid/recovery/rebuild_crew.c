@@ -26,6 +26,11 @@ struct crew {
 	pthread_cond_t done_cv; /* a window was recovered, or a worker started */
 	bool quit;
 	int started, ready; /* workers that made their queue (or failed to); that made it */
+	/* retiring and issuing, by whichever thread holds mu first (step()) */
+	struct rec_pace pace;
+	double issue_at; /* when the next window may start (md's limits) */
+	int err;	 /* a window's error: nothing more is issued */
+	bool stopping;	 /* the pass stops: nothing more is issued nor retired */
 };
 
 struct worker {
@@ -86,6 +91,8 @@ static struct raid_queue *worker_queue(struct raid_array *a, uint64_t unit)
 	return q;
 }
 
+static void step(struct crew *c);
+
 static void *worker_main(void *arg)
 {
 	struct worker *wk = arg;
@@ -116,6 +123,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&c->mu);
 		w->ret = ret;
 		w->stage = REC_WIN_DONE;
+		step(c); /* the next window at once, not after the coordinator wakes */
 		pthread_cond_broadcast(&c->done_cv);
 	}
 	pthread_mutex_unlock(&c->mu);
@@ -158,6 +166,35 @@ static void wait_done(struct crew *c, double s)
 	pthread_cond_timedwait(&c->done_cv, &c->mu, &ts);
 }
 
+/*
+ * Under c->mu, by a worker that finished a window or by the coordinator: retire the windows
+ * recovered in order (the front moves past a window only once it and every window before it
+ * are written), then issue what the pacing allows. A worker doing this itself keeps the
+ * others fed while the coordinator waits to be scheduled (a busy machine delays it by
+ * milliseconds, several windows' arithmetic).
+ */
+static void step(struct crew *c)
+{
+	struct rec_pass *p = c->p;
+	struct raid_array *a = c->rec->a;
+	double now;
+
+	while (!c->err && !c->stopping && p->n && rec_nth(p, 0)->stage == REC_WIN_DONE) {
+		c->err = rec_nth(p, 0)->ret;
+		if (!c->err)
+			rec_retire(c->rec, p, rec_nth(p, 0));
+	}
+	if (c->err || c->stopping)
+		return;
+	now = rec_elapsed(c->rec);
+	while (p->n < p->nslots && p->next < p->msize && now >= c->issue_at) {
+		uint64_t rate = rec_pace_rate(&c->pace, raid_meter_bytes(a), now);
+
+		issue(c, rate);
+		c->issue_at = rec_pace_due(c->issue_at, now, rec_nth(p, p->n - 1)->len, rate);
+	}
+}
+
 static bool running(struct rec_pass *p)
 {
 	for (int i = 0; i < p->n; i++)
@@ -166,18 +203,19 @@ static bool running(struct rec_pass *p)
 	return false;
 }
 
-/* The coordinator's loop: retire, checkpoint, issue at the paced times, wait. Under c->mu. */
+/*
+ * The coordinator's loop: the stop, a spare that failed, the checkpoint, the per-second
+ * samples, and the pacing waits; retiring and issuing are step()'s. Under c->mu.
+ */
 static int coordinate(struct crew *c)
 {
 	struct raid_recovery *rec = c->rec;
 	struct rec_pass *p = c->p;
-	struct raid_array *a = rec->a;
-	struct rec_pace pace;
-	double issue_at = rec_elapsed(rec);
 	int ret = 0;
 
-	rec_pace_init(&pace, &a->cfg.rec);
-	while (!ret && !rec_stopping(rec)) {
+	rec_pace_init(&c->pace, &rec->a->cfg.rec);
+	c->issue_at = rec_elapsed(rec);
+	while (!rec_stopping(rec)) {
 		double now, wait = 0.05;
 
 		if (rec_spare_failed(rec, p)) {
@@ -185,32 +223,25 @@ static int coordinate(struct crew *c)
 			ret = -EIO;
 			break;
 		}
-		/* in order: the oldest window retires once recovered, then the next */
-		while (!ret && p->n && rec_nth(p, 0)->stage == REC_WIN_DONE) {
-			ret = rec_nth(p, 0)->ret;
-			if (!ret)
-				rec_retire(rec, p, rec_nth(p, 0));
-		}
-		if (ret)
+		step(c);
+		if (c->err) {
+			ret = c->err;
 			break;
+		}
 		if (rec_elapsed(rec) - p->last_cp >= CHECKPOINT_S) {
+			uint64_t front = p->front; /* retired: written, every window below too */
+
 			/* an fdatasync of the spares: the workers go on meanwhile */
 			pthread_mutex_unlock(&c->mu);
-			rec_checkpoint(rec, p->targets, p->front);
+			rec_checkpoint(rec, p->targets, front);
 			pthread_mutex_lock(&c->mu);
 			p->last_cp = rec_elapsed(rec);
 		}
 		if (p->next >= p->msize && !p->n)
 			break; /* every window retired */
 		now = rec_elapsed(rec);
-		while (p->n < p->nslots && p->next < p->msize && now >= issue_at) {
-			uint64_t rate = rec_pace_rate(&pace, raid_meter_bytes(a), now);
-
-			issue(c, rate);
-			issue_at = rec_pace_due(issue_at, now, rec_nth(p, p->n - 1)->len, rate);
-		}
-		if (p->n < p->nslots && p->next < p->msize && issue_at - now < wait)
-			wait = issue_at - now;
+		if (p->n < p->nslots && p->next < p->msize && c->issue_at - now < wait)
+			wait = c->issue_at - now;
 		if (p->n && rec_nth(p, 0)->stage == REC_WIN_DONE)
 			wait = 0;
 		if (wait > 0 && !p->n) {
@@ -225,7 +256,9 @@ static int coordinate(struct crew *c)
 		rec_tick(rec);
 		pthread_mutex_lock(&c->mu);
 	}
-	/* stopping: windows not yet taken are dropped, those running complete */
+	/* stopping: nothing more is issued or retired; windows not yet taken are dropped, those
+	 * running complete before the buffers go */
+	c->stopping = true;
 	for (int i = 0; i < p->n; i++)
 		if (rec_nth(p, i)->stage == REC_WIN_QUEUED)
 			rec_nth(p, i)->stage = REC_WIN_FREE;
