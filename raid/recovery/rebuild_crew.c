@@ -3,11 +3,12 @@
  * is a thread with its own raid_queue (so its own ring, and its own io-wq where the kernel
  * copies, as tmpfs and the page cache do) that takes whole windows and recovers each one
  * alone: reads every source, recomputes the lost rows beside the other workers' reads, and
- * writes the spares. The recovery thread stays the coordinator: it paces (md's limits),
- * takes the window lock from the front to the newest window's end, hands windows out in
- * order and retires them in order, so the front (md's recovery_offset) and the checkpoint
- * move only past windows below which every window is written, exactly as the single
- * thread's pipeline does (rebuild_pipe.c).
+ * writes the spares. Under the crew's lock, whoever holds it (step(): the recovery thread
+ * or a worker that just finished) retires windows in order and issues new ones at the paced
+ * times (md's limits), extending the window lock from the front to the newest window's end,
+ * so the front (md's recovery_offset) and the checkpoint move only past windows below which
+ * every window is written, exactly as the single thread's pipeline does (rebuild_pipe.c).
+ * The recovery thread keeps the checkpoint, the samples, the stop and the pacing waits.
  */
 #include <errno.h>
 #include <pthread.h>
