@@ -63,6 +63,7 @@ struct raid_recovery_config {
 	char *spares[RAID_MAX_MEMBERS];
 	bool rebuild;
 	uint64_t rebuild_min, rebuild_max; /* bytes per second (the options are MB/s) */
+	int rebuild_workers; /* threads recovering windows side by side (rebuild_crew.c) */
 	int nfail;
 	struct raid_fail_at fail[RAID_MAX_MEMBERS];
 	int ninject;

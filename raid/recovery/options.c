@@ -49,6 +49,11 @@ static const struct raid_option rows[] = {
     {.name = "raid_rebuild_max", .type = RAID_OPT_RATE, .part = "recovery",
      .help = "highest rebuild rate (md's speed_limit_max)", .def = "200", .def_doc = "md's",
      .hi = 1000000000, RAID_OPT_AT(rec.rebuild_max)},
+    {.name = "raid_rebuild_workers", .type = RAID_OPT_INT, .part = "recovery",
+     .help = "threads recovering rebuild windows side by side, each with its own queue; 1: "
+	     "the recovery thread alone",
+     .def = "4", .lo = 1, .hi = REC_WORKERS_MAX, .unit = "a thread count",
+     RAID_OPT_AT(rec.rebuild_workers)},
     {.name = "raid_start_dirty_degraded", .type = RAID_OPT_BOOL, .part = "recovery",
      .help = "1: start a degraded RAID 5/6 whose last run did not end cleanly (md's "
 	     "start_dirty_degraded)",

@@ -186,7 +186,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	struct rec_pass *p = calloc(1, sizeof(*p));
 	double t_start;
 	char who[RAID_ERRLEN];
-	int ret = 0, unpinned = 0;
+	int ret = 0, unpinned = 0, nslots;
 
 	if (!p)
 		goto nomem;
@@ -195,7 +195,11 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	t_start = rec_elapsed(rec);
 	*p = (struct rec_pass){.targets = targets, .msize = a->geom.member_size, .unit = unit,
 			       .front = UINT64_MAX, .last_cp = t_start, .next_log = 0.1};
-	for (int k = 0; k < REC_WINDOWS * a->geom.n; k++) {
+	/* a GPU rebuilds the windows in place, from one thread */
+	if (a->cfg.rec.rebuild_workers > 1 && !a->gpu)
+		p->nworkers = a->cfg.rec.rebuild_workers;
+	nslots = p->nworkers ? p->nworkers + 2 : REC_WINDOWS;
+	for (int k = 0; k < nslots * a->geom.n; k++) {
 		int m = k % a->geom.n;
 		void **bp = &p->bufs[k / a->geom.n][m];
 
@@ -208,7 +212,7 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 		if (a->ops->buf_register && a->ops->buf_register(a, *bp, REGION_MAX))
 			unpinned++;
 	}
-	for (int k = 0; k < REC_WINDOWS; k++)
+	for (int k = 0; k < nslots; k++)
 		p->win[k].bufs = p->bufs[k];
 	if (unpinned)
 		raid_log("raid: rebuild: %d window buffers could not be pinned for the GPU: the "
@@ -223,8 +227,9 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	p->front = p->front / unit * unit;
 	p->start_front = p->front;
 	names(a, targets, who, sizeof(who));
-	raid_log("raid: rebuild of member %s starts at %.1f s%s", who, t_start,
-		 p->front ? " (resumed from the state file)" : "");
+	raid_log("raid: rebuild of member %s starts at %.1f s%s, on %d worker%s", who, t_start,
+		 p->front ? " (resumed from the state file)" : "", p->nworkers ? p->nworkers : 1,
+		 p->nworkers ? "s" : "");
 	pthread_mutex_lock(&rec->mu);
 	if (!rec->res.rebuild_done && !rec->rb_active)
 		rec->res.start_s = t_start;
@@ -240,7 +245,11 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 			rec->res.members[rec->res.nrebuilt] = t;
 			rec->res.spares[rec->res.nrebuilt++] = a->m[atomic_load(&a->m[t].dev)].path;
 		}
-	ret = rec_pass_windows(rec, p);
+	ret = p->nworkers ? rec_pass_crew(rec, p) : -EAGAIN;
+	if (ret == -EAGAIN) { /* one worker, or no thread could start: the recovery thread alone */
+		p->nslots = 0;
+		ret = rec_pass_windows(rec, p);
+	}
 	if (raid_quiesce_held(a))
 		raid_quiesce_unlock(rec->a);
 	if (ret && !p->said)
@@ -258,7 +267,7 @@ nomem:
 		if (targets >> t & 1)
 			atomic_store(&a->m[t].spare_failed, true); /* given up */
 out:
-	for (int k = 0; p && k < REC_WINDOWS * a->geom.n; k++) {
+	for (int k = 0; p && k < REC_SLOTS_MAX * a->geom.n; k++) {
 		void *bp = p->bufs[k / a->geom.n][k % a->geom.n];
 
 		if (bp && a->ops->buf_unregister)

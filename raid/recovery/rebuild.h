@@ -125,10 +125,11 @@ static inline double rec_elapsed(struct raid_recovery *rec)
 /* one member transfer through the recovery queue, split into pieces; rec_wait() runs them */
 struct rec_batch {
 	struct raid_request r;
+	struct raid_queue *q; /* the queue its I/Os go through: the recovery thread's or a worker's */
 	unsigned nio;	   /* member I/Os issued (0: it completes at once, nothing to reap) */
 	int failed_member; /* -1, or a member whose read failed */
 };
-void rec_batch_init(struct rec_batch *b);
+void rec_batch_init(struct rec_batch *b, struct raid_queue *q);
 void rec_io(struct raid_recovery *rec, struct rec_batch *b, enum raid_op op, int member, void *buf,
 	    uint64_t moff, uint64_t len);
 int rec_wait(struct raid_recovery *rec, struct rec_batch *b);
@@ -138,15 +139,28 @@ void rec_tick(struct raid_recovery *rec); /* samples the foreground meter when d
 void *rec_alloc(size_t len);
 
 /* rebuild_pipe.c: the windows of a rebuild pass in flight (docs/rebuild.md, speed) */
-#define REC_WINDOWS 4
-enum rec_win_stage { REC_WIN_FREE, REC_WIN_READ, REC_WIN_WRITE };
+#define REC_WINDOWS 4 /* in flight with raid_rebuild_workers=1 (the recovery thread alone) */
+#define REC_WORKERS_MAX 8
+/* in flight with W workers: W + 2, so that a worker done early finds another window */
+#define REC_SLOTS_MAX (REC_WORKERS_MAX + 2)
+enum rec_win_stage {
+	REC_WIN_FREE,
+	REC_WIN_READ,
+	REC_WIN_WRITE,
+	/* workers (rebuild_crew.c): waiting for one, being recovered by one, recovered */
+	REC_WIN_QUEUED,
+	REC_WIN_RUNNING,
+	REC_WIN_DONE,
+};
 struct rec_win {
 	uint64_t front, len, lost; /* member rows [front, front + len); members not read */
 	void **bufs;		   /* one per member */
+	struct raid_queue *q;	   /* the queue its I/Os go through */
 	struct rec_batch b;	   /* its reads, then its writes */
 	enum rec_win_stage stage;
 	bool io_done; /* b was reaped */
 	int tries;    /* reads again after a source failed */
+	int ret;      /* a worker's result (REC_WIN_DONE) */
 };
 struct rec_pass {
 	uint64_t targets, msize, unit;
@@ -154,16 +168,29 @@ struct rec_pass {
 	uint64_t next;		     /* where the next window starts */
 	double last_cp, next_log;    /* the last checkpoint's time; the next progress line */
 	bool said;		     /* why it stopped was said */
-	struct rec_win win[REC_WINDOWS];
+	struct rec_win win[REC_SLOTS_MAX];
 	int head, n; /* the oldest window in flight; how many are */
-	void *bufs[REC_WINDOWS][RAID_MAX_MEMBERS];
+	int nslots;  /* windows in flight at most (0: REC_WINDOWS) */
+	void *bufs[REC_SLOTS_MAX][RAID_MAX_MEMBERS];
+	int nworkers; /* raid_rebuild_workers > 1: that many (rebuild_crew.c); else 0 */
 };
 /* Rebuild from p->front to the end or a stop: 0, or why it stopped (p->front: retired). */
 int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p);
+/* The same with p->nworkers workers, each recovering whole windows on its own queue. */
+int rec_pass_crew(struct raid_recovery *rec, struct rec_pass *p);
 /* One window on its own, read, recomputed and written (redo of dirty rows; `again`: even
- * where a target's front is past it). */
+ * where a target's front is past it), on the recovery thread's queue or on q. */
 int rec_recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t front, uint64_t len,
 		       void **bufs, bool again);
+int rec_recover_window_on(struct raid_recovery *rec, struct raid_queue *q, uint64_t targets,
+			  uint64_t front, uint64_t len, void **bufs, bool again);
+/* rebuild_pipe.c, shared with rebuild_crew.c */
+void rec_retire(struct raid_recovery *rec, struct rec_pass *p, struct rec_win *w);
+bool rec_spare_failed(struct raid_recovery *rec, struct rec_pass *p);
+static inline struct rec_win *rec_nth(struct rec_pass *p, int i)
+{
+	return &p->win[(p->head + i) % p->nslots];
+}
 /* rebuild.c: fdatasync the spares, then record `front` as their durable checkpoint */
 void rec_checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front);
 

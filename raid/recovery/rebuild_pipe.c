@@ -80,7 +80,7 @@ static int window_read(struct raid_recovery *rec, uint64_t targets, struct rec_w
 	struct raid_array *a = rec->a;
 	int ret = 0;
 
-	rec_batch_init(&w->b);
+	rec_batch_init(&w->b, w->q);
 	if (!a->ops->rows_recover) {
 		for (int t = 0; t < a->geom.n && !ret; t++)
 			if (targets >> t & 1)
@@ -104,7 +104,7 @@ static void window_write(struct raid_recovery *rec, uint64_t targets, struct rec
 {
 	struct raid_array *a = rec->a;
 
-	rec_batch_init(&w->b);
+	rec_batch_init(&w->b, w->q);
 	for (int t = 0; t < a->geom.n; t++)
 		if (targets >> t & 1 &&
 		    (again || atomic_load(&a->m[t].recovery_offset) < w->front + w->len))
@@ -114,8 +114,14 @@ static void window_write(struct raid_recovery *rec, uint64_t targets, struct rec
 int rec_recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t front, uint64_t len,
 		       void **bufs, bool again)
 {
+	return rec_recover_window_on(rec, rec->q, targets, front, len, bufs, again);
+}
+
+int rec_recover_window_on(struct raid_recovery *rec, struct raid_queue *q, uint64_t targets,
+			  uint64_t front, uint64_t len, void **bufs, bool again)
+{
 	struct raid_array *a = rec->a;
-	struct rec_win w = {.front = front, .len = len, .bufs = bufs};
+	struct rec_win w = {.front = front, .len = len, .bufs = bufs, .q = q};
 
 	for (int tries = 0;; tries++) {
 		int ret = window_read(rec, targets, &w);
@@ -136,13 +142,8 @@ int rec_recover_window(struct raid_recovery *rec, uint64_t targets, uint64_t fro
 
 /* ---- the pipeline ---- */
 
-static struct rec_win *nth(struct rec_pass *p, int i)
-{
-	return &p->win[(p->head + i) % REC_WINDOWS];
-}
-
 /* The oldest window's writes are done: the front moves past it (md's recovery_offset). */
-static void retire(struct raid_recovery *rec, struct rec_pass *p, struct rec_win *w)
+void rec_retire(struct raid_recovery *rec, struct rec_pass *p, struct rec_win *w)
 {
 	struct raid_array *a = rec->a;
 	uint64_t end = w->front + w->len;
@@ -154,7 +155,7 @@ static void retire(struct raid_recovery *rec, struct rec_pass *p, struct rec_win
 	p->front = end;
 	rec->res.bytes += w->len;
 	w->stage = REC_WIN_FREE;
-	p->head = (p->head + 1) % REC_WINDOWS;
+	p->head = (p->head + 1) % p->nslots;
 	p->n--;
 	if ((double)(p->front - p->start_front) >=
 	    p->next_log * (double)(p->msize - p->start_front)) {
@@ -172,7 +173,7 @@ static void retire(struct raid_recovery *rec, struct rec_pass *p, struct rec_win
 static int issue(struct raid_recovery *rec, struct rec_pass *p, uint64_t rate)
 {
 	struct raid_array *a = rec->a;
-	struct rec_win *w = nth(p, p->n);
+	struct rec_win *w = rec_nth(p, p->n);
 	uint64_t vlo, vlen;
 
 	w->front = p->next;
@@ -205,7 +206,7 @@ static int advance(struct raid_recovery *rec, struct rec_pass *p, struct rec_win
 	return 0;
 }
 
-static bool spare_failed(struct raid_recovery *rec, struct rec_pass *p)
+bool rec_spare_failed(struct raid_recovery *rec, struct rec_pass *p)
 {
 	struct raid_array *a = rec->a;
 	bool any = false;
@@ -246,7 +247,7 @@ static bool win_done(struct rec_win *w)
 static bool in_flight(struct rec_pass *p)
 {
 	for (int i = 0; i < p->n; i++)
-		if (!win_done(nth(p, i)))
+		if (!win_done(rec_nth(p, i)))
 			return true;
 	return false;
 }
@@ -258,7 +259,7 @@ static void drain(struct raid_recovery *rec, struct rec_pass *p)
 		bool busy = false;
 
 		for (int i = 0; i < p->n; i++)
-			busy |= !win_done(nth(p, i));
+			busy |= !win_done(rec_nth(p, i));
 		if (!busy || reap(rec, p, 0.05) < 0)
 			break;
 	}
@@ -277,10 +278,13 @@ int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p)
 	rec_pace_init(&pace, &a->cfg.rec);
 	p->next = p->front;
 	p->head = p->n = 0;
+	p->nslots = REC_WINDOWS;
+	for (int k = 0; k < REC_WINDOWS; k++)
+		p->win[k].q = rec->q;
 	while (!ret && !rec_stopping(rec)) {
 		double now, wait = 0.05;
 
-		if (spare_failed(rec, p)) {
+		if (rec_spare_failed(rec, p)) {
 			ret = -EIO;
 			p->said = true;
 			break;
@@ -288,7 +292,7 @@ int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p)
 		/* in order: the oldest retires once written; a read window is recomputed and
 		 * its writes start while the later windows are still being read */
 		for (int i = 0; i < p->n && !ret; i++) {
-			struct rec_win *w = nth(p, i);
+			struct rec_win *w = rec_nth(p, i);
 
 			if (!win_done(w))
 				continue;
@@ -296,7 +300,7 @@ int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p)
 				if (w->b.r.error)
 					ret = -EIO;
 				else if (i == 0) {
-					retire(rec, p, w);
+					rec_retire(rec, p, w);
 					i--;
 				}
 				continue;
@@ -319,14 +323,14 @@ int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p)
 			uint64_t rate = rec_pace_rate(&pace, raid_meter_bytes(a), now);
 
 			ret = issue(rec, p, rate);
-			issue_at = rec_pace_due(issue_at, now, nth(p, p->n - 1)->len, rate);
+			issue_at = rec_pace_due(issue_at, now, rec_nth(p, p->n - 1)->len, rate);
 		}
 		if (ret)
 			break;
 		if (p->n < REC_WINDOWS && p->next < p->msize && issue_at - now < wait)
 			wait = issue_at - now;
 		for (int i = 0; i < p->n; i++)
-			if (win_done(nth(p, i)) && (i == 0 || nth(p, i)->stage == REC_WIN_READ))
+			if (win_done(rec_nth(p, i)) && (i == 0 || rec_nth(p, i)->stage == REC_WIN_READ))
 				wait = 0; /* it issued nothing: on with it at once */
 		/*
 		 * Completions are reaped only by a wait that enters the kernel (the ring runs

@@ -77,16 +77,17 @@ static int batch_advance(struct raid_queue *q, struct raid_request *r)
 	return 1;
 }
 
-void rec_batch_init(struct rec_batch *b)
+void rec_batch_init(struct rec_batch *b, struct raid_queue *q)
 {
 	memset(b, 0, sizeof(*b));
+	b->q = q;
 	b->failed_member = -1;
 }
 
 void rec_io(struct raid_recovery *rec, struct rec_batch *b, enum raid_op op, int member, void *buf,
 	    uint64_t moff, uint64_t len)
 {
-	struct raid_queue *q = rec->q;
+	struct raid_queue *q = b->q;
 
 	if (!b->r.inflight) {
 		b->r.error = 0;
@@ -116,13 +117,14 @@ void rec_wait_all(struct raid_recovery *rec, struct rec_batch *b1, struct rec_ba
 {
 	struct raid_request *out[8];
 	bool w1 = b1 && b1->r.inflight, w2 = b2 && b2->r.inflight;
+	struct raid_queue *q = w1 ? b1->q : w2 ? b2->q : NULL;
 
 	if (!w1 && !w2)
 		return;
-	raid_commit(rec->q);
+	raid_commit(q);
 	/* until each batch is reaped: a batch still on the done list must not be reused */
 	while (w1 || w2) {
-		int n = raid_reap(rec->q, 1, 8, NULL, out);
+		int n = raid_reap(q, 1, 8, NULL, out);
 
 		if (n < 0) {
 			if (w1 && !b1->r.error)

@@ -1,7 +1,8 @@
 # raid/recovery/recovery.mk: recovery (docs/rebuild.md): spares and rebuild, scrub and
 # resync, failures and fault injection, the state file; its tests and benchmark.
 
-LIBRAID_SRCS += raid/recovery/rebuild.c raid/recovery/rebuild_pipe.c raid/recovery/rebuild_window.c \
+LIBRAID_SRCS += raid/recovery/rebuild.c raid/recovery/rebuild_pipe.c raid/recovery/rebuild_crew.c \
+	raid/recovery/rebuild_window.c \
 	raid/recovery/rebuild_config.c raid/recovery/scrub.c raid/recovery/state.c \
 	raid/recovery/fault.c raid/recovery/service.c raid/recovery/pace.c \
 	raid/recovery/options.c raid/recovery/module.c

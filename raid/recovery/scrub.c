@@ -59,7 +59,7 @@ static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t 
 
 		a->ops->span(&a->geom, front, len, &vlo, &vlen);
 		raid_quiesce_lock(rec->a, vlo, vlo + vlen);
-		rec_batch_init(&b);
+		rec_batch_init(&b, rec->q);
 		for (int m = 0; m < a->geom.n; m++)
 			rec_io(rec, &b, RAID_OP_READ, m, bufs[m], front, len);
 		ret = rec_wait(rec, &b) ? -EIO : 0;
@@ -73,7 +73,7 @@ static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t 
 			}
 			*mism += bad;
 			*units += len / a->geom.chunk;
-			rec_batch_init(&b);
+			rec_batch_init(&b, rec->q);
 			for (int m = 0; m < a->geom.n && fix; m++)
 				if (rw >> m & 1)
 					rec_io(rec, &b, RAID_OP_WRITE, m, bufs[m], front, len);
@@ -120,7 +120,7 @@ static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet, uint64
 		struct rec_batch b;
 
 		raid_quiesce_lock(rec->a, v, v + len);
-		rec_batch_init(&b);
+		rec_batch_init(&b, rec->q);
 		for (uint64_t u = v; u < v + len; u += unit) {
 			uint64_t l = v + len - u < unit ? v + len - u : unit;
 			int n = a->ops->map(&a->geom, u, locs, &seg);
@@ -131,7 +131,7 @@ static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet, uint64
 					       (char *)bufs[k] + (u - v), locs[k].offset, l);
 		}
 		ret = rec_wait(rec, &b) ? -EIO : 0;
-		rec_batch_init(&b);
+		rec_batch_init(&b, rec->q);
 		for (uint64_t u = v; u < v + len && !ret; u += unit) {
 			uint64_t l = v + len - u < unit ? v + len - u : unit;
 			int n = a->ops->map(&a->geom, u, locs, &seg), first = -1;

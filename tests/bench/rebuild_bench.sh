@@ -15,8 +15,15 @@
 #           engine's per-second samples (stats "rebuild" object) of that same run; then
 #           the same load on the degraded array without a rebuild (BENCH_FAIL_AT s): the
 #           fair baseline for "during", whose reads of the lost member are degraded.
+# First, over null members (no data moves: what is left is the engine's own cost and the
+# arithmetic), RAID5 and RAID6 x8 rebuilt with BENCH_WORKERS workers beside what the parity
+# kernel the rebuild uses (the array's variant in its streaming twin, one lost data block
+# from P: recov1, k = 7 and 6, chunk 64k) does alone in as many threads at once
+# (raid-parity-bench, one process per thread, their rates added), as MB/s of rebuilt member
+# (data bytes / k): ratio target >= 0.7.
 # Env: BENCH_SIZE (per member, 256m), BENCH_MIN/BENCH_MAX (MB/s, 200/100000),
-#      BENCH_RUNTIME (loaded run, 10 s), BENCH_FAIL_AT (3 s), BENCH_REPEAT (3).
+#      BENCH_RUNTIME (loaded run, 10 s), BENCH_FAIL_AT (3 s), BENCH_REPEAT (3),
+#      BENCH_WORKERS (raid_rebuild_workers, the CPUs online up to 8), BENCH_NULL_SIZE (8g).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,6 +35,9 @@ MAX=${BENCH_MAX:-100000}
 RUNTIME=${BENCH_RUNTIME:-10}
 FAIL_AT=${BENCH_FAIL_AT:-3}
 REPEAT=${BENCH_REPEAT:-3}
+WORKERS=${BENCH_WORKERS:-$(($(nproc) < 8 ? $(nproc) : 8))}
+NULL_SIZE=${BENCH_NULL_SIZE:-8g}
+PBENCH=$ROOT/build/bin/raid-parity-bench
 DIR=$(mktemp -d /dev/shm/fio-raid-rbench.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 
@@ -35,7 +45,39 @@ members() { local i out=; for ((i = 0; i < 8; i++)); do out+=${out:+:}$DIR/m$i; 
 
 raid() { # ARGS...: one fio job over the 8 members
 	"$FIO" --name=rb --thread=1 --ioengine="external:$ENGINE" --filename=vol \
-		--raid_members="$(members)" --raid_chunk=64k --output-format=terse "$@" >/dev/null
+		--raid_members="$(members)" --raid_member_size="$SIZE" --raid_chunk=64k \
+		--raid_rebuild_workers="$WORKERS" \
+		--output-format=terse "$@" >/dev/null
+}
+
+kernel_mbps() { # K: MB/s of rebuilt member, WORKERS processes of recov1 at once, rates added
+	local k=$1 impl i
+	impl=$("$PBENCH" --quick --op recov1 --k "$k" --chunk 64k --mode stream --runs 1 --json 2>&1 \
+		>/dev/null | sed -n 's/^parity variant: \([a-z0-9]*\).*/\1/p')
+	for ((i = 0; i < WORKERS; i++)); do
+		"$PBENCH" --op recov1 --k "$k" --chunk 64k --mode stream --impl "$impl" --runs 5 \
+			--json 2>/dev/null >"$DIR/pb$i.json" &
+	done
+	wait
+	jq -s --argjson k "$k" '[.[][] | .gbps] | add * 1000 / $k | round' "$DIR"/pb*.json
+	rm -f "$DIR"/pb*.json
+}
+
+null_row() { # LEVEL K: REPEAT rebuilds over null members beside the kernel alone
+	local level=$1 k=$2 i r c rates= kern= ratios=
+	for ((i = 0; i < REPEAT; i++)); do
+		"$FIO" --name=rb --thread=1 --ioengine="external:$ENGINE" --filename=vol \
+			--raid_backend=null --raid_members="$(members)" --raid_member_size="$NULL_SIZE" \
+			--raid_chunk=64k --raid_level="$level" --rw=read --bs=4k --io_size=4k \
+			--raid_failed=1 --raid_spares="$DIR/null-s0" --raid_rebuild=1 \
+			--raid_rebuild_max="$MAX" --raid_rebuild_workers="$WORKERS" \
+			--raid_stats="$DIR/null.json" --output-format=terse >/dev/null 2>&1
+		r=$(jq -r '.rebuild.mbps | round' "$DIR/null.json")
+		c=$(kernel_mbps "$k")
+		rates+=" $r" kern+=" $c" ratios+=" $(awk -v r="$r" -v c="$c" 'BEGIN { printf "%.2f", r / c }')"
+	done
+	printf 'raid%-3s null members, %d workers: rebuild MB/s:%s  kernel alone (recov1 k=%d, %d threads) MB/s:%s  ratio:%s\n' \
+		"$level" "$WORKERS" "$rates" "$k" "$WORKERS" "$kern" "$ratios"
 }
 
 copy_mbps() { # SRC: MB/s (10^6) of one sequential copy of SRC to a new file
@@ -94,7 +136,12 @@ summary() { # IDLE-STATS LOAD-STATS LEVEL DEGRADED-IOPS: one table row from the 
 		lv, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }'
 }
 
-echo "rebuild onto a spare, 8 members of $SIZE in /dev/shm, chunk 64k, io_uring backend;"
+echo "rebuild over 8 null members of $NULL_SIZE (raid_backend=null), chunk 64k, $WORKERS workers, against"
+echo "the parity kernel alone in $WORKERS threads (MB/s of rebuilt member; ratio target >= 0.7):"
+null_row 5 7
+null_row 6 6
+echo
+echo "rebuild onto a spare, 8 members of $SIZE in /dev/shm, chunk 64k, io_uring backend, $WORKERS workers;"
 echo "idle rebuild rate against a sequential copy of one member, $REPEAT runs each (ratio target >= 0.8),"
 echo "and against the level's own member transfers done by parallel dd without the engine (ratio2):"
 for level in 10 5; do

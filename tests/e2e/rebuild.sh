@@ -393,4 +393,48 @@ exit_codes() {
 }
 t_case "errors outside the job's I/O exit non-zero (stats, state, scrub repair)" exit_codes
 
+# Several workers (raid_rebuild_workers=8, ten 2 MiB windows in flight over 32 MiB members):
+# the spare ends byte for byte as the lost member, which the fill wrote in md's layout, with
+# fio verifying every block while the workers rebuild.
+workers_exact() { # LEVEL N FAIL
+	local l=$1 n=$2 f=$3 p=w$1-
+	MS=32m fill "$l" "$n" $p || return 1
+	cp "$S/$p$f" "$S/lost" || return 1
+	MS=32m check "$l" "$n" $p --raid_failed="$f" --raid_spares="$S/${p}s" --raid_rebuild=1 \
+		--raid_rebuild_workers=8 --raid_rebuild_max=100000 || return 1
+	grep -q "starts at .* on 8 workers" "$S/check.log" || return 1
+	cmp "$S/lost" "$S/${p}s"
+}
+t_case "raid1 rebuild on 8 workers: spare identical" workers_exact 1 2 1
+t_case "raid10 rebuild on 8 workers: spare identical" workers_exact 10 4 2
+t_case "raid5 rebuild on 8 workers: spare identical" workers_exact 5 4 1
+t_case "raid6 rebuild on 8 workers: spare identical" workers_exact 6 5 2
+
+# fio killed (-9) during a rebuild on 4 workers: the checkpoint covers only windows below
+# which every window was written, so the next run resumes there and the spare ends right.
+workers_killed() { # LEVEL N
+	local l=$1 n=$2 p=wk$1- pid i off
+	MS=64m fill "$l" "$n" $p || return 1
+	cp "$S/${p}1" "$S/lost"
+	MS=64m bg_job slow "$l" "$n" $p --rw=read --raid_failed=1 --raid_spares="$S/${p}s" \
+		--raid_rebuild=1 --raid_rebuild_max=20 --raid_rebuild_min=20 \
+		--raid_rebuild_workers=4 --raid_state="$S/$p.state" --time_based --runtime=30 \
+		--verify=0
+	pid=$BG_PID
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.1
+		grep -q '"recovery_offset": [1-9]' "$S/$p.state" 2>/dev/null && break
+	done
+	kill -9 $pid # at once: what the checkpoint claims beyond the spare's bytes stays unwritten
+	wait $pid 2>/dev/null
+	off=$(jget "$S/$p.state" replaced.0.recovery_offset) || return 1
+	echo "killed with the checkpoint at $off bytes"
+	((off > 0 && off < 64 * 1024 * 1024)) || return 1
+	MS=64m check "$l" "$n" $p --raid_state="$S/$p.state" --raid_rebuild=1 \
+		--raid_spares="$S/${p}s" --raid_rebuild_workers=4 || return 1
+	grep -q "resumed from the state file" "$S/check.log" && cmp "$S/lost" "$S/${p}s"
+}
+t_case "raid5 killed rebuild on 4 workers resumes, spare identical" workers_killed 5 4
+t_case "raid6 killed rebuild on 4 workers resumes, spare identical" workers_killed 6 5
+
 t_done
