@@ -69,7 +69,7 @@ layout() {
 }
 t_case "tests/T@K.{json,meta.json,stats.json}, logs/T@K.log; meta's test, repeat, repeats" layout
 t_case "the console says n=1 beside each figure, and which run it was" \
-	grep -q 'done  raid5-4m-RND4K-Q1T64-randread@2: .*us mean (n=1, run 2 of 2)' "$T_SCRATCH/run.out"
+	grep -Eq 'done  raid5-4m-RND4K-Q1T64-randread@2: [0-9.]+ IOPS, .*lat mean [0-9.]+ us.* \(n=1, run 2 of 2\)' "$T_SCRATCH/run.out"
 t_case "fio wrote total-latency percentiles (lat_ns.percentile)" bash -c \
 	"jq -e '.jobs[0].read.lat_ns.percentile' '$R/tests/raid0-4m-RND4K-Q1T64-randread@1.json' >/dev/null"
 t_case "run.json: repeats, fio's clock, started and finished" bash -c \
