@@ -38,8 +38,6 @@ export FIO ENGINE ROOT
 nvme_guest() {
 	local out=$1 hw=$ROOT/build/bin/raid-hwinfo c p ns n0=() n1=() cpus mem pid
 	local nostate=--verify_state_save=0 # the cwd is read-only in the guest
-	# the engine's parity selection, kept where the guest may write
-	export RAID_PARITY_SELECTION=$out/parity-selection.json
 	echo "boot $MDVM_BOOT_S" >"$out/times"
 	cat /sys/devices/system/node/node*/cpulist >"$out/cpulists"
 	# controller, serial, node, PCI address, its namespace's block device (native multipath
