@@ -64,12 +64,6 @@ struct raid_level_ops {
 		     uint64_t *vlen);
 	void (*unmap)(const struct raid_geom *g, int member, uint64_t moff, uint64_t *voff,
 		      uint64_t *seg);
-	/*
-	 * Optional: settle once what the row hooks compute with (RAID5/6: the streaming parity
-	 * variant, timed on its first use), called before a pass starts its clock so that the
-	 * pass's rate is the rows' and not a one-off selection's.
-	 */
-	void (*rows_prepare)(struct raid_array *a);
 	/* recompute the members in the `lost` bitmask from the others */
 	void (*rows_recover)(struct raid_array *a, uint64_t moff, uint64_t len, uint64_t lost,
 			     void **bufs);

@@ -28,7 +28,6 @@ const struct raid_level_ops raid6_ops = {
     .buf_register = raid56_buf_register,
     .buf_unregister = raid56_buf_unregister,
     .span = raid56_rec_span,
-    .rows_prepare = raid56_rec_rows_prepare,
     .rows_recover = raid56_rec_rows_recover,
     .rows_check = raid56_rec_rows_check,
 };

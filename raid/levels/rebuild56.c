@@ -113,13 +113,6 @@ static bool rows_recover_gpu(struct raid_array *a, uint64_t moff, uint64_t len, 
 	return ok;
 }
 
-void raid56_rec_rows_prepare(struct raid_array *a)
-{
-	/* the streaming variant chosen once here, before the rebuild's workers start, so that
-	 * none of them makes the first-use choice inside its window (the rule: no timing) */
-	(void)pq_streaming(raid56_calls(a));
-}
-
 void raid56_rec_rows_recover(struct raid_array *a, uint64_t moff, uint64_t len, uint64_t lost,
 			     void **bufs)
 {

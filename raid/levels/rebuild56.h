@@ -8,7 +8,6 @@
 
 void raid56_rec_span(const struct raid_geom *g, uint64_t moff, uint64_t len, uint64_t *voff,
 		     uint64_t *vlen);
-void raid56_rec_rows_prepare(struct raid_array *a);
 void raid56_rec_rows_recover(struct raid_array *a, uint64_t moff, uint64_t len, uint64_t lost,
 			     void **bufs);
 uint64_t raid56_rec_rows_check(struct raid_array *a, uint64_t moff, uint64_t len, void **bufs,

@@ -190,8 +190,6 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 
 	if (!p)
 		goto nomem;
-	if (a->ops->rows_prepare)
-		a->ops->rows_prepare(a);
 	t_start = rec_elapsed(rec);
 	*p = (struct rec_pass){.targets = targets, .msize = a->geom.member_size, .unit = unit,
 			       .front = UINT64_MAX, .last_cp = t_start, .next_log = 0.1};
