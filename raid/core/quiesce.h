@@ -28,6 +28,16 @@ struct raid_range {
 	uint64_t lo, hi;
 };
 
+/*
+ * A write-intent log at admission (the recovery service's bitmap, recovery/intent.c): once
+ * given, every write admitted calls start before the level sees it (non-zero: the write
+ * fails with that error and nothing of it is issued) and end when it is released.
+ */
+struct raid_intent_ops {
+	int (*start)(struct raid_array *a, uint64_t off, uint64_t len);
+	void (*end)(struct raid_array *a, uint64_t off, uint64_t len);
+};
+
 struct raid_meter {
 	uint64_t ios, bytes, lat_ns; /* completed requests; bytes and latency while metering */
 	uint64_t hist[RAID_HIST];
@@ -48,6 +58,7 @@ struct raid_quiesce {
 	uint64_t front;
 	struct raid_range *dirty;
 	size_t ndirty, capdirty;
+	const struct raid_intent_ops *intent; /* NULL: none */
 	/* the meter */
 	bool metering;
 	atomic_uint_fast64_t ios, bytes, lat_ns, hist[RAID_HIST];
@@ -57,6 +68,9 @@ struct raid_quiesce {
 int raid_quiesce_init(struct raid_array *a, bool metering);
 /* At array free: nobody is left to resume writes still parked; they are dropped. */
 void raid_quiesce_exit(struct raid_array *a);
+
+/* Give (or with NULL take back) the write-intent log; only while no write runs. */
+void raid_quiesce_intent(struct raid_array *a, const struct raid_intent_ops *ops);
 
 /* Lock [lo, hi), or move a held lock there (the writes parked in the old range are offered
  * again; those inside the new one park again). */
@@ -82,7 +96,8 @@ static inline double raid_hist_value(unsigned i)
 	return (double)((8ULL + (i & 7)) << (i / 8 - 3));
 }
 
-/* The I/O path (queue.c): true when the request was parked (a post resumes it). */
+/* The I/O path (queue.c): true when the request was parked (a post resumes it), or failed
+ * at once because the write-intent log could not take it (it is finished, with its error). */
 bool raid_admit(struct raid_queue *q, struct raid_request *r);
 void raid_release(struct raid_queue *q, struct raid_request *r);
 

@@ -33,8 +33,14 @@ struct raid_rec_snapshot {
 	bool scrubbed;
 	uint64_t stripes, mismatches, repaired;
 	bool resynced;
-	uint64_t resync_bytes;
+	uint64_t resync_bytes; /* per member */
 	double resync_s;
+	bool resync_bitmap;    /* only the regions the write-intent bitmap had set */
+	uint64_t bitmap_chunk; /* bytes of member rows one bit covers; 0: no bitmap */
+	uint64_t bitmap_syncs; /* bits made durable before a write (each one waited) */
+	uint64_t re_added;     /* members re-added (raid_re_add), bit i: member i */
+	uint64_t re_add_bytes; /* per member */
+	double re_add_s;
 };
 
 struct raid_service_ops {
