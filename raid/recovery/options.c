@@ -65,7 +65,7 @@ static const struct raid_option rows[] = {
      .def = "0", RAID_OPT_AT(rec.bitmap)},
     {.name = "raid_bitmap_chunk", .type = RAID_OPT_SIZE, .part = "recovery",
      .help = "member bytes one bit of the bitmap covers (md's --bitmap-chunk)",
-     .def_doc = "a 2048th of a member, 64k to 64m", .lo = 65536, .hi = 1LL << 40, .pow2 = true,
+     .def_doc = "a 2048th of a member, 64k to 64m", .lo = 65536, .hi = 256 << 20, .pow2 = true,
      RAID_OPT_AT(rec.bitmap_chunk)},
     {.name = "raid_re_add", .type = RAID_OPT_LIST, .part = "recovery",
      .help = "members the state file records failed, back at their path: copy them only the "
