@@ -196,32 +196,27 @@ bool rec_intent_trusted(struct raid_recovery *rec)
 	return rec->in && rec->in->trusted;
 }
 
-/* Every set region, in order: fn(lo, hi) on its member rows; stops at the first error. */
-static int each_set(struct raid_recovery *rec, uint64_t *bytes,
-		    int (*fn)(struct raid_recovery *rec, uint64_t lo, uint64_t hi, void *arg),
-		    void *arg)
+/* The set regions' member rows as ranges, adjacent ones joined; *bytes: their length. */
+static struct raid_range *set_ranges(struct raid_recovery *rec, size_t *n, uint64_t *bytes)
 {
 	struct rec_bitmap *b = &rec->in->bm;
+	struct raid_range *rg = calloc(b->nregions ? b->nregions : 1, sizeof(*rg));
 	uint64_t msize = rec->a->geom.member_size;
-	int ret = 0;
 
+	*n = 0;
 	*bytes = 0;
-	for (uint64_t k = 0; k < b->nregions && !ret; k++) {
+	for (uint64_t k = 0; rg && k < b->nregions; k++) {
 		uint64_t lo = k * b->g.region, hi = lo + b->g.region < msize ? lo + b->g.region : msize;
 
 		if (!rec_bitmap_isset(b, k))
 			continue;
-		ret = fn(rec, lo, hi, arg);
+		if (*n && rg[*n - 1].hi == lo)
+			rg[*n - 1].hi = hi;
+		else
+			rg[(*n)++] = (struct raid_range){lo, hi};
 		*bytes += hi - lo;
-		if (!ret && rec_stopping(rec))
-			ret = -EINTR;
 	}
-	return ret;
-}
-
-static int resync_region(struct raid_recovery *rec, uint64_t lo, uint64_t hi, void *arg)
-{
-	return raid_rec_resync_rows(rec, lo, hi, arg);
+	return rg;
 }
 
 int rec_intent_resync(struct raid_recovery *rec)
@@ -233,7 +228,13 @@ int rec_intent_resync(struct raid_recovery *rec)
 	raid_log("raid: resync of the %" PRIu64 " regions the bitmap has set starts (%" PRIu64
 		 " KiB each, of %" PRIu64 ")",
 		 rec_bitmap_count(&rec->in->bm), rec->in->bm.g.region / 1024, rec->in->bm.nregions);
-	ret = each_set(rec, &bytes, resync_region, &fixed);
+	size_t n;
+	struct raid_range *rg = set_ranges(rec, &n, &bytes);
+
+	ret = rg ? raid_rec_resync_rows(rec, rg, n, &fixed) : -ENOMEM;
+	free(rg);
+	if (!ret && rec_stopping(rec))
+		ret = -EINTR;
 	if (ret) {
 		rec->st.repair_stopped = true; /* a row may be half rewritten: stays dirty */
 		raid_log("raid: resync of the bitmap's regions stopped: %s", strerror(-ret));
@@ -249,64 +250,60 @@ int rec_intent_resync(struct raid_recovery *rec)
 	return 0;
 }
 
-struct re_add {
-	uint64_t targets;
-	void *bufs[RAID_MAX_MEMBERS];
-};
-
 /* Recompute the targets' bytes of member rows [lo, hi) from the others and write them. */
-static int copy_region(struct raid_recovery *rec, uint64_t lo, uint64_t hi, void *arg)
+static int copy_rows(struct raid_recovery *rec, uint64_t targets, void **bufs, uint64_t lo,
+		     uint64_t hi)
 {
-	struct re_add *r = arg;
-	struct raid_array *a = rec->a;
-
-	for (uint64_t f = lo; f < hi; f += REC_REGION_MAX) {
+	for (uint64_t f = lo; f < hi && !rec_stopping(rec); f += REC_REGION_MAX) {
 		uint64_t len = hi - f < REC_REGION_MAX ? hi - f : REC_REGION_MAX;
-		int ret = rec_recover_window(rec, r->targets, f, len, r->bufs, true);
+		int ret = rec_recover_window(rec, targets, f, len, bufs, true);
 
 		if (ret)
 			return ret;
 		rec_tick(rec);
 	}
-	(void)a;
-	return 0;
+	return rec_stopping(rec) ? -EINTR : 0;
 }
 
 int rec_intent_re_add(struct raid_recovery *rec)
 {
 	struct raid_array *a = rec->a;
-	struct re_add r = {.targets = a->cfg.rec.re_add};
+	uint64_t targets = a->cfg.rec.re_add, bytes = 0;
+	void *bufs[RAID_MAX_MEMBERS] = {0};
+	struct raid_range *rg = NULL;
 	double t0 = rec_elapsed(rec);
-	uint64_t bytes = 0;
+	size_t n = 0;
 	int ret = 0;
 
-	if (!r.targets)
+	if (!targets)
 		return 0;
 	if (a->ops->rows_prepare)
 		a->ops->rows_prepare(a);
 	for (int m = 0; m < a->geom.n && !ret; m++)
-		if ((a->ops->rows_recover || r.targets >> m & 1) &&
-		    !(r.bufs[m] = rec_alloc(REC_REGION_MAX)))
+		if ((a->ops->rows_recover || targets >> m & 1) && !(bufs[m] = rec_alloc(REC_REGION_MAX)))
 			ret = -ENOMEM;
+	if (!ret && !(rg = set_ranges(rec, &n, &bytes)))
+		ret = -ENOMEM;
 	raid_log("raid: raid_re_add: copying the %" PRIu64 " regions the bitmap has set onto "
 		 "the returning member(s)",
 		 rec_bitmap_count(&rec->in->bm));
-	if (!ret)
-		ret = each_set(rec, &bytes, copy_region, &r);
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = copy_rows(rec, targets, bufs, rg[i].lo, rg[i].hi);
 	/* in sync only once durable, as a rebuilt spare */
 	for (int t = 0; t < a->geom.n && !ret; t++)
-		if (r.targets >> t & 1 && rec->q->fds[t] >= 0 && fdatasync(rec->q->fds[t]))
+		if (targets >> t & 1 && rec->q->fds[t] >= 0 && fdatasync(rec->q->fds[t]))
 			ret = -errno;
 	for (int m = 0; m < a->geom.n; m++)
-		free(r.bufs[m]);
+		free(bufs[m]);
+	free(rg);
 	if (ret) {
 		raid_log("raid: raid_re_add: stopped: %s; the member stays failed", strerror(-ret));
 		return ret;
 	}
 	for (int t = 0; t < a->geom.n; t++)
-		if (r.targets >> t & 1)
+		if (targets >> t & 1)
 			atomic_store(&a->m[t].failed, false); /* reads may use it now */
-	rec->res.re_added = r.targets;
+	rec->res.re_added = targets;
 	rec->res.re_add_bytes = bytes;
 	rec->res.re_add_s = rec_elapsed(rec) - t0;
 	raid_log("raid: raid_re_add: done in %.1f s: %" PRIu64 " MiB copied a member",

@@ -198,9 +198,10 @@ void rec_checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front)
 
 /* scrub.c */
 int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool resync);
-/* resync member rows [lo, hi) (whole chunk rows): redundancy rewritten where it disagrees,
- * counted in *fixed; 0 or why it stopped */
-int raid_rec_resync_rows(struct raid_recovery *rec, uint64_t lo, uint64_t hi, uint64_t *fixed);
+/* resync the member row ranges rg[] (ascending, whole chunk rows; rewritten in place):
+ * redundancy rewritten where it disagrees, counted in *fixed; 0 or why it stopped */
+int raid_rec_resync_rows(struct raid_recovery *rec, struct raid_range *rg, size_t n,
+			 uint64_t *fixed);
 
 /* intent.c: the write-intent bitmap on the array (raid_bitmap, raid_re_add; bitmap.h) */
 struct rec_intent;
