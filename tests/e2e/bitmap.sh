@@ -40,30 +40,41 @@ scrub_clean() {
 	[[ $(jget "$S/scrub.json" scrub.mismatches) == 0 ]]
 }
 
-# RAID5 x4 of 1 GiB sparse members; the writes go to 30 MiB of the 3 GiB volume (1%),
-# member rows 400m..410m. The bitmap's default region for a 1 GiB member is 512 KiB.
+# bits FILE: how many bits of a bitmap are set
+bits() {
+	tail -c +16385 "$1" | od -An -v -tu1 |
+		awk '{ for (i = 1; i <= NF; i++) for (v = $i; v; v = int(v / 2)) n += v % 2 } END { print n + 0 }'
+}
+
+# killed LEVEL N: N sparse members of 1 GiB; the writes go to 1% of the volume (member rows
+# 400m..410m). The bitmap's default region for a 1 GiB member is 512 KiB.
 killed() {
-	local p=k- ms=1g area=(--offset=1200m --size=30m) st pid full got
+	local l=$1 n=$2 p=k$1- ms=1g st pid full got data area
+	data=$(jq -n --argjson l "$l" --argjson n "$n" \
+		'if $l == 5 then $n - 1 elif $l == 6 then $n - 2 else $n / 2 end')
+	area=(--offset=$((400 * data))m --size=$((10 * data))m)
 	st=$S/$p.state
-	vol fill 5 4 $p $ms "${area[@]}" --rw=write --raid_state="$st" --raid_bitmap=1 ||
+	vol fill "$l" "$n" $p $ms "${area[@]}" --rw=write --raid_state="$st" --raid_bitmap=1 ||
 		return 1
 	[[ -f $st.bitmap ]] || { echo "no bitmap beside the state file"; return 1; }
+	[[ $(bits "$st.bitmap") == 0 ]] || { echo "bits left set after a clean stop"; return 1; }
 	# what member 0 held before the crash: put back after it, as if its writes were lost,
-	# so that rows of the area disagree (stale parity, or old data under new parity)
+	# so that rows of the area disagree (stale parity or copy, old data under new parity)
 	dd if="$S/${p}0" of="$S/snap" bs=1M skip=400 count=10 status=none || return 1
-	"$FIO" --ioengine="external:$ENGINE" --thread=1 --name=w --filename=vol --raid_level=5 \
-		--raid_members="$(members 4 $p)" --raid_member_size=$ms --raid_chunk=$CHUNK \
-		--bs=4k "${area[@]}" --rw=randwrite --iodepth=8 --time_based --runtime=120 \
-		--verify=crc32c --do_verify=0 --raid_state="$st" --raid_bitmap=1 \
-		>"$S/w.log" 2>&1 &
+	"$FIO" --ioengine="external:$ENGINE" --thread=1 --name=w --filename=vol \
+		--raid_level="$l" --raid_members="$(members "$n" $p)" --raid_member_size=$ms \
+		--raid_chunk=$CHUNK --bs=4k "${area[@]}" --rw=randwrite --iodepth=8 \
+		--time_based --runtime=120 --verify=crc32c --do_verify=0 --raid_state="$st" \
+		--raid_bitmap=1 >"$S/w.log" 2>&1 &
 	pid=$!
 	dirty_wait "$st" || { kill -9 $pid; cat "$S/w.log"; return 1; }
 	sleep 2 # writes all over the area
 	kill -9 $pid
 	wait $pid 2>/dev/null
 	[[ $(jget "$st" clean) == false ]] || return 1
+	echo "$(bits "$st.bitmap") bits set at the crash"
 	dd if="$S/snap" of="$S/${p}0" bs=1M seek=400 conv=notrunc status=none || return 1
-	vol check 5 4 $p $ms "${area[@]}" --rw=read --raid_state="$st" --raid_bitmap=1 \
+	vol check "$l" "$n" $p $ms "${area[@]}" --rw=read --raid_state="$st" --raid_bitmap=1 \
 		--raid_stats="$S/$p.json" || return 1
 	[[ $(jget "$S/$p.json" resync.scope) == bitmap ]] || return 1
 	[[ $(jget "$S/$p.json" consistency.policy) == bitmap ]] || return 1
@@ -71,38 +82,46 @@ killed() {
 	got=$(jget "$S/$p.json" resync.bytes) || return 1
 	echo "resynced $got bytes a member of $full ($((got * 1000 / full))/1000)"
 	((got > 0 && got * 20 <= full)) || return 1
-	scrub_clean 5 4 $p $ms --raid_state="$st" --raid_bitmap=1 || return 1
-	# every byte again through parity: member 0 missing, each block rebuilt from the others
-	vol degraded 5 4 $p $ms "${area[@]}" --rw=read --raid_failed=0 || return 1
+	scrub_clean "$l" "$n" $p $ms --raid_state="$st" --raid_bitmap=1 || return 1
+	# every byte again through the redundancy: member 0 missing
+	vol degraded "$l" "$n" $p $ms "${area[@]}" --rw=read --raid_failed=0 || return 1
 	[[ $(jget "$st" clean) == true ]]
 }
 t_case "raid5 kill -9 during random writes on 1%: resync of the set regions only, verified" \
-	killed
+	killed 5 4
+t_case "raid10 kill -9 during random writes on 1%: resync of the set regions only, verified" \
+	killed 10 4
 
-# RAID6 x5 of 512 MiB: member 1 fails, 4 MiB of random writes land on 1% of the volume
-# while it is out, then it comes back with raid_re_add and gets only what it missed.
+# readd LEVEL N OTHERS: N members of 512 MiB; member 1 fails, 4 MiB of random writes land on
+# 1% of the volume (member rows 200m..205m) while it is out, then it comes back with
+# raid_re_add and gets only what it missed; read last with OTHERS failed, so that member 1's
+# bytes carry the area.
 readd() {
-	local p=r- ms=512m area=(--offset=600m --size=15m) st got full
+	local l=$1 n=$2 others=$3 p=r$1- ms=512m st got full data area
+	data=$(jq -n --argjson l "$l" --argjson n "$n" \
+		'if $l == 5 then $n - 1 elif $l == 6 then $n - 2 else $n / 2 end')
+	area=(--offset=$((200 * data))m --size=$((5 * data))m)
 	st=$S/$p.state
-	vol fill 6 5 $p $ms "${area[@]}" --rw=write --raid_state="$st" --raid_bitmap=1 ||
+	vol fill "$l" "$n" $p $ms "${area[@]}" --rw=write --raid_state="$st" --raid_bitmap=1 ||
 		return 1
-	vol degraded 6 5 $p $ms "${area[@]}" --rw=randwrite --io_size=4m --do_verify=0 \
+	vol degraded "$l" "$n" $p $ms "${area[@]}" --rw=randwrite --io_size=4m --do_verify=0 \
 		--raid_failed=1 --raid_state="$st" --raid_bitmap=1 || return 1
 	[[ $(jget "$st" failed) == "[1]" ]] || return 1
 	[[ $(head -c 16384 "$st.bitmap" | jq -c '[.missed[].member]') == "[1]" ]] || return 1
-	vol back 6 5 $p $ms "${area[@]}" --rw=read --raid_re_add=1 --raid_state="$st" \
+	vol back "$l" "$n" $p $ms "${area[@]}" --rw=read --raid_re_add=1 --raid_state="$st" \
 		--raid_bitmap=1 --raid_stats="$S/$p.json" || return 1
 	[[ $(jget "$st" failed) == "[]" ]] || return 1
 	full=$(bytes $ms)
 	got=$(jget "$S/$p.json" re_add.bytes) || return 1
 	echo "copied $got bytes of $full onto the returning member"
 	((got > 0 && got * 20 <= full)) || return 1
-	scrub_clean 6 5 $p $ms --raid_state="$st" --raid_bitmap=1 || return 1
-	# member 1's bytes carry the area: read it with two others gone
-	vol degraded2 6 5 $p $ms "${area[@]}" --rw=read --raid_failed=0,2
+	scrub_clean "$l" "$n" $p $ms --raid_state="$st" --raid_bitmap=1 || return 1
+	vol others "$l" "$n" $p $ms "${area[@]}" --rw=read --raid_failed="$others"
 }
 t_case "raid6 member failed, written degraded, re-added: only the missed regions, verified" \
-	readd
+	readd 6 5 0,2
+t_case "raid10 member failed, written degraded, re-added: only the missed regions, verified" \
+	readd 10 4 0
 
 # What the bitmap refuses, each with one line naming the file or option.
 refusals() {
