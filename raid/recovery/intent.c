@@ -72,16 +72,6 @@ static void intent_end(struct raid_array *a, uint64_t off, uint64_t len)
 
 static const struct raid_intent_ops intent_ops = {.start = intent_start, .end = intent_end};
 
-static uint64_t failed_set(struct raid_array *a)
-{
-	uint64_t f = 0;
-
-	for (int i = 0; i < a->geom.n; i++)
-		if (raid_member_failed(a, i))
-			f |= 1ULL << i;
-	return f;
-}
-
 /* raid_re_add: each member must be one whose failure the bitmap saw, the same device. */
 static int check_re_add(struct raid_array *a, char *err, size_t errlen)
 {
@@ -178,7 +168,7 @@ int rec_intent_open(struct raid_array *a, char *err, size_t errlen)
 		return ret;
 	rec->in->trusted = !rec->in->bm.created;
 	/* failed before this run and not in the file: what they missed before is not in it */
-	rec->in->untracked = failed_set(a) & ~c->re_add &
+	rec->in->untracked = rec_failed_set(a) & ~c->re_add &
 			     (rec->in->trusted ? c->state_failed & ~rec->in->bm.missed : ~0ULL);
 	rec->in->said = rec->in->bm.missed;
 	rec->res.bitmap_chunk = rec->in->bm.g.region;
@@ -323,7 +313,7 @@ void rec_intent_tick(struct raid_recovery *rec)
 
 	if (!in)
 		return;
-	failed = failed_set(a);
+	failed = rec_failed_set(a);
 	in->untracked &= failed; /* one rebuilt onto a spare is in sync again */
 	missed = failed & ~in->untracked;
 	if (missed != in->said) {
@@ -346,7 +336,7 @@ void rec_intent_tick(struct raid_recovery *rec)
 	/* the writes that ended before the flush are durable: their bits may go */
 	if (!rec_bitmap_count(&in->bm) || raid_array_flush(a))
 		return;
-	if (failed_set(a))
+	if (rec_failed_set(a))
 		return; /* a member failed meanwhile: what it missed stays set */
 	ret = (int)rec_bitmap_clear(&in->bm, now - (uint64_t)(REC_BM_DELAY * NS));
 	if (ret < 0)
@@ -359,7 +349,7 @@ void rec_intent_stop(struct raid_recovery *rec, bool clean)
 	if (!rec->in)
 		return;
 	rec->res.bitmap_syncs = rec->in->bm.syncs;
-	if (clean && !failed_set(rec->a)) {
+	if (clean && !rec_failed_set(rec->a)) {
 		int64_t ret = rec_bitmap_clear(&rec->in->bm, UINT64_MAX);
 
 		if (ret < 0)

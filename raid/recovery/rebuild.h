@@ -197,6 +197,7 @@ static inline struct rec_win *rec_nth(struct rec_pass *p, int i)
 void rec_checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front);
 
 /* scrub.c */
+uint64_t rec_failed_set(struct raid_array *a); /* bit i: member i has failed */
 int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool resync);
 /* resync the member row ranges rg[] (ascending, whole chunk rows; rewritten in place):
  * redundancy rewritten where it disagrees, counted in *fixed; 0 or why it stopped */

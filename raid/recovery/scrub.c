@@ -26,7 +26,7 @@ static int lost_member(struct raid_recovery *rec, uint64_t at_start)
 	return 0;
 }
 
-static uint64_t failed_set(struct raid_array *a)
+uint64_t rec_failed_set(struct raid_array *a)
 {
 	uint64_t f = 0;
 
@@ -110,7 +110,7 @@ static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet,
 	struct raid_loc locs[RAID_MAX_COPIES];
 	uint64_t unit = a->ops->uses_chunk ? a->geom.chunk : 64 * 1024, seg, step;
 	int ncopies = a->ops->map(&a->geom, 0, locs, &seg);
-	uint64_t at_start = failed_set(a);
+	uint64_t at_start = rec_failed_set(a);
 	void *bufs[RAID_MAX_COPIES] = {0};
 	double next_log = 0.1;
 	int ret = 0;

@@ -9,7 +9,7 @@
 #           (seconds from the stats) against a full resync of the same array
 #           (raid_init=resync), each BENCH_REPEAT times from the same crash, best of each:
 #           ratio = bitmap / full, target <= 0.05.
-# Env: BENCH_SIZE (per member, writes, 256m), BENCH_RUNTIME (s per run, 5), BENCH_REPEAT (3),
+# Env: BENCH_SIZE (per member, writes, 256m), BENCH_RUNTIME (s per run, 3), BENCH_REPEAT (5),
 #      BENCH_RESYNC_SIZE (per member, 1g), BENCH_ONLY=resync (the resync figures alone).
 set -euo pipefail
 
@@ -17,8 +17,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 FIO=$ROOT/build/bin/fio
 ENGINE=$ROOT/build/engines/raid.so
 SIZE=${BENCH_SIZE:-256m}
-RUNTIME=${BENCH_RUNTIME:-5}
-REPEAT=${BENCH_REPEAT:-3}
+RUNTIME=${BENCH_RUNTIME:-3}
+REPEAT=${BENCH_REPEAT:-5}
 RSIZE=${BENCH_RESYNC_SIZE:-1g}
 DIR=$(mktemp -d /dev/shm/fio-raid-bmbench.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT

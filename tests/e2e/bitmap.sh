@@ -40,6 +40,8 @@ scrub_clean() {
 	[[ $(jget "$S/scrub.json" scrub.mismatches) == 0 ]]
 }
 
+# data_members LEVEL N: members' worth of data in a row (RAID10: near 2 copies)
+data_members() { case $1 in 5) echo $(($2 - 1)) ;; 6) echo $(($2 - 2)) ;; *) echo $(($2 / 2)) ;; esac; }
 # bits FILE: how many bits of a bitmap are set
 bits() {
 	tail -c +16385 "$1" | od -An -v -tu1 |
@@ -50,8 +52,7 @@ bits() {
 # 400m..410m). The bitmap's default region for a 1 GiB member is 512 KiB.
 killed() {
 	local l=$1 n=$2 p=k$1- ms=1g st pid full got data area
-	data=$(jq -n --argjson l "$l" --argjson n "$n" \
-		'if $l == 5 then $n - 1 elif $l == 6 then $n - 2 else $n / 2 end')
+	data=$(data_members "$l" "$n")
 	area=(--offset=$((400 * data))m --size=$((10 * data))m)
 	st=$S/$p.state
 	vol fill "$l" "$n" $p $ms "${area[@]}" --rw=write --raid_state="$st" --raid_bitmap=1 ||
@@ -98,8 +99,7 @@ t_case "raid10 kill -9 during random writes on 1%: resync of the set regions onl
 # bytes carry the area.
 readd() {
 	local l=$1 n=$2 others=$3 p=r$1- ms=512m st got full data area
-	data=$(jq -n --argjson l "$l" --argjson n "$n" \
-		'if $l == 5 then $n - 1 elif $l == 6 then $n - 2 else $n / 2 end')
+	data=$(data_members "$l" "$n")
 	area=(--offset=$((200 * data))m --size=$((5 * data))m)
 	st=$S/$p.state
 	vol fill "$l" "$n" $p $ms "${area[@]}" --rw=write --raid_state="$st" --raid_bitmap=1 ||
