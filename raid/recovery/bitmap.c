@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "bitmap.h"
+#include "rebuild.h" /* rec_sync_dir */
 
 #define MAGIC "fio-raid bitmap"
 #define VERSION 1
@@ -71,23 +71,6 @@ static json_object *header(const struct rec_bitmap *b)
 	return o;
 }
 
-static int sync_dir(const char *path)
-{
-	char *copy = strdup(path);
-	int fd, ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(copy);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* The whole file (header and bits) written anew and renamed over the name; reopens b->fd. */
 static int rewrite(struct rec_bitmap *b)
 {
@@ -116,7 +99,7 @@ static int rewrite(struct rec_bitmap *b)
 	    fsync(fd) || rename(tmp, b->path))
 		ret = errno ? -errno : -EIO;
 	else
-		ret = sync_dir(b->path);
+		ret = rec_sync_dir(b->path);
 	if (fd >= 0)
 		close(fd);
 	if (ret)

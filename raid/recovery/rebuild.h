@@ -231,6 +231,8 @@ void rec_intent_free(struct raid_recovery *rec);
 int raid_rec_state_lock(struct raid_array *a, char *err, size_t errlen);
 int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen);
 int raid_rec_state_save(struct raid_array *a);
+/* fsync the directory holding path, so that a rename into it survives a crash */
+int rec_sync_dir(const char *path);
 
 /* keep the first error for raid_array_put (service.c) */
 void raid_rec_error(struct raid_recovery *rec, int err);
