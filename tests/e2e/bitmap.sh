@@ -123,6 +123,34 @@ t_case "raid6 member failed, written degraded, re-added: only the missed regions
 t_case "raid10 member failed, written degraded, re-added: only the missed regions, verified" \
 	readd 10 4 0
 
+# Bits clear lazily while the array stays open: one job writes 1 MiB and ends, another
+# reads on; the written regions' bits are set, then cleared about 5 s after the last write
+# (members flushed first), before fio ends.
+lazy() {
+	local p=l- st pid i set=0
+	st=$S/$p.state
+	fio_raid --filename=vol --raid_level=5 --raid_members="$(members 4 $p)" \
+		--raid_member_size=64m --raid_chunk=$CHUNK --raid_state="$st" --raid_bitmap=1 \
+		--name=w --rw=write --bs=64k --size=1m \
+		--name=r --rw=randread --bs=4k --time_based --runtime=60 >"$S/lazy.log" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100 && !set; i++)); do # the writer's bits
+		sleep 0.1
+		[[ -f $st.bitmap ]] && set=$(bits "$st.bitmap")
+	done
+	echo "$set bits set by the writer"
+	((set > 0)) || { kill $pid; return 1; }
+	for ((i = 0; i < 200; i++)); do # cleared while fio still runs
+		sleep 0.1
+		[[ $(bits "$st.bitmap") == 0 ]] && break
+	done
+	kill -0 $pid 2>/dev/null || { echo "fio ended before the bits were cleared"; return 1; }
+	kill -TERM $pid # (a background job ignores SIGINT)
+	wait $pid
+	[[ $(bits "$st.bitmap") == 0 ]] || { echo "bits still set after 20 s idle"; return 1; }
+}
+t_case "bits clear lazily once the writes are idle, the array still open" lazy
+
 # What the bitmap refuses, each with one line naming the file or option.
 refusals() {
 	local p=x- ms=8m st
