@@ -28,6 +28,7 @@ struct rec_intent {
 	uint64_t untracked; /* failed at open, and not in the file's missed: not covered */
 	double last_clear;  /* s, the last lazy clear */
 	uint64_t said;	    /* the failed set last written to the file */
+	atomic_bool said_error; /* a write failed for its bit: said once */
 };
 
 /* The member rows a volume range touches, on every copy: [*lo, *hi). */
@@ -55,9 +56,9 @@ static int intent_start(struct raid_array *a, uint64_t off, uint64_t len)
 
 	rows_of(a, off, len, &lo, &hi);
 	ret = rec_bitmap_start(&a->rec->in->bm, lo, hi);
-	if (ret)
-		raid_log("raid: raid_bitmap: cannot set a bit of %s before a write: %s; the write "
-			 "fails",
+	if (ret && !atomic_exchange(&a->rec->in->said_error, true)) /* once, not per write */
+		raid_log("raid: raid_bitmap: cannot set a bit of %s before a write: %s; such "
+			 "writes fail",
 			 a->rec->in->bm.path, strerror(-ret));
 	return ret;
 }
