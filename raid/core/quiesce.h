@@ -1,6 +1,6 @@
 /*
  * quiesce.h - the core's admission point (quiesce.c): every request passes raid_admit()
- * when it is submitted and raid_release() when it completes. Two services hang there:
+ * when it is submitted and raid_release() when it completes. Three services hang there:
  *
  * Range quiesce (md's recovery window): raid_quiesce_lock(a, lo, hi) keeps foreground
  * writes off the volume range [lo, hi): writes into it park and resume by a raid_post to
@@ -14,7 +14,10 @@
  * (a histogram of 8 buckets per power of two of nanoseconds), read as snapshots by
  * whoever paces or reports (the recovery service's per-second samples).
  *
- * Both exist only when an array asks for them (raid_quiesce_init); a->qs is NULL
+ * The write-intent hook (raid_intent_ops below): a service's log of where writes run (the
+ * recovery service's bitmap), told before each write is started and when it completes.
+ *
+ * They exist only when an array asks for them (raid_quiesce_init); a->qs is NULL
  * otherwise and the I/O path skips admission.
  */
 #ifndef RAID_QUIESCE_H

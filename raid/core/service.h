@@ -4,7 +4,8 @@
  * here and implemented there, as a level's personality is: the core never includes the
  * service nor names it, and only the array's life (open, a writer joining, the last put,
  * free) and the stats call it, through what was registered. The I/O path never does: the service uses the core through
- * its API (queues, range quiesce, failures and their events, the meter).
+ * its API (queues, range quiesce, failures and their events, the meter), and what it wants
+ * told of each write it hands to admission as a write-intent hook (quiesce.h).
  */
 #ifndef RAID_SERVICE_H
 #define RAID_SERVICE_H
