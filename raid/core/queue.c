@@ -263,6 +263,7 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 	r->advance = NULL;
 	r->retries = 0;
 	r->admitted = false;
+	r->intent = false;
 	raid_request_hold(q, r);
 	if (r->op == RAID_OP_READ) {
 		q->c.reads++;

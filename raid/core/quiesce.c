@@ -93,6 +93,11 @@ bool raid_quiesce_held(struct raid_array *a)
 	return on;
 }
 
+void raid_quiesce_intent(struct raid_array *a, const struct raid_intent_ops *ops)
+{
+	a->qs->intent = ops;
+}
+
 /* ---- dirty rows below the front ---- */
 
 void raid_quiesce_track(struct raid_array *a, bool on, uint64_t front)
@@ -205,6 +210,17 @@ bool raid_admit(struct raid_queue *q, struct raid_request *r)
 	qs->cnt[qs->epoch & 1]++;
 	r->admitted = true;
 	pthread_mutex_unlock(&qs->mu);
+	if (qs->intent) {
+		int ret = qs->intent->start(q->a, r->offset, r->length);
+
+		if (ret) { /* its intent is not durable: nothing of it may reach a member */
+			r->error = ret;
+			r->retries = RAID_RETRY_MAX; /* a retry would start it past admission */
+			raid_request_finish(q, r);
+			return true;
+		}
+		r->intent = true;
+	}
 	return false;
 }
 
@@ -232,6 +248,10 @@ void raid_release(struct raid_queue *q, struct raid_request *r)
 		atomic_fetch_add_explicit(&qs->hist[hist_index(lat)], 1, memory_order_relaxed);
 	}
 	r->t_submit = 0;
+	if (r->intent) {
+		r->intent = false;
+		qs->intent->end(q->a, r->offset, r->length);
+	}
 	if (r->qs_epoch == UINT32_MAX)
 		return;
 	pthread_mutex_lock(&qs->mu);

@@ -1,6 +1,6 @@
 /*
  * quiesce.h - the core's admission point (quiesce.c): every request passes raid_admit()
- * when it is submitted and raid_release() when it completes. Two services hang there:
+ * when it is submitted and raid_release() when it completes. Three services hang there:
  *
  * Range quiesce (md's recovery window): raid_quiesce_lock(a, lo, hi) keeps foreground
  * writes off the volume range [lo, hi): writes into it park and resume by a raid_post to
@@ -14,7 +14,10 @@
  * (a histogram of 8 buckets per power of two of nanoseconds), read as snapshots by
  * whoever paces or reports (the recovery service's per-second samples).
  *
- * Both exist only when an array asks for them (raid_quiesce_init); a->qs is NULL
+ * The write-intent hook (raid_intent_ops below): a service's log of where writes run (the
+ * recovery service's bitmap), told before each write is started and when it completes.
+ *
+ * They exist only when an array asks for them (raid_quiesce_init); a->qs is NULL
  * otherwise and the I/O path skips admission.
  */
 #ifndef RAID_QUIESCE_H
@@ -26,6 +29,16 @@
 
 struct raid_range {
 	uint64_t lo, hi;
+};
+
+/*
+ * A write-intent log at admission (the recovery service's bitmap, recovery/intent.c): once
+ * given, every write admitted calls start before the level sees it (non-zero: the write
+ * fails with that error and nothing of it is issued) and end when it is released.
+ */
+struct raid_intent_ops {
+	int (*start)(struct raid_array *a, uint64_t off, uint64_t len);
+	void (*end)(struct raid_array *a, uint64_t off, uint64_t len);
 };
 
 struct raid_meter {
@@ -48,6 +61,7 @@ struct raid_quiesce {
 	uint64_t front;
 	struct raid_range *dirty;
 	size_t ndirty, capdirty;
+	const struct raid_intent_ops *intent; /* NULL: none */
 	/* the meter */
 	bool metering;
 	atomic_uint_fast64_t ios, bytes, lat_ns, hist[RAID_HIST];
@@ -57,6 +71,9 @@ struct raid_quiesce {
 int raid_quiesce_init(struct raid_array *a, bool metering);
 /* At array free: nobody is left to resume writes still parked; they are dropped. */
 void raid_quiesce_exit(struct raid_array *a);
+
+/* Give (or with NULL take back) the write-intent log; only while no write runs. */
+void raid_quiesce_intent(struct raid_array *a, const struct raid_intent_ops *ops);
 
 /* Lock [lo, hi), or move a held lock there (the writes parked in the old range are offered
  * again; those inside the new one park again). */
@@ -82,7 +99,8 @@ static inline double raid_hist_value(unsigned i)
 	return (double)((8ULL + (i & 7)) << (i / 8 - 3));
 }
 
-/* The I/O path (queue.c): true when the request was parked (a post resumes it). */
+/* The I/O path (queue.c): true when the request was parked (a post resumes it), or failed
+ * at once because the write-intent log could not take it (it is finished, with its error). */
 bool raid_admit(struct raid_queue *q, struct raid_request *r);
 void raid_release(struct raid_queue *q, struct raid_request *r);
 

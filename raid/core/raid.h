@@ -98,6 +98,10 @@ struct raid_recovery_config {
 		uint64_t dev, ino, size, mtime_ns;
 	} state_read;
 	bool start_dirty_degraded;	      /* raid_start_dirty_degraded=1 */
+	/* the write-intent bitmap (recovery/intent.c): on, its region (0: the default) */
+	bool bitmap;
+	uint64_t bitmap_chunk;
+	uint64_t re_add; /* raid_re_add: members back from the state file's failed list */
 };
 
 /*
@@ -298,6 +302,7 @@ struct raid_request {
 	/* admission (quiesce.c): the range quiesce and the foreground meter */
 	bool admitted;
 	unsigned qs_epoch; /* the epoch a write was admitted in; UINT32_MAX: a read */
+	bool intent;	   /* the write-intent log counts it in flight (quiesce.h) */
 	uint64_t t_submit; /* ns, for the latency samples while the meter runs */
 	STAILQ_ENTRY(raid_request) park_link; /* parked behind a quiesced range */
 	struct raid_post park;		      /* resumes it in park_q once the range moves */

@@ -4,7 +4,8 @@
  * here and implemented there, as a level's personality is: the core never includes the
  * service nor names it, and only the array's life (open, a writer joining, the last put,
  * free) and the stats call it, through what was registered. The I/O path never does: the service uses the core through
- * its API (queues, range quiesce, failures and their events, the meter).
+ * its API (queues, range quiesce, failures and their events, the meter), and what it wants
+ * told of each write it hands to admission as a write-intent hook (quiesce.h).
  */
 #ifndef RAID_SERVICE_H
 #define RAID_SERVICE_H
@@ -33,8 +34,14 @@ struct raid_rec_snapshot {
 	bool scrubbed;
 	uint64_t stripes, mismatches, repaired;
 	bool resynced;
-	uint64_t resync_bytes;
+	uint64_t resync_bytes; /* per member */
 	double resync_s;
+	bool resync_bitmap;    /* only the regions the write-intent bitmap had set */
+	uint64_t bitmap_chunk; /* bytes of member rows one bit covers; 0: no bitmap */
+	uint64_t bitmap_syncs; /* bits made durable before a write (each one waited) */
+	uint64_t re_added;     /* members re-added (raid_re_add), bit i: member i */
+	uint64_t re_add_bytes; /* per member */
+	double re_add_s;
 };
 
 struct raid_service_ops {

@@ -114,8 +114,36 @@ static void recovery_objs(struct raid_array *a, json_object *o)
 		x = json_object_new_object();
 		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)r.resync_bytes));
 		json_object_object_add(x, "seconds", json_object_new_double(r.resync_s));
+		json_object_object_add(x, "scope",
+				       json_object_new_string(r.resync_bitmap ? "bitmap" : "full"));
 		json_object_object_add(o, "resync", x);
 	}
+	if (any && r.re_added) {
+		json_object *m = json_object_new_array();
+
+		x = json_object_new_object();
+		for (int i = 0; i < a->geom.n; i++)
+			if (r.re_added >> i & 1)
+				json_object_array_add(m, json_object_new_int(i));
+		json_object_object_add(x, "members", m);
+		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)r.re_add_bytes));
+		json_object_object_add(x, "seconds", json_object_new_double(r.re_add_s));
+		json_object_object_add(o, "re_add", x);
+	}
+	/* what an unclean stop costs (the contract with run/: "none", "resync", "bitmap") */
+	x = json_object_new_object();
+	json_object_object_add(x, "policy",
+			       json_object_new_string(!a->ops->max_failed || !a->cfg.rec.state_path
+							  ? "none"
+						      : any && r.bitmap_chunk ? "bitmap"
+									      : "resync"));
+	if (any && r.bitmap_chunk) {
+		json_object_object_add(x, "bitmap_chunk",
+				       json_object_new_int64((int64_t)r.bitmap_chunk));
+		json_object_object_add(x, "bitmap_syncs",
+				       json_object_new_int64((int64_t)r.bitmap_syncs));
+	}
+	json_object_object_add(o, "consistency", x);
 }
 
 static json_object *build(struct raid_array *a)

@@ -58,6 +58,19 @@ static const struct raid_option rows[] = {
      .help = "1: start a degraded RAID 5/6 whose last run did not end cleanly (md's "
 	     "start_dirty_degraded)",
      .def = "0", RAID_OPT_AT(rec.start_dirty_degraded)},
+    {.name = "raid_bitmap", .type = RAID_OPT_BOOL, .part = "recovery",
+     .help = "1: a write-intent bitmap beside raid_state (its path + \".bitmap\"): an unclean "
+	     "start resyncs only the regions being written, a re-added member gets only what it "
+	     "missed",
+     .def = "0", RAID_OPT_AT(rec.bitmap)},
+    {.name = "raid_bitmap_chunk", .type = RAID_OPT_SIZE, .part = "recovery",
+     .help = "member bytes one bit of the bitmap covers (md's --bitmap-chunk)",
+     .def_doc = "a 2048th of a member, 64k to 64m", .lo = 65536, .hi = 256 << 20, .pow2 = true,
+     RAID_OPT_AT(rec.bitmap_chunk)},
+    {.name = "raid_re_add", .type = RAID_OPT_LIST, .part = "recovery",
+     .help = "members the state file records failed, back at their path: copy them only the "
+	     "regions the bitmap says they missed (mdadm --re-add)",
+     .def_doc = "none", .syntax = "IDX, ','-separated", .parse = raid_rec_parse_re_add},
     {.name = NULL},
 };
 

@@ -314,12 +314,25 @@ void *rec_thread(void *arg)
 	struct raid_array *a = rec->a;
 	char err[RAID_ERRLEN];
 	bool scrub = a->cfg.rec.scrub != RAID_SCRUB_OFF;
-	int ret = raid_queue_create(a, 64, a->cfg.direct, &rec->q, err, sizeof(err));
+	uint64_t back = a->cfg.rec.re_add;
+	int ret;
 
+	/* a member coming back (raid_re_add) is failed for I/O, but this queue must write it */
+	for (int i = 0; i < a->geom.n; i++)
+		if (back >> i & 1)
+			atomic_store(&a->m[i].failed, false);
+	ret = raid_queue_create(a, 64, a->cfg.direct, &rec->q, err, sizeof(err));
+	for (int i = 0; i < a->geom.n; i++)
+		if (back >> i & 1)
+			atomic_store(&a->m[i].failed, true);
 	if (ret)
 		raid_log("%s", err);
+	else if (!a->cfg.rec.resync && rec->st.resync_dirty && rec_intent_trusted(rec))
+		ret = rec_intent_resync(rec); /* only what was being written */
 	else if (a->cfg.rec.resync || rec->st.resync_dirty)
 		ret = raid_rec_scrub(rec, RAID_SCRUB_REPAIR, true);
+	if (!ret)
+		ret = rec_intent_re_add(rec);
 	pthread_mutex_lock(&rec->mu);
 	rec->init_ret = ret;
 	rec->init_done = true;
@@ -337,6 +350,7 @@ void *rec_thread(void *arg)
 			rec->seen_events = events;
 			raid_rec_state_save(a);
 		}
+		rec_intent_tick(rec); /* the bitmap says so too; idle bits go */
 		if (rec_stopping(rec))
 			break;
 		targets = rebuild_targets(rec);

@@ -67,6 +67,7 @@ struct raid_recovery {
 	struct rec_spares sp;
 	struct rec_meter mt;
 	struct raid_rec_snapshot res; /* what ran, for the stats (samples: mt's) */
+	struct rec_intent *in;	      /* the write-intent bitmap (intent.c), or NULL */
 };
 
 /*
@@ -78,6 +79,7 @@ struct raid_recovery {
  */
 int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t errlen);
 int raid_rec_parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen);
+int raid_rec_parse_re_add(struct raid_config *c, const char *v, char *err, size_t errlen);
 int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size_t errlen);
 int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen);
 int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char *err,
@@ -195,7 +197,28 @@ static inline struct rec_win *rec_nth(struct rec_pass *p, int i)
 void rec_checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front);
 
 /* scrub.c */
+uint64_t rec_failed_set(struct raid_array *a); /* bit i: member i has failed */
 int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool resync);
+/* resync the member row ranges rg[] (ascending, whole chunk rows; rewritten in place):
+ * redundancy rewritten where it disagrees, counted in *fixed; 0 or why it stopped */
+int raid_rec_resync_rows(struct raid_recovery *rec, struct raid_range *rg, size_t n,
+			 uint64_t *fixed);
+
+/* intent.c: the write-intent bitmap on the array (raid_bitmap, raid_re_add; bitmap.h) */
+struct rec_intent;
+/* at open, after the state file's check: open or create the bitmap (or remove a stale one
+ * when raid_bitmap=0), check raid_re_add against it, and hook the core's write admission */
+int rec_intent_open(struct raid_array *a, char *err, size_t errlen);
+/* the recovery thread before I/O: the resync of the set regions after an unclean stop (true
+ * when the bitmap could stand for the whole resync), then the re-added members' regions */
+bool rec_intent_trusted(struct raid_recovery *rec);
+int rec_intent_resync(struct raid_recovery *rec);
+int rec_intent_re_add(struct raid_recovery *rec);
+/* the recovery thread, every wake: which failed members the bits cover, and the lazy clear */
+void rec_intent_tick(struct raid_recovery *rec);
+/* the last put, members flushed (`clean`: in sync): clear every idle bit; then free */
+void rec_intent_stop(struct raid_recovery *rec, bool clean);
+void rec_intent_free(struct raid_recovery *rec);
 
 /* state.c */
 /* at array open: member size and device identities against the file's */
@@ -208,6 +231,8 @@ int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool re
 int raid_rec_state_lock(struct raid_array *a, char *err, size_t errlen);
 int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen);
 int raid_rec_state_save(struct raid_array *a);
+/* fsync the directory holding path, so that a rename into it survives a crash */
+int rec_sync_dir(const char *path);
 
 /* keep the first error for raid_array_put (service.c) */
 void raid_rec_error(struct raid_recovery *rec, int err);

@@ -88,6 +88,77 @@ bad:
 	return -EINVAL;
 }
 
+/* raid_re_add: "IDX[,IDX...]", members the state file records failed, back at their path */
+int raid_rec_parse_re_add(struct raid_config *c, const char *v, char *err, size_t errlen)
+{
+	const char *p = v;
+	uint64_t set = 0;
+
+	while (*p) {
+		char *end;
+		long idx = strtol(p, &end, 10);
+
+		if (end == p || (*end && *end != ',') || idx < 0 || idx >= c->nmembers ||
+		    (end[0] == ',' && !end[1])) {
+			snprintf(err, errlen,
+				 "raid: raid_re_add: '%s' is not a list of member indexes (0..%d, "
+				 "','-separated)",
+				 v, c->nmembers - 1);
+			return -EINVAL;
+		}
+		set |= 1ULL << idx;
+		p = *end ? end + 1 : end;
+	}
+	for (int i = 0; i < c->nmembers; i++)
+		if (set >> i & 1 && (c->failed_opt >> i & 1 || !(c->rec.state_failed >> i & 1))) {
+			snprintf(err, errlen,
+				 "raid: raid_re_add: member %d is %s", i,
+				 c->failed_opt >> i & 1
+				     ? "named by raid_failed too"
+				     : "not failed in the state file (raid_state): nothing to re-add");
+			return -EINVAL;
+		}
+	c->rec.re_add = set;
+	c->failed &= ~set; /* opened with the others; recovery keeps it failed until it caught up */
+	return 0;
+}
+
+/* raid_bitmap, raid_bitmap_chunk and raid_re_add against the others */
+static int bitmap_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen)
+{
+	const struct raid_recovery_config *r = &c->rec;
+
+	if (r->bitmap && !redundant) {
+		snprintf(err, errlen, "raid: raid_bitmap: raid_level=%d has no redundancy to resync",
+			 c->level);
+		return -EINVAL;
+	}
+	if (r->bitmap && !r->state_path) {
+		snprintf(err, errlen,
+			 "raid: raid_bitmap=1 needs raid_state (the bitmap is kept beside it, in "
+			 "raid_state's path + \".bitmap\")");
+		return -EINVAL;
+	}
+	if (r->bitmap_chunk && !r->bitmap) {
+		snprintf(err, errlen, "raid: raid_bitmap_chunk needs raid_bitmap=1");
+		return -EINVAL;
+	}
+	if (r->bitmap_chunk && r->bitmap_chunk < c->chunk) {
+		snprintf(err, errlen,
+			 "raid: raid_bitmap_chunk: %llu bytes is less than raid_chunk (%llu): a "
+			 "region holds whole chunk rows",
+			 (unsigned long long)r->bitmap_chunk, (unsigned long long)c->chunk);
+		return -EINVAL;
+	}
+	if (r->re_add && !r->bitmap) {
+		snprintf(err, errlen,
+			 "raid: raid_re_add needs raid_bitmap=1 (what the member missed is in the "
+			 "bitmap; without one, rebuild it onto a spare: raid_spares, raid_rebuild)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen)
 {
 	const struct raid_recovery_config *r = &c->rec;
@@ -142,7 +213,7 @@ int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *
 				 r->inject[i].member, c->nmembers - 1);
 			return -EINVAL;
 		}
-	return 0;
+	return bitmap_validate(c, redundant, err, errlen);
 }
 
 void raid_rec_config_free(struct raid_config *c)

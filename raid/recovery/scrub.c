@@ -26,7 +26,7 @@ static int lost_member(struct raid_recovery *rec, uint64_t at_start)
 	return 0;
 }
 
-static uint64_t failed_set(struct raid_array *a)
+uint64_t rec_failed_set(struct raid_array *a)
 {
 	uint64_t f = 0;
 
@@ -36,12 +36,16 @@ static uint64_t failed_set(struct raid_array *a)
 	return f;
 }
 
-/* Parity levels: windows of whole rows on every member. */
-static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t *units,
-		      uint64_t *mism, uint64_t *fixed)
+/*
+ * Parity levels: windows of whole rows on every member, over the member row ranges rg[]
+ * (ascending; the whole array is one), with one set of buffers for them all.
+ */
+static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, const struct raid_range *rg,
+		      size_t nrg, uint64_t *units, uint64_t *mism, uint64_t *fixed)
 {
 	struct raid_array *a = rec->a;
-	uint64_t msize = a->geom.member_size, step = WINDOW / a->geom.chunk * a->geom.chunk;
+	uint64_t step = WINDOW / a->geom.chunk * a->geom.chunk, msize = nrg ? rg[nrg - 1].hi : 0;
+	size_t i = 0;
 	void *bufs[RAID_MAX_MEMBERS] = {0};
 	double next_log = 0.1;
 	int ret = 0;
@@ -51,10 +55,10 @@ static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t 
 	for (int m = 0; m < a->geom.n; m++)
 		if (!(bufs[m] = rec_alloc(step)))
 			ret = -ENOMEM;
-	for (uint64_t front = 0;
-	     front < msize && !ret && !(ret = lost_member(rec, 0)) && !rec_stopping(rec);
-	     front += step) {
-		uint64_t len = msize - front < step ? msize - front : step, vlo, vlen, rw = 0;
+	for (uint64_t front = nrg ? rg[0].lo : 0;
+	     i < nrg && !ret && !(ret = lost_member(rec, 0)) && !rec_stopping(rec);) {
+		uint64_t end = rg[i].hi, len = end - front < step ? end - front : step, vlo, vlen,
+			 rw = 0;
 		struct rec_batch b;
 
 		a->ops->span(&a->geom, front, len, &vlo, &vlen);
@@ -88,21 +92,25 @@ static int scrub_rows(struct raid_recovery *rec, bool fix, bool quiet, uint64_t 
 				 100.0 * (double)(front + len) / (double)msize);
 			next_log += 0.1;
 		}
+		front += len;
+		if (front >= end && ++i < nrg)
+			front = rg[i].lo;
 	}
 	for (int m = 0; m < a->geom.n; m++)
 		free(bufs[m]);
 	return ret;
 }
 
-/* Mirror levels: every copy of each unit of the volume. */
-static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet, uint64_t *units,
-			 uint64_t *mism, uint64_t *fixed)
+/* Mirror levels: every copy of each unit of the volume ranges rg[] (ascending). */
+static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet,
+			 const struct raid_range *rg, size_t nrg, uint64_t *units, uint64_t *mism,
+			 uint64_t *fixed)
 {
 	struct raid_array *a = rec->a;
 	struct raid_loc locs[RAID_MAX_COPIES];
 	uint64_t unit = a->ops->uses_chunk ? a->geom.chunk : 64 * 1024, seg, step;
 	int ncopies = a->ops->map(&a->geom, 0, locs, &seg);
-	uint64_t at_start = failed_set(a);
+	uint64_t at_start = rec_failed_set(a);
 	void *bufs[RAID_MAX_COPIES] = {0};
 	double next_log = 0.1;
 	int ret = 0;
@@ -113,10 +121,12 @@ static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet, uint64
 	for (int k = 0; k < ncopies; k++)
 		if (!(bufs[k] = rec_alloc(step)))
 			ret = -ENOMEM;
-	for (uint64_t v = 0;
-	     v < a->size && !ret && !(ret = lost_member(rec, at_start)) && !rec_stopping(rec);
-	     v += step) {
-		uint64_t len = a->size - v < step ? a->size - v : step;
+	uint64_t last = nrg ? rg[nrg - 1].hi : 0;
+	size_t i = 0;
+
+	for (uint64_t v = nrg ? rg[0].lo : 0;
+	     i < nrg && !ret && !(ret = lost_member(rec, at_start)) && !rec_stopping(rec);) {
+		uint64_t end = rg[i].hi, len = end - v < step ? end - v : step;
 		struct rec_batch b;
 
 		raid_quiesce_lock(rec->a, v, v + len);
@@ -161,11 +171,13 @@ static int scrub_mirrors(struct raid_recovery *rec, bool fix, bool quiet, uint64
 			ret = -EIO;
 		raid_quiesce_unlock(rec->a);
 		rec_tick(rec);
-		if (!quiet && (double)(v + len) >= next_log * (double)a->size) {
-			raid_log("raid: resync %.0f%%",
-				 100.0 * (double)(v + len) / (double)a->size);
+		if (!quiet && (double)(v + len) >= next_log * (double)last) {
+			raid_log("raid: resync %.0f%%", 100.0 * (double)(v + len) / (double)last);
 			next_log += 0.1;
 		}
+		v += len;
+		if (v >= end && ++i < nrg)
+			v = rg[i].lo;
 	}
 	for (int k = 0; k < ncopies; k++)
 		free(bufs[k]);
@@ -192,9 +204,11 @@ int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool re
 		raid_log("raid: resync of the whole array starts (%" PRIu64 " MiB per member)",
 			 a->geom.member_size / MIB);
 	if (a->ops->rows_check)
-		ret = scrub_rows(rec, mode == RAID_SCRUB_REPAIR, !resync, &units, &mism, &fixed);
+		ret = scrub_rows(rec, mode == RAID_SCRUB_REPAIR, !resync,
+				 &(struct raid_range){0, a->geom.member_size}, 1, &units, &mism, &fixed);
 	else if (a->ops->unmap)
-		ret = scrub_mirrors(rec, mode == RAID_SCRUB_REPAIR, !resync, &units, &mism, &fixed);
+		ret = scrub_mirrors(rec, mode == RAID_SCRUB_REPAIR, !resync,
+				    &(struct raid_range){0, a->size}, 1, &units, &mism, &fixed);
 	else
 		ret = -ENOTSUP;
 	if (!ret && rec_stopping(rec))
@@ -227,4 +241,21 @@ int raid_rec_scrub(struct raid_recovery *rec, enum raid_scrub_mode mode, bool re
 			 mode == RAID_SCRUB_REPAIR ? ", rewritten" : "");
 	}
 	return 0;
+}
+
+int raid_rec_resync_rows(struct raid_recovery *rec, struct raid_range *rg, size_t n,
+			 uint64_t *fixed)
+{
+	struct raid_array *a = rec->a;
+	uint64_t units = 0, mism = 0, vlo, vlen;
+	size_t k = 0;
+
+	if (a->ops->rows_check)
+		return scrub_rows(rec, true, true, rg, n, &units, &mism, fixed);
+	for (size_t j = 0; j < n; j++) { /* the volume ranges the rows hold, in place */
+		a->ops->span(&a->geom, rg[j].lo, rg[j].hi - rg[j].lo, &vlo, &vlen);
+		if (vlo < a->size)
+			rg[k++] = (struct raid_range){vlo, vlo + vlen < a->size ? vlo + vlen : a->size};
+	}
+	return scrub_mirrors(rec, true, true, rg, k, &units, &mism, fixed);
 }

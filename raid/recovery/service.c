@@ -1,6 +1,7 @@
 /*
  * service.c - the recovery service as the core sees it (core/service.h): at open it reads
- * the state file's verdict (identities, the dirty mark), marks the state dirty before a
+ * the state file's verdict (identities, the dirty mark) and the write-intent bitmap
+ * (intent.c), marks the state dirty before a
  * writer's first write, starts the recovery thread (rebuild.c) and waits for its initial
  * resync; at the last put it waits for rebuild and scrub (SIGINT stops them at their
  * checkpoint), flushes and marks the state clean; and it hands the stats a snapshot.
@@ -135,8 +136,9 @@ static int dirty_start(struct raid_array *a, char *err, size_t errlen)
 		return 0;
 	}
 	raid_log("raid: raid_state: %s: the array was not shut down cleanly (writes were "
-		 "running): resyncing it before the first I/O, as md does",
-		 c->state_path);
+		 "running): resyncing %s before the first I/O, as md does",
+		 c->state_path,
+		 rec_intent_trusted(a->rec) ? "the regions its bitmap has set" : "it");
 	a->rec->st.resync_dirty = true;
 	return 0;
 }
@@ -170,6 +172,9 @@ static int open_array(struct raid_array *a, char *err, size_t errlen)
 			rec->sp.durable_off[i] = c->resume_off[i];
 		}
 	a->rec = rec;
+	for (int i = 0; i < a->geom.n; i++) /* raid_re_add: failed until it caught up (intent.c) */
+		if (c->re_add >> i & 1)
+			atomic_store(&a->m[i].failed, true);
 	ret = raid_rec_state_lock(a, err, errlen);
 	if (ret)
 		return ret;
@@ -180,6 +185,8 @@ static int open_array(struct raid_array *a, char *err, size_t errlen)
 	if (!rec->st.ids)
 		return -ENOMEM;
 	ret = raid_rec_state_check(a, err, errlen);
+	if (!ret)
+		ret = rec_intent_open(a, err, errlen);
 	if (!ret)
 		ret = dirty_start(a, err, errlen);
 	/* a resync or a repair rewrites redundancy: killed half-way, it leaves rows torn too */
@@ -262,6 +269,7 @@ static int stop_array(struct raid_array *a)
 			 a->cfg.rec.state_path ? "; the state file stays dirty" : "");
 		raid_rec_error(rec, ret);
 	} else if (rec->init_ret == 0 && !rec->st.repair_stopped) {
+		rec_intent_stop(rec, true); /* flushed and in sync: every idle bit goes */
 		rec->st.unclean = false;
 	}
 	raid_rec_state_save(a);
@@ -276,6 +284,7 @@ static void free_array(struct raid_array *a)
 		return;
 	a->record = NULL;
 	stop_thread(rec, false);
+	rec_intent_free(rec);
 	pthread_mutex_destroy(&rec->mu);
 	pthread_mutex_destroy(&rec->st.mu);
 	free(rec->st.ids);

@@ -618,7 +618,7 @@ static json_object *build(struct raid_array *a)
 }
 
 /* fsync the directory holding path, so that a rename into it survives a crash */
-static int sync_dir(const char *path)
+int rec_sync_dir(const char *path)
 {
 	char *copy = strdup(path);
 	int fd, ret = 0;
@@ -664,7 +664,7 @@ int raid_rec_state_save(struct raid_array *a)
 	    rename(tmp, path))
 		ret = errno ? -errno : -EIO;
 	else
-		ret = sync_dir(path);
+		ret = rec_sync_dir(path);
 out:
 	if (fd >= 0)
 		close(fd);
