@@ -81,16 +81,26 @@ static int field(json_object *o, const char *key, json_type t, bool need, json_o
 	return *out && json_object_is_type(*out, t) ? 1 : -EINVAL;
 }
 
-/* An optional identity string (a "wwid", a "serial", an "eui64"): NULL when absent, -EINVAL if not one. */
-static int ident_field(json_object *o, const char *key, const char **s)
+/*
+ * A device's identity strings in o, each key after `prefix` ("" or "spare_"): v[] the "id",
+ * "wwid", "serial" and "eui64", NULL where absent; -EINVAL if one is no identity (a string of
+ * 1..RAID_ID_LEN-1 bytes).
+ */
+static int ident_fields(json_object *o, const char *prefix, const char *v[4])
 {
+	static const char *const keys[] = {"id", "wwid", "serial", "eui64"};
+	char key[32];
 	json_object *x;
 
-	*s = NULL;
-	if (field(o, key, json_type_string, false, &x) < 0 ||
-	    (x && (!json_object_get_string_len(x) || json_object_get_string_len(x) >= RAID_ID_LEN)))
-		return -EINVAL;
-	*s = x ? json_object_get_string(x) : NULL;
+	for (int i = 0; i < 4; i++) {
+		snprintf(key, sizeof(key), "%s%s", prefix, keys[i]);
+		v[i] = NULL;
+		if (field(o, key, json_type_string, false, &x) < 0 ||
+		    (x && (!json_object_get_string_len(x) ||
+			   json_object_get_string_len(x) >= RAID_ID_LEN)))
+			return -EINVAL;
+		v[i] = x ? json_object_get_string(x) : NULL;
+	}
 	return 0;
 }
 
@@ -171,8 +181,8 @@ static int load_devices(struct raid_config *c, json_object *o, char *why, size_t
 		return ret;
 	}
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-		json_object *e = json_object_array_get_idx(arr, i), *id;
-		const char *wwid, *serial, *eui;
+		json_object *e = json_object_array_get_idx(arr, i);
+		const char *v[4];
 		int64_t slot;
 
 		if (!json_object_is_type(e, json_type_object)) {
@@ -181,23 +191,16 @@ static int load_devices(struct raid_config *c, json_object *o, char *why, size_t
 		}
 		if ((ret = int_field(e, "slot", 0, c->nmembers - 1, true, &slot, why, wlen)) < 0)
 			return ret;
-		if (field(e, "id", json_type_string, true, &id) <= 0 ||
-		    !json_object_get_string_len(id) ||
-		    json_object_get_string_len(id) >= RAID_ID_LEN) {
-			snprintf(why, wlen, "device of slot %d has no valid \"id\"", (int)slot);
-			return -EINVAL;
-		}
-		if (ident_field(e, "wwid", &wwid) || ident_field(e, "serial", &serial) ||
-		    ident_field(e, "eui64", &eui)) {
+		if (ident_fields(e, "", v) || !v[0]) {
 			snprintf(why, wlen,
-				 "device of slot %d: \"wwid\", \"serial\" or \"eui64\" is not an "
-				 "identity (a string of 1..%d bytes)",
+				 "device of slot %d: \"id\" (required), \"wwid\", \"serial\" or "
+				 "\"eui64\" is not an identity (a string of 1..%d bytes)",
 				 (int)slot, RAID_ID_LEN - 1);
 			return -EINVAL;
 		}
-		set_str(&r->state_id[slot], json_object_get_string(id));
-		set_str(&r->state_serial[slot], serial);
-		set_str(&r->state_eui[slot], eui);
+		set_str(&r->state_id[slot], v[0]);
+		set_str(&r->state_serial[slot], v[2]);
+		set_str(&r->state_eui[slot], v[3]);
 	}
 	return 0;
 }
@@ -211,8 +214,8 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 {
 	struct raid_recovery_config *r = &c->rec;
 	uint64_t limit = r->state_geom ? r->state_member_size : INT64_MAX;
-	json_object *js, *jd, *jid;
-	const char *sp, *id, *wwid, *serial, *eui;
+	json_object *js, *jd;
+	const char *sp, *v[4];
 	int64_t m, off = 0;
 	int ret, s;
 
@@ -237,17 +240,13 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 		snprintf(why, wlen, "\"done\" of member %d is not true or false", (int)m);
 		return -EINVAL;
 	}
-	if (field(e, "spare_id", json_type_string, false, &jid) < 0 ||
-	    (jid && json_object_get_string_len(jid) >= RAID_ID_LEN) ||
-	    ident_field(e, "spare_wwid", &wwid) || ident_field(e, "spare_serial", &serial) ||
-	    ident_field(e, "spare_eui64", &eui)) {
+	if (ident_fields(e, "spare_", v)) {
 		snprintf(why, wlen,
 			 "the spare of member %d: \"spare_id\", \"spare_wwid\", \"spare_serial\" "
 			 "or \"spare_eui64\" is not an identity (a string of 1..%d bytes)",
 			 (int)m, RAID_ID_LEN - 1);
 		return -EINVAL;
 	}
-	id = jid ? json_object_get_string(jid) : NULL;
 	for (int i = 0; i < c->nmembers; i++) {
 		if (i != m && !strcmp(c->members[i], sp)) {
 			snprintf(why, wlen, "the spare of member %d, %s, is member %d", (int)m, sp,
@@ -273,10 +272,10 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 		r->replaced[m] = strdup(sp);
 		drop_spare(r, sp);
 		/* checked as the member it is (a run that rebuilt it wrote no "devices" entry) */
-		if (id && !r->state_id[m]) {
-			set_str(&r->state_id[m], id);
-			set_str(&r->state_serial[m], serial);
-			set_str(&r->state_eui[m], eui);
+		if (v[0] && !r->state_id[m]) {
+			set_str(&r->state_id[m], v[0]);
+			set_str(&r->state_serial[m], v[2]);
+			set_str(&r->state_eui[m], v[3]);
 		}
 		return 0;
 	}
@@ -290,9 +289,9 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 	r->state_failed |= 1ULL << m;
 	r->resume_spare[m] = s + 1;
 	r->resume_off[m] = (uint64_t)off;
-	set_str(&r->resume_id[m], id);
-	set_str(&r->resume_serial[m], serial);
-	set_str(&r->resume_eui[m], eui);
+	set_str(&r->resume_id[m], v[0]);
+	set_str(&r->resume_serial[m], v[2]);
+	set_str(&r->resume_eui[m], v[3]);
 	return 0;
 }
 

@@ -2,8 +2,9 @@
  * state_test.c - the state file (state.c) as hostile input and as a record of one array:
  * every field of the wrong type or out of range is refused with one line; a file of
  * another geometry, or one whose members are not the devices recorded, is refused and
- * names the difference; an unfinished rebuild onto a spare that is not the recorded one
- * restarts from 0; the dirty mark is set while a writer runs and cleared at a clean end,
+ * names the difference (serial and EUI-64 of both where recorded), a spare that a finished
+ * rebuild made the member included; a version-2 file is read and written as version 3; an
+ * unfinished rebuild onto a spare that is not the recorded one restarts from 0; the dirty mark is set while a writer runs and cleared at a clean end,
  * and a dirty start resyncs, or refuses a degraded RAID5 unless raid_start_dirty_degraded.
  */
 #include "core/testutil.h"
@@ -102,9 +103,12 @@ static void test_hostile(void **state)
 	    {"{\"members\": 3, \"devices\": [{\"slot\": 9, \"id\": \"file:1:2:3\"}]}",
 	     "\"slot\" is 9, outside 0..2"},
 	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"id\": 7}]}",
-	     "device of slot 1 has no valid \"id\""},
+	     "device of slot 1: \"id\" (required), \"wwid\", \"serial\" or \"eui64\" is not"},
+	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"serial\": \"S1\"}]}",
+	     "device of slot 1: \"id\" (required)"},
 	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"id\": \"file:1:2:3\", \"serial\": 7}]}",
-	     "device of slot 1: \"wwid\", \"serial\" or \"eui64\" is not an identity"},
+	     "device of slot 1: \"id\" (required), \"wwid\", \"serial\" or \"eui64\" is not an "
+	     "identity"},
 	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": true, "
 	     "\"spare_eui64\": \"\"}]}",
 	     "the spare of member 1: \"spare_id\", \"spare_wwid\", \"spare_serial\" or "
