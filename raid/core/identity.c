@@ -4,8 +4,9 @@
  * its device, inode and birth time (a file deleted and created again is another file); a block
  * device is the WWN (an NVMe namespace's EUI-64 or NGUID) or else the serial number the kernel
  * reads from the drive (sysfs), which survive renumbering, or its device number when the drive
- * reports neither; both WWN and serial are kept, for the state file and its messages. Also the logical block
- * size that O_DIRECT I/O to it must be aligned to.
+ * reports neither; WWN, serial and an NVMe namespace's EUI-64 are all kept, for the state
+ * file and its messages. Also the logical block size that O_DIRECT I/O to it must be aligned
+ * to.
  */
 #include <ctype.h>
 #include <errno.h>

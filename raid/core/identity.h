@@ -14,9 +14,9 @@
  * What a device is. `id` is what the state file compares: "wwn:<wwid>" when the drive has a
  * WWN or EUI-64 (an NVMe namespace's own, unique per namespace), else "serial:<serial>",
  * else "blk:MAJ:MIN", or "file:MAJ:MIN:INO[:BIRTH]" for a regular file. `wwid` and `serial`
- * are both of a block device's, "" where the drive reports none (and eui64, below): an NVMe namespace's serial
- * is its controller's, so two namespaces of one controller share it, and a serial tells
- * drives apart only where there is no WWN.
+ * are both of a block device's, "" where the drive reports none (and eui64, below): an NVMe
+ * namespace's serial is its controller's, so two namespaces of one controller share it, and a
+ * serial tells drives apart only where there is no WWN.
  */
 struct raid_ident {
 	char id[RAID_ID_LEN];

@@ -4,8 +4,9 @@
  * another geometry, or one whose members are not the devices recorded, is refused and
  * names the difference (serial and EUI-64 of both where recorded), a spare that a finished
  * rebuild made the member included; a version-2 file is read and written as version 3; an
- * unfinished rebuild onto a spare that is not the recorded one restarts from 0; the dirty mark is set while a writer runs and cleared at a clean end,
- * and a dirty start resyncs, or refuses a degraded RAID5 unless raid_start_dirty_degraded.
+ * unfinished rebuild onto a spare that is not the recorded one restarts from 0; the dirty mark is
+ * set while a writer runs and cleared at a clean end, and a dirty start resyncs, or refuses a
+ * degraded RAID5 unless raid_start_dirty_degraded.
  */
 #include "core/testutil.h"
 
@@ -106,7 +107,8 @@ static void test_hostile(void **state)
 	     "device of slot 1: \"id\" (required), \"wwid\", \"serial\" or \"eui64\" is not"},
 	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"serial\": \"S1\"}]}",
 	     "device of slot 1: \"id\" (required)"},
-	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"id\": \"file:1:2:3\", \"serial\": 7}]}",
+	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"id\": \"file:1:2:3\", \"serial\": "
+	     "7}]}",
 	     "device of slot 1: \"id\" (required), \"wwid\", \"serial\" or \"eui64\" is not an "
 	     "identity"},
 	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": true, "
@@ -471,9 +473,10 @@ static void test_identity_records(void **state)
 	assert_int_equal(open_array(&a, "raid_level=5", NULL, false, err, sizeof(err)), 0);
 	assert_int_equal(raid_array_put(a), 0);
 	/* another device at its path: refused, naming what is there and what was recorded */
-	put_file("st.json", "{\"version\": 3, \"members\": 3, \"devices\": [{\"slot\": 1, "
-			    "\"id\": \"wwn:eui.0025388b91b2c8a1\", \"wwid\": \"eui.0025388b91b2c8a1\", "
-			    "\"serial\": \"S3Z9NB0K123456\", \"eui64\": \"0025388b91b2c8a1\"}]}");
+	put_file("st.json",
+		 "{\"version\": 3, \"members\": 3, \"devices\": [{\"slot\": 1, "
+		 "\"id\": \"wwn:eui.0025388b91b2c8a1\", \"wwid\": \"eui.0025388b91b2c8a1\", "
+		 "\"serial\": \"S3Z9NB0K123456\", \"eui64\": \"0025388b91b2c8a1\"}]}");
 	before = strdup(state_text());
 	assert_int_equal(open_array(&a, "raid_level=5", NULL, true, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want),
