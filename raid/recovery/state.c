@@ -560,9 +560,9 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 	struct raid_recovery_config *r = &a->cfg.rec;
 	const char *path = r->state_path;
 
-	read_identities(a);
 	if (!path)
-		return 0;
+		return 0; /* nothing to check or record: no Identify command sent to a drive */
+	read_identities(a);
 	if (r->state_geom && r->state_member_size != a->geom.member_size) {
 		snprintf(err, errlen,
 			 "raid: raid_state: %s describes another array: it records members of "
