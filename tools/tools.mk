@@ -16,7 +16,7 @@ $(BUILD)/bin/raid-hostcpu: $(OBJ)/tools/run/hostcpu/hostcpu.o
 
 TESTS += $(BUILD)/tests/numa_test
 $(BUILD)/tests/numa_test: $(OBJ)/tools/run/hwinfo/numa_test.o $(OBJ)/tools/run/hwinfo/numa.o \
-	$(OBJ)/tools/run/hwinfo/drives.o
+	$(OBJ)/tools/run/hwinfo/drives.o $(LIBRAID)
 LDLIBS_numa_test := -lcmocka -lhwloc
 
 # raid-mdadm: the mdadm --create line that reads an engine array (the engine's config parser)

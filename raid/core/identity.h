@@ -10,15 +10,46 @@
 
 #define RAID_ID_LEN 160
 
-/* "file:MAJ:MIN:INO", "wwn:...", "serial:..." or "blk:MAJ:MIN"; negative errno if absent. */
-int raid_dev_identity(const char *path, char *out, size_t len);
+/*
+ * What a device is. `id` is what the state file compares: "wwn:<wwid>" when the drive has a
+ * WWN or EUI-64 (an NVMe namespace's own, unique per namespace), else "serial:<serial>",
+ * else "blk:MAJ:MIN", or "file:MAJ:MIN:INO[:BIRTH]" for a regular file. `wwid` and `serial`
+ * are both of a block device's, "" where the drive reports none (and eui64, below): an NVMe
+ * namespace's serial is its controller's, so two namespaces of one controller share it, and a
+ * serial tells drives apart only where there is no WWN.
+ */
+struct raid_ident {
+	char id[RAID_ID_LEN];
+	char wwid[RAID_ID_LEN - 16]; /* room in id for "wwn:" and "-partN" */
+	char serial[RAID_ID_LEN - 24];
+	char eui64[24]; /* 16 hex digits, "" if none: an NVMe namespace's EUI-64 */
+};
+
+/* The identity of the device or file at path (symlinks followed); negative errno if absent. */
+int raid_dev_identity(const char *path, struct raid_ident *id);
 /*
  * A block device's identity from sysfs under `sys` ("/sys"; a tree of the same shape in tests):
- * "wwn:..." from wwid or device/wwid, else "serial:..." from device/serial or serial, each the
- * file's first line with trailing spaces cut, of the whole disk for a partition with
- * "-partN" added (the partition's ".." in sysfs is its disk); "blk:MAJ:MIN" when none is there.
+ * wwid from wwid or device/wwid, serial from device/serial or serial, each the file's first
+ * line with trailing spaces cut, of the whole disk for a partition (the partition's ".." in
+ * sysfs is its disk), whose id has "-partN" added.
  */
-void raid_block_identity(const char *sys, unsigned maj, unsigned min, char *out, size_t len);
+void raid_block_identity(const char *sys, unsigned maj, unsigned min, struct raid_ident *id);
+/*
+ * For messages: "serial S, EUI-64 E" (what is known of the two), or the id when neither is;
+ * either may be NULL or "".
+ */
+void raid_ident_describe(const char *id, const char *serial, const char *eui64, char *out,
+			 size_t len);
+/* "52 54 00 00 00 00 00 01" (sysfs eui) or "eui.5254000000000001" (wwid): 16 hex digits,
+ * else "". */
+void raid_eui64_digits(const char *s, char out[24]);
+/*
+ * The EUI-64 asked of an NVMe namespace open at fd (Identify Namespace), for where the kernel
+ * hides it in sysfs: for controllers it does not trust to make unique ones (QEMU's,
+ * NVME_QUIRK_BOGUS_NID) its wwid is "nvme.VID-SERIAL-MODEL-NSID". out gets 16 hex digits or ""
+ * (none); needs CAP_SYS_ADMIN; -ENOTTY for a device that is no NVMe namespace.
+ */
+int raid_nvme_eui64(int fd, char out[24]);
 /* The same name, or the same file or device under two names (a:./a, a hard link, a symlink);
  * a name is its own file even before it exists. */
 bool raid_same_file(const char *a, const char *b);

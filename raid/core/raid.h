@@ -85,8 +85,10 @@ struct raid_recovery_config {
 	bool state_geom; /* a geometry was recorded (older files have none) */
 	int state_level, state_layout;
 	uint64_t state_chunk, state_member_size;
-	char *state_id[RAID_MAX_MEMBERS];
-	char *resume_id[RAID_MAX_MEMBERS];
+	char *state_id[RAID_MAX_MEMBERS], *state_serial[RAID_MAX_MEMBERS];
+	char *state_eui[RAID_MAX_MEMBERS];
+	char *resume_id[RAID_MAX_MEMBERS], *resume_serial[RAID_MAX_MEMBERS];
+	char *resume_eui[RAID_MAX_MEMBERS];
 	char *orig_members[RAID_MAX_MEMBERS]; /* raid_members before a done replacement */
 	bool state_dirty;		      /* writes were running when it was last saved */
 	/*

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "core/identity.h"
 #include "core/level.h"
 #include "core/options.h"
 #include "core/quiesce.h"
@@ -23,7 +24,7 @@ struct rec_state {
 	bool unclean;	   /* writes may be running: the file says "clean": false */
 	bool resync_dirty; /* the last run did not end cleanly: resync before I/O */
 	bool repair_stopped; /* a repair or resync stopped half-way: the file stays dirty */
-	char (*ids)[160];  /* the identity of each of a->m[] (identity.h), "" if none */
+	struct raid_ident *ids; /* each of a->m[] (identity.h); id "" if none */
 	int lock_fd;	   /* "<file>.lock", flocked while the array is open; -1: none */
 };
 

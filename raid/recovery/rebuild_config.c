@@ -225,7 +225,11 @@ void raid_rec_config_free(struct raid_config *c)
 	for (int i = 0; i < RAID_MAX_MEMBERS; i++) {
 		free(r->replaced[i]);
 		free(r->state_id[i]);
+		free(r->state_serial[i]);
+		free(r->state_eui[i]);
 		free(r->resume_id[i]);
+		free(r->resume_serial[i]);
+		free(r->resume_eui[i]);
 		free(r->orig_members[i]);
 	}
 	free(r->state_path);
@@ -239,8 +243,9 @@ void raid_rec_config_dup(struct raid_config *c)
 	for (int i = 0; i < r->nspares; i++)
 		r->spares[i] = strdup(r->spares[i]);
 	for (int i = 0; i < RAID_MAX_MEMBERS; i++) {
-		char **own[] = {&r->replaced[i], &r->state_id[i], &r->resume_id[i],
-				&r->orig_members[i]};
+		char **own[] = {&r->replaced[i],   &r->state_id[i],    &r->state_serial[i],
+				&r->state_eui[i],  &r->resume_id[i],   &r->resume_serial[i],
+				&r->resume_eui[i], &r->orig_members[i]};
 
 		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
 			if (*own[k])

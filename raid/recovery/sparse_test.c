@@ -38,8 +38,9 @@ static int sparse(const char *name, char *path, size_t len)
 
 static void test_resume_past_2tib(void **state)
 {
-	char m0[512], m1[512], sp[512], st[512], id[RAID_ID_LEN], opt[1200], json[1200];
+	char m0[512], m1[512], sp[512], st[512], opt[1200], json[1200];
 	unsigned char *want = malloc(2 * MIB), *got = malloc(2 * MIB);
+	struct raid_ident id;
 	struct raid_config c;
 	struct raid_array *a;
 	char err[RAID_ERRLEN];
@@ -60,11 +61,11 @@ static void test_resume_past_2tib(void **state)
 		want[i] = (unsigned char)(i * 131 + (i >> 12));
 	assert_int_equal(pwrite(fd0, want, 2 * MIB, (off_t)(MSIZE - 2 * MIB)), (ssize_t)(2 * MIB));
 	/* a checkpoint of a rebuild onto s0 already past 2 TiB */
-	assert_int_equal(raid_dev_identity(sp, id, sizeof(id)), 0);
+	assert_int_equal(raid_dev_identity(sp, &id), 0);
 	snprintf(json, sizeof(json),
 		 "{\"members\": 2, \"failed\": [1], \"replaced\": [{\"member\": 1, \"spare\": "
 		 "\"%s\", \"spare_id\": \"%s\", \"done\": false, \"recovery_offset\": %llu}]}",
-		 sp, id, (unsigned long long)RESUME);
+		 sp, id.id, (unsigned long long)RESUME);
 	snprintf(st, sizeof(st), "%s/st.json", dir);
 	o = json_tokener_parse(json);
 	assert_non_null(o);

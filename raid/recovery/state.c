@@ -6,12 +6,19 @@
  * degraded, rebuild, run again" can be separate runs, a killed rebuild resumes, and a
  * crash during writes is noticed at the next start.
  *
- *   {"version": 2, "clean": true,
+ *   {"version": 3, "clean": true,
  *    "array": {"level": 5, "members": 4, "chunk": 65536, "layout": 2, "member_size": 8388608},
- *    "devices": [{"slot": 0, "id": "file:0:45:1234"}, ...],
+ *    "devices": [{"slot": 0, "id": "wwn:eui.0025388b91b2c8a1", "wwid": "eui.0025388b91b2c8a1",
+ *                 "serial": "S3Z9NB0K123456", "eui64": "0025388b91b2c8a1"},
+ *                {"slot": 2, "id": "file:0:45:1234"}, ...],
  *    "failed": [1],
  *    "replaced": [{"member": 1, "spare": "/s0", "spare_id": "file:0:45:99", "done": false,
  *                  "recovery_offset": 8388608}]}
+ *
+ * "id" is what is compared (identity.h: the WWN, else the serial); "wwid", "serial" and
+ * "eui64" (a spare's "spare_wwid", ...), where the drive has them, are for the people reading
+ * the file and for the message that refuses another device. Version 2 had "id" only and is
+ * read as it is; the next write makes it version 3.
  *
  * The file is the user's input like any option: every field is checked for type and
  * range, and a file that describes another array (geometry, or a device that is not the
@@ -33,7 +40,7 @@
 #include "core/identity.h"
 #include "rebuild.h"
 
-#define STATE_VERSION 2
+#define STATE_VERSION 3
 #define STATE_MAX (1 << 20) /* bytes: a state file is about one line per member */
 
 static int bad(const char *path, const char *why, char *err, size_t errlen)
@@ -72,6 +79,35 @@ static int field(json_object *o, const char *key, json_type t, bool need, json_o
 	if (!json_object_object_get_ex(o, key, out))
 		return need ? -ENOENT : 0;
 	return *out && json_object_is_type(*out, t) ? 1 : -EINVAL;
+}
+
+/*
+ * A device's identity strings in o, each key after `prefix` ("" or "spare_"): v[] the "id",
+ * "wwid", "serial" and "eui64", NULL where absent; -EINVAL if one is no identity (a string of
+ * 1..RAID_ID_LEN-1 bytes).
+ */
+static int ident_fields(json_object *o, const char *prefix, const char *v[4])
+{
+	static const char *const keys[] = {"id", "wwid", "serial", "eui64"};
+	char key[32];
+	json_object *x;
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(key, sizeof(key), "%s%s", prefix, keys[i]);
+		v[i] = NULL;
+		if (field(o, key, json_type_string, false, &x) < 0 ||
+		    (x && (!json_object_get_string_len(x) ||
+			   json_object_get_string_len(x) >= RAID_ID_LEN)))
+			return -EINVAL;
+		v[i] = x ? json_object_get_string(x) : NULL;
+	}
+	return 0;
+}
+
+static void set_str(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = src ? strdup(src) : NULL;
 }
 
 /* An integer field in [lo, hi]: 1 found, 0 absent (allowed), negative with `why` set. */
@@ -145,7 +181,8 @@ static int load_devices(struct raid_config *c, json_object *o, char *why, size_t
 		return ret;
 	}
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-		json_object *e = json_object_array_get_idx(arr, i), *id;
+		json_object *e = json_object_array_get_idx(arr, i);
+		const char *v[4];
 		int64_t slot;
 
 		if (!json_object_is_type(e, json_type_object)) {
@@ -154,14 +191,16 @@ static int load_devices(struct raid_config *c, json_object *o, char *why, size_t
 		}
 		if ((ret = int_field(e, "slot", 0, c->nmembers - 1, true, &slot, why, wlen)) < 0)
 			return ret;
-		if (field(e, "id", json_type_string, true, &id) <= 0 ||
-		    !json_object_get_string_len(id) ||
-		    json_object_get_string_len(id) >= RAID_ID_LEN) {
-			snprintf(why, wlen, "device of slot %d has no valid \"id\"", (int)slot);
+		if (ident_fields(e, "", v) || !v[0]) {
+			snprintf(why, wlen,
+				 "device of slot %d: \"id\" (required), \"wwid\", \"serial\" or "
+				 "\"eui64\" is not an identity (a string of 1..%d bytes)",
+				 (int)slot, RAID_ID_LEN - 1);
 			return -EINVAL;
 		}
-		free(r->state_id[slot]);
-		r->state_id[slot] = strdup(json_object_get_string(id));
+		set_str(&r->state_id[slot], v[0]);
+		set_str(&r->state_serial[slot], v[2]);
+		set_str(&r->state_eui[slot], v[3]);
 	}
 	return 0;
 }
@@ -175,8 +214,8 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 {
 	struct raid_recovery_config *r = &c->rec;
 	uint64_t limit = r->state_geom ? r->state_member_size : INT64_MAX;
-	json_object *js, *jd, *jid;
-	const char *sp;
+	json_object *js, *jd;
+	const char *sp, *v[4];
 	int64_t m, off = 0;
 	int ret, s;
 
@@ -201,9 +240,11 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 		snprintf(why, wlen, "\"done\" of member %d is not true or false", (int)m);
 		return -EINVAL;
 	}
-	if (field(e, "spare_id", json_type_string, false, &jid) < 0 ||
-	    (jid && json_object_get_string_len(jid) >= RAID_ID_LEN)) {
-		snprintf(why, wlen, "\"spare_id\" of member %d is not an identity", (int)m);
+	if (ident_fields(e, "spare_", v)) {
+		snprintf(why, wlen,
+			 "the spare of member %d: \"spare_id\", \"spare_wwid\", \"spare_serial\" "
+			 "or \"spare_eui64\" is not an identity (a string of 1..%d bytes)",
+			 (int)m, RAID_ID_LEN - 1);
 		return -EINVAL;
 	}
 	for (int i = 0; i < c->nmembers; i++) {
@@ -230,6 +271,12 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 		free(r->replaced[m]);
 		r->replaced[m] = strdup(sp);
 		drop_spare(r, sp);
+		/* checked as the member it is (a run that rebuilt it wrote no "devices" entry) */
+		if (v[0] && !r->state_id[m]) {
+			set_str(&r->state_id[m], v[0]);
+			set_str(&r->state_serial[m], v[2]);
+			set_str(&r->state_eui[m], v[3]);
+		}
 		return 0;
 	}
 	if ((ret = int_field(e, "recovery_offset", 0, (int64_t)limit, false, &off, why, wlen)) < 0)
@@ -242,8 +289,9 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 	r->state_failed |= 1ULL << m;
 	r->resume_spare[m] = s + 1;
 	r->resume_off[m] = (uint64_t)off;
-	free(r->resume_id[m]);
-	r->resume_id[m] = jid ? strdup(json_object_get_string(jid)) : NULL;
+	set_str(&r->resume_id[m], v[0]);
+	set_str(&r->resume_serial[m], v[2]);
+	set_str(&r->resume_eui[m], v[3]);
 	return 0;
 }
 
@@ -488,9 +536,23 @@ static void read_identities(struct raid_array *a)
 	struct raid_recovery *rec = a->rec;
 
 	for (int i = 0; i < a->ndev; i++)
-		if (!a->be->uses_files ||
-		    raid_dev_identity(a->m[i].path, rec->st.ids[i], RAID_ID_LEN))
-			rec->st.ids[i][0] = 0; /* in memory, or absent (a failed member) */
+		if (!a->be->uses_files || raid_dev_identity(a->m[i].path, &rec->st.ids[i]))
+			rec->st.ids[i].id[0] = 0; /* in memory, or absent (a failed member) */
+}
+
+/*
+ * The device found (now; "absent" if none) and the one recorded, for a message: serial and
+ * EUI-64 where known, the ids where those say the same (another partition of one drive).
+ */
+static void describe_pair(const struct raid_ident *now, const char *id, const char *serial,
+			  const char *eui, char *is, char *was, size_t len)
+{
+	raid_ident_describe(now->id[0] ? now->id : "absent", now->serial, now->eui64, is, len);
+	raid_ident_describe(id ? id : "none", serial, eui, was, len);
+	if (!strcmp(is, was)) {
+		snprintf(is, len, "%s", now->id);
+		snprintf(was, len, "%s", id ? id : "none");
+	}
 }
 
 int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
@@ -498,9 +560,9 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 	struct raid_recovery_config *r = &a->cfg.rec;
 	const char *path = r->state_path;
 
-	read_identities(a);
 	if (!path)
-		return 0;
+		return 0; /* nothing to check or record: no Identify command sent to a drive */
+	read_identities(a);
 	if (r->state_geom && r->state_member_size != a->geom.member_size) {
 		snprintf(err, errlen,
 			 "raid: raid_state: %s describes another array: it records members of "
@@ -509,21 +571,26 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	for (int i = 0; i < a->geom.n; i++) {
-		const char *now = a->rec->st.ids[i];
+		const struct raid_ident *now = &a->rec->st.ids[i];
+		char is[RAID_ID_LEN + 64], was[RAID_ID_LEN + 64];
 
-		if (raid_member_failed(a, i) || !r->state_id[i] || !*now)
+		if (raid_member_failed(a, i) || !r->state_id[i] || !now->id[0])
 			continue;
-		if (strcmp(r->state_id[i], now)) {
+		if (strcmp(r->state_id[i], now->id)) {
+			describe_pair(now, r->state_id[i], r->state_serial[i], r->state_eui[i], is,
+				      was, sizeof(is));
 			snprintf(err, errlen,
 				 "raid: raid_state: %s describes another array: member %d (%s) is "
-				 "%s, the file records %s (remove the file to start afresh)",
-				 path, i, a->m[i].path, now, r->state_id[i]);
+				 "%s; the file records %s (put that device back at %s, or remove "
+				 "the file to start afresh)",
+				 path, i, a->m[i].path, is, was, a->m[i].path);
 			return -EINVAL;
 		}
 	}
 	for (int i = 0; i < a->geom.n; i++) {
 		int s = r->resume_spare[i] - 1;
-		const char *now;
+		const struct raid_ident *now;
+		char is[RAID_ID_LEN + 64], was[RAID_ID_LEN + 64];
 
 		if (s < 0)
 			continue;
@@ -534,12 +601,14 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 				 path, r->resume_off[i], i, a->geom.member_size);
 			return -EINVAL;
 		}
-		now = a->rec->st.ids[a->geom.n + s];
-		if (r->resume_off[i] && (!r->resume_id[i] || strcmp(r->resume_id[i], now))) {
+		now = &a->rec->st.ids[a->geom.n + s];
+		if (r->resume_off[i] && (!r->resume_id[i] || strcmp(r->resume_id[i], now->id))) {
+			/* it holds nothing the array needs yet: rebuilt whole, not refused */
+			describe_pair(now, r->resume_id[i], r->resume_serial[i], r->resume_eui[i],
+				      is, was, sizeof(is));
 			raid_log("raid: raid_state: the spare of member %d, %s, is not the one "
-				 "recorded (%s, now %s): its rebuild starts again from 0",
-				 i, a->m[a->geom.n + s].path,
-				 r->resume_id[i] ? r->resume_id[i] : "none", *now ? now : "absent");
+				 "recorded (%s; now %s): its rebuild starts again from 0",
+				 i, a->m[a->geom.n + s].path, was, is);
 			r->resume_off[i] = 0;
 		} else if (r->resume_off[i] && r->state_dirty) {
 			/*
@@ -559,14 +628,27 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 	return 0;
 }
 
+/* id, wwid and serial of `id` into o, each key with `prefix` ("" or "spare_"), where known */
+static void add_ident(json_object *o, const char *prefix, const struct raid_ident *id)
+{
+	const char *key[] = {"id", "wwid", "serial", "eui64"};
+	const char *val[] = {id->id, id->wwid, id->serial, id->eui64};
+	char k[32];
+
+	for (int i = 0; i < 4; i++)
+		if (val[i][0]) {
+			snprintf(k, sizeof(k), "%s%s", prefix, key[i]);
+			json_object_object_add(o, k, json_object_new_string(val[i]));
+		}
+}
+
 static json_object *entry(struct raid_array *a, int m, int dev, bool done, uint64_t off)
 {
 	json_object *e = json_object_new_object();
 
 	json_object_object_add(e, "member", json_object_new_int(m));
 	json_object_object_add(e, "spare", json_object_new_string(a->m[dev].path));
-	if (a->rec->st.ids[dev][0])
-		json_object_object_add(e, "spare_id", json_object_new_string(a->rec->st.ids[dev]));
+	add_ident(e, "spare_", &a->rec->st.ids[dev]);
 	json_object_object_add(e, "done", json_object_new_boolean(done));
 	if (!done)
 		json_object_object_add(e, "recovery_offset", json_object_new_int64((int64_t)off));
@@ -592,11 +674,11 @@ static json_object *build(struct raid_array *a)
 
 		if (f) {
 			json_object_array_add(failed, json_object_new_int(i));
-		} else if (rec->st.ids[i][0] && dev == i) {
+		} else if (rec->st.ids[i].id[0] && dev == i) {
 			json_object *d = json_object_new_object();
 
 			json_object_object_add(d, "slot", json_object_new_int(i));
-			json_object_object_add(d, "id", json_object_new_string(rec->st.ids[i]));
+			add_ident(d, "", &rec->st.ids[i]);
 			json_object_array_add(devs, d);
 		}
 		if (a->cfg.rec.replaced[i])

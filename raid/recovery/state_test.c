@@ -2,9 +2,11 @@
  * state_test.c - the state file (state.c) as hostile input and as a record of one array:
  * every field of the wrong type or out of range is refused with one line; a file of
  * another geometry, or one whose members are not the devices recorded, is refused and
- * names the difference; an unfinished rebuild onto a spare that is not the recorded one
- * restarts from 0; the dirty mark is set while a writer runs and cleared at a clean end,
- * and a dirty start resyncs, or refuses a degraded RAID5 unless raid_start_dirty_degraded.
+ * names the difference (serial and EUI-64 of both where recorded), a spare that a finished
+ * rebuild made the member included; a version-2 file is read and written as version 3; an
+ * unfinished rebuild onto a spare that is not the recorded one restarts from 0; the dirty mark is
+ * set while a writer runs and cleared at a clean end, and a dirty start resyncs, or refuses a
+ * degraded RAID5 unless raid_start_dirty_degraded.
  */
 #include "core/testutil.h"
 
@@ -13,6 +15,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "core/identity.h"
 
 static char dir[] = "/tmp/raid-state-test.XXXXXX";
 
@@ -63,7 +67,7 @@ static void test_hostile(void **state)
 	    {"{\"members\": \"3\"}", "\"members\" is not an integer"},
 	    {"{}", "\"members\" is missing"},
 	    {"{\"members\": 4}", "an array of 4 members, raid_members names 3"},
-	    {"{\"members\": 3, \"version\": 9}", "\"version\" is 9, outside 1..2"},
+	    {"{\"members\": 3, \"version\": 9}", "\"version\" is 9, outside 1..3"},
 	    {"{\"members\": 3, \"failed\": [\"x\"]}", "failed member x is not a member index"},
 	    {"{\"members\": 3, \"failed\": [3]}", "failed member 3 is not a member index"},
 	    {"{\"members\": 3, \"failed\": [1.5]}", "failed member 1.5 is not"},
@@ -100,7 +104,17 @@ static void test_hostile(void **state)
 	    {"{\"members\": 3, \"devices\": [{\"slot\": 9, \"id\": \"file:1:2:3\"}]}",
 	     "\"slot\" is 9, outside 0..2"},
 	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"id\": 7}]}",
-	     "device of slot 1 has no valid \"id\""},
+	     "device of slot 1: \"id\" (required), \"wwid\", \"serial\" or \"eui64\" is not"},
+	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"serial\": \"S1\"}]}",
+	     "device of slot 1: \"id\" (required)"},
+	    {"{\"members\": 3, \"devices\": [{\"slot\": 1, \"id\": \"file:1:2:3\", \"serial\": "
+	     "7}]}",
+	     "device of slot 1: \"id\" (required), \"wwid\", \"serial\" or \"eui64\" is not an "
+	     "identity"},
+	    {"{\"members\": 3, \"replaced\": [{\"member\": 1, \"spare\": \"/s\", \"done\": true, "
+	     "\"spare_eui64\": \"\"}]}",
+	     "the spare of member 1: \"spare_id\", \"spare_wwid\", \"spare_serial\" or "
+	     "\"spare_eui64\" is not an identity (a string of 1..159 bytes)"},
 	};
 	char err[RAID_ERRLEN], text[600];
 
@@ -396,6 +410,113 @@ static void test_spare_identity(void **state)
 	unlink(sp);
 }
 
+/* dir/NAME's identity */
+static struct raid_ident ident(const char *name)
+{
+	struct raid_ident id;
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_int_equal(raid_dev_identity(p, &id), 0);
+	return id;
+}
+
+static char *state_text(void)
+{
+	static char text[4096];
+	char p[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s/st.json", dir);
+	f = fopen(p, "r");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	return text;
+}
+
+/*
+ * Serial and EUI-64 beside each id: a version-2 file (ids only) is read and written back as
+ * version 3; a device recorded with them that is now another is refused, the message naming
+ * both and the file left as it was; a spare that a finished rebuild made the member (that run
+ * wrote its spare_* and no "devices" entry for the slot) is checked as the member.
+ */
+static void test_identity_records(void **state)
+{
+	struct raid_ident m0 = ident("m0"), m1 = ident("m1"), m2 = ident("m2"), s0;
+	struct raid_array *a;
+	char err[RAID_ERRLEN], st[2048], want[1024], sp[512], *before;
+	json_object *o, *x;
+
+	snprintf(st, sizeof(st),
+		 "{\"version\": 2, \"members\": 3, \"clean\": true, \"devices\": [{\"slot\": 0, "
+		 "\"id\": \"%s\"}, {\"slot\": 1, \"id\": \"%s\"}, {\"slot\": 2, \"id\": \"%s\"}]}",
+		 m0.id, m1.id, m2.id);
+	put_file("st.json", st);
+	assert_int_equal(open_array(&a, "raid_level=5", NULL, true, err, sizeof(err)), 0);
+	assert_int_equal(raid_array_put(a), 0);
+	o = state_json();
+	assert_true(json_object_object_get_ex(o, "version", &x));
+	assert_int_equal(json_object_get_int(x), 3);
+	assert_true(json_object_object_get_ex(o, "devices", &x));
+	assert_int_equal(json_object_array_length(x), 3);
+	json_object_put(o);
+
+	/* slot 1 recorded as a drive: the same id matches whatever else the record says */
+	snprintf(st, sizeof(st),
+		 "{\"version\": 3, \"members\": 3, \"devices\": [{\"slot\": 1, \"id\": \"%s\", "
+		 "\"serial\": \"S3Z9NB0K123456\", \"eui64\": \"0025388b91b2c8a1\"}]}",
+		 m1.id);
+	put_file("st.json", st);
+	assert_int_equal(open_array(&a, "raid_level=5", NULL, false, err, sizeof(err)), 0);
+	assert_int_equal(raid_array_put(a), 0);
+	/* another device at its path: refused, naming what is there and what was recorded */
+	put_file("st.json",
+		 "{\"version\": 3, \"members\": 3, \"devices\": [{\"slot\": 1, "
+		 "\"id\": \"wwn:eui.0025388b91b2c8a1\", \"wwid\": \"eui.0025388b91b2c8a1\", "
+		 "\"serial\": \"S3Z9NB0K123456\", \"eui64\": \"0025388b91b2c8a1\"}]}");
+	before = strdup(state_text());
+	assert_int_equal(open_array(&a, "raid_level=5", NULL, true, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "describes another array: member 1 (%s/m1) is %s; the file records serial "
+		 "S3Z9NB0K123456, EUI-64 0025388b91b2c8a1 (put that device back at %s/m1",
+		 dir, m1.id, dir);
+	if (!strstr(err, want))
+		fail_msg("'%s' lacks '%s'", err, want);
+	assert_string_equal(state_text(), before);
+	free(before);
+
+	/* member 1 rebuilt onto s0 in the last run: s0 is member 1 now, and checked as it */
+	snprintf(sp, sizeof(sp), "%s/s0", dir);
+	put_file("s0", "");
+	assert_int_equal(truncate(sp, 65536), 0);
+	s0 = ident("s0");
+	snprintf(st, sizeof(st),
+		 "{\"version\": 3, \"members\": 3, \"clean\": true, \"devices\": [{\"slot\": 0, "
+		 "\"id\": \"%s\"}, {\"slot\": 2, \"id\": \"%s\"}], \"failed\": [], \"replaced\": "
+		 "[{\"member\": 1, \"spare\": \"%s\", \"spare_id\": \"%s\", \"spare_serial\": "
+		 "\"SPARE1\", \"spare_eui64\": \"00000000000000a3\", \"done\": true}]}",
+		 m0.id, m2.id, sp, s0.id);
+	put_file("st.json", st);
+	assert_int_equal(open_array(&a, "raid_level=5", NULL, false, err, sizeof(err)), 0);
+	assert_int_equal(raid_array_put(a), 0);
+	put_file("st.json", st);
+	assert_int_equal(unlink(sp), 0);
+	put_file("s0", "");
+	assert_int_equal(truncate(sp, 65536), 0);
+	assert_int_equal(open_array(&a, "raid_level=5", NULL, false, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "member 1 (%s) is %s; the file records serial SPARE1, EUI-64 00000000000000a3", sp,
+		 ident("s0").id);
+	if (!strstr(err, want))
+		fail_msg("'%s' lacks '%s'", err, want);
+	unlink(sp);
+	snprintf(sp, sizeof(sp), "%s/st.json", dir);
+	unlink(sp);
+}
+
 static void test_dirty(void **state)
 {
 	struct raid_array *a;
@@ -461,7 +582,8 @@ int main(void)
 	    cmocka_unit_test(test_hostile),	   cmocka_unit_test(test_unreadable),
 	    cmocka_unit_test(test_shared_state),   cmocka_unit_test(test_state_in_use),
 	    cmocka_unit_test(test_geometry),	   cmocka_unit_test(test_round_trip),
-	    cmocka_unit_test(test_spare_identity), cmocka_unit_test(test_dirty),
+	    cmocka_unit_test(test_spare_identity), cmocka_unit_test(test_identity_records),
+	    cmocka_unit_test(test_dirty),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -8,7 +8,11 @@
 # says. Every test must end ok with no fio error and labels from what ran; afterwards no array
 # but the test's own and no md superblock on the run's drives; the engine's RAID6 ran on
 # node 1's CPUs (the drives' node, raid-hwinfo place-drives); a drive with a file system on
-# it is refused, by name, without --force. Skipped where the appliance can't be had.
+# it is refused, by name, without --force. Then, on the node-0 drives once the vendor's array
+# is gone, spares by identity: the engine's RAID5 over three namespaces rebuilt onto a fourth
+# (named by a symlink) and verified, its state file holding each device's serial and EUI-64,
+# and a fifth namespace put at the spare's path refused, naming both devices. Skipped where
+# the appliance can't be had.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/threads.sh"
 
@@ -16,12 +20,38 @@ S=$T_SCRATCH
 N=8
 start=$SECONDS
 t_need_md
-export ROOT
+export ROOT FIO ENGINE
 
 # What the run does: a write and a read workload of the quick preset, on every array; small
 # enough for QEMU's plain emulation (docs/md.md: the time it took).
 HOST_ONLY='SEQ1M-Q8T64-write|RND4K-Q1T64-randread'
 export HOST_ONLY
+
+# In the guest: the engine's RAID5 over drives $2-$4 loses member 1, rebuilt onto $5 named
+# by the symlink /run/spare, then verified; then $6 put at /run/spare. Each run's log, its fio
+# exit and the state file after it go to OUT/r5-<step>.*
+host_spare() {
+	local out=$1 sp=/run/spare st=$1/r5.state
+	local f=(--ioengine="external:$ENGINE" --thread=1 --name=r5 --filename=vol --raid_level=5
+		--raid_members="$2:$3:$4" --raid_chunk=64k --raid_member_size=16m --bs=64k
+		--size=100% --verify=crc32c --verify_fatal=1 --verify_state_save=0
+		--raid_state="$st" --raid_rebuild_min=200 --raid_rebuild_max=2000)
+	step() {
+		local name=$1
+		shift
+		"$FIO" "${f[@]}" "$@" >"$out/r5-$name.log" 2>&1
+		echo "fio exit $?" >>"$out/r5-$name.log"
+		cp "$st" "$out/r5-$name.state"
+	}
+	ln -sfn "$5" $sp
+	step fill --rw=write --do_verify=0
+	step rebuild --rw=read --verify_only=1 --raid_failed=1 --raid_spares=$sp --raid_rebuild=1 \
+		--raid_stats="$out/r5-rebuild.json"
+	step verify --rw=read --verify_only=1
+	ln -sfn "$6" $sp
+	step swapped --rw=read --verify_only=1
+}
+export -f host_spare
 
 # In the guest. Each step writes its files into OUT for the host's checks.
 host_guest() {
@@ -72,6 +102,9 @@ host_guest() {
 	} >"$out/after"
 	mdadm --stop "$vendor" >/dev/null 2>&1
 	mdadm --zero-superblock "${d[@]:0:4}" >/dev/null 2>&1
+	t0=$SECONDS
+	host_spare "$out" "${d[@]:0:5}"
+	echo "spare $((SECONDS - t0))" >>"$out/times"
 	return 0 # each step's status is in its files
 }
 export -f host_guest
@@ -154,7 +187,43 @@ pinned() {
 	threads_on "$S/affinity.ok" "$node1"
 }
 t_case "the engine's RAID6 over the node-1 drives ran on node 1's CPUs" pinned
+
+# Spares by identity. What mdvm gave drive i: "MDVMNVME<i> <EUI-64, 16 hex digits>"
+given() { sed -n 's/^mdvm: nvme drive \([0-9]*\): serial \([^,]*\), EUI-64 \([^,]*\),.*/\2 \3/p' "$S/mdvm.err" | tr -d :; }
+rebuilt() {
+	local s
+	for s in fill rebuild verify; do
+		cat "$S/r5-$s.log"
+		grep -qx 'fio exit 0' "$S/r5-$s.log" || return 1
+	done
+	jq -e '.rebuild.done == true' "$S/r5-rebuild.json" >/dev/null &&
+		jq -e '(.replaced | length) == 1 and .replaced[0].member == 1 and
+			.replaced[0].spare == "/run/spare" and .replaced[0].done and .failed == []' \
+			"$S/r5-verify.state" >/dev/null
+}
+t_case "the engine's RAID5 over NVMe: a member rebuilt onto an NVMe spare, verified" rebuilt
+# slot: the drive mdvm numbered; the state file's serial and EUI-64 of each, as mdvm gave them
+identities() {
+	cat "$S/r5-verify.state"
+	diff <(given | sed -n '1p;4p;3p' | sort) \
+		<(jq -r '.devices[] | "\(.serial) \(.eui64)"' "$S/r5-verify.state" | sort) &&
+		diff <(given | sed -n 4p) \
+			<(jq -r '.replaced[0] | "\(.spare_serial) \(.spare_eui64)"' "$S/r5-verify.state") &&
+		jq -e '[.devices[] | select(.slot == 1)][0].id == .replaced[0].spare_id and
+			.version == 3 and all(.devices[]; .wwid != null and .id == "wwn:" + .wwid)' \
+			"$S/r5-verify.state" >/dev/null
+}
+t_case "the state file holds each member's and the spare's serial and EUI-64" identities
+swapped() {
+	local was is
+	was=$(given | sed -n 4p) is=$(given | sed -n 5p)
+	cat "$S/r5-swapped.log"
+	! grep -qx 'fio exit 0' "$S/r5-swapped.log" &&
+		grep -q "describes another array: member 1 (/run/spare) is serial ${is% *}, EUI-64 ${is#* }; the file records serial ${was% *}, EUI-64 ${was#* }" "$S/r5-swapped.log" &&
+		cmp "$S/r5-verify.state" "$S/r5-swapped.state"
+}
+t_case "another namespace at the spare's path is refused, naming both; the file kept" swapped
 if [[ -s $S/times ]]; then
-	echo "guest boot: $(sed -n 's/^boot //p' "$S/times") s; run.sh $(sed -n 's/^run //p' "$S/times") s; $(grep 'guest run' "$S/times") s; test $((SECONDS - start)) s"
+	echo "guest boot: $(sed -n 's/^boot //p' "$S/times") s; run.sh $(sed -n 's/^run //p' "$S/times") s; spare $(sed -n 's/^spare //p' "$S/times") s; $(grep 'guest run' "$S/times") s; test $((SECONDS - start)) s"
 fi
 t_done

@@ -19,12 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <linux/nvme_ioctl.h>
+#include "core/identity.h"
 
 #define SYS_DEVICES "/sys/devices"
 
@@ -134,53 +133,19 @@ static int dir_node(const char *dir, char *pci, size_t len, int depth)
 
 int raid_drive_nvme_eui64(const char *name, char out[24])
 {
-	unsigned char id[4096];
 	char path[96];
-	int fd, nsid, ret = 0, zero = 1;
+	int fd, ret;
 
 	out[0] = 0;
 	if (strchr(name, '/'))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/dev/%s", name);
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	nsid = ioctl(fd, NVME_IOCTL_ID);
-	if (nsid <= 0) {
-		close(fd);
-		return -ENOTTY;
-	}
-	struct nvme_admin_cmd c = {
-	    .opcode = 0x06, /* Identify, CNS 0: the namespace's data structure */
-	    .nsid = nsid,
-	    .addr = (uintptr_t)id,
-	    .data_len = sizeof(id),
-	};
-	if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &c))
-		ret = errno ? -errno : -EIO;
+	ret = raid_nvme_eui64(fd, out);
 	close(fd);
-	if (ret)
-		return ret;
-	/* EUI64 is bytes 120-127 of Identify Namespace (NVMe base specification) */
-	for (int i = 120; i < 128; i++)
-		zero &= !id[i];
-	for (int i = 0; !zero && i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", id[120 + i]);
-	return 0;
-}
-
-/* "52 54 00 00 00 00 00 01" (sysfs eui) or "eui.5254000000000001" (wwid): 16 hex digits */
-static void eui_digits(const char *s, char out[24])
-{
-	int n = 0;
-	if (!strncmp(s, "eui.", 4))
-		s += 4;
-	for (; *s && n < 17; s++)
-		if (isxdigit((unsigned char)*s))
-			out[n++] = tolower((unsigned char)*s);
-		else if (*s != ' ' && *s != ':' && *s != '-')
-			break;
-	out[n == 16 && !*s ? n : 0] = 0;
+	return ret;
 }
 
 int raid_drive_probe(const char *dev, struct raid_drive *d)
@@ -215,9 +180,9 @@ int raid_drive_probe(const char *dev, struct raid_drive *d)
 	if (read_attr(real, "wwid", d->wwid, sizeof(d->wwid)))
 		read_attr(real, "device/wwid", d->wwid, sizeof(d->wwid));
 	if (read_attr(real, "eui", buf, sizeof(buf)) == 0)
-		eui_digits(buf, d->eui64);
+		raid_eui64_digits(buf, d->eui64);
 	else
-		eui_digits(d->wwid, d->eui64);
+		raid_eui64_digits(d->wwid, d->eui64);
 	if (!d->eui64[0] && !strncmp(d->name, "nvme", 4))
 		raid_drive_nvme_eui64(d->name, d->eui64); /* none is an answer too */
 	return 0;
