@@ -174,7 +174,9 @@ test_cmd() {
 plan_print() {
 	declare -A T=()
 	local line grp
-	echo "# preset ${O[preset]}: ${PLAN_RUN[configs]} tests x ${PLAN_RUN[repeats]} = ${PLAN_RUN[tests]} runs (round by round), scale ${PLAN_RUN[scale]}, runtime ${PLAN_RUN[runtime]}s, member size ${PLAN_RUN[member_size]}, profile ${RUN[profile_name]}"
+	local pre=""
+	((${PLAN_RUN[precond_runs]:-0} == 0)) || pre=" + ${PLAN_RUN[precond_runs]} preconditioning"
+	echo "# preset ${O[preset]}: ${PLAN_RUN[configs]} tests x ${PLAN_RUN[repeats]}$pre = ${PLAN_RUN[tests]} runs (round by round), scale ${PLAN_RUN[scale]}, runtime ${PLAN_RUN[runtime]}s, member size ${PLAN_RUN[member_size]}, profile ${RUN[profile_name]}"
 	for line in "${PLAN[@]}"; do
 		test_load T "$line"
 		grp=${T[group]#-} # "-": in no group

@@ -38,6 +38,7 @@ static unsigned long long seconds(const struct preset *p, int line, const char *
 /* precondition [fill=N] [random=SECONDS | random=Nx] */
 static void parse_precond(const struct preset *p, struct measure *m)
 {
+	m->fill = m->rand_x = 0, m->rand_s = 0; /* the line says all that is written */
 	for (int i = 0; i < p->precond.n; i++) {
 		const char *w = p->precond.w[i];
 		char *end;

@@ -559,10 +559,10 @@ int plan_main(struct preset *p, int argc, char **argv)
 	for (int i = 0; i < ntests; i++)
 		files |= !on_block(&o, tests[i].target), npre += tests[i].r->precond != 0;
 	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%ld\tconfigs=%d\t"
-	       "repeats=%ld\tclocksource=%s\tprecondition=%s\tsteadystate=%s\n",
-	       o.scale, o.runtime, o.msize, (ntests - npre) * o.repeat + npre, ntests, o.repeat,
+	       "repeats=%ld\tclocksource=%s\tprecondition=%s\tsteadystate=%s\tprecond_runs=%d\n",
+	       o.scale, o.runtime, o.msize, (ntests - npre) * o.repeat + npre, ntests - npre, o.repeat,
 	       *o.clock ? o.clock : "default", measure_state(&o, false, files),
-	       measure_state(&o, true, files));
+	       measure_state(&o, true, files), npre);
 	/* Round K runs every test once before round K + 1, so that drift over the run (heat,
 	 * the page cache, a neighbour) falls on every configuration alike. */
 	for (int k = 1, idx = 1; k <= o.repeat; k++)
