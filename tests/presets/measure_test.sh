@@ -73,17 +73,8 @@ t_case "steadystate: a one-second window (fio writes its slope as -nan)" bad "st
 t_case "precondition: an unknown field" bad "precondition: 'seq=1'" "precondition seq=1"
 t_case "precondition: nothing to write" bad "precondition: nothing to write" "precondition fill=0"
 
-if [[ $(id -u) -ne 0 ]] || ! command -v losetup >/dev/null; then
-	echo "skip: the drive cases need root and losetup"
-	t_done
-fi
-LOOPS=()
-detach() { local l; for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done; rm -rf "$T_SCRATCH"; }
-trap detach EXIT
-for i in 0 1 2 3; do
-	truncate -s 96M "$T_SCRATCH/disk$i"
-	LOOPS+=("$(losetup --find --show "$T_SCRATCH/disk$i")") || t_skip "no free loop device"
-done
+source "$(dirname "$0")/loops.sh"
+loop_drives 4 96M
 FOUR=$(IFS=,; echo "${LOOPS[*]}")
 { cat "$ROOT/presets/quick.preset"; echo "precondition fill=2 random=3"; echo "steadystate iops_slope:5% window=4 ramp=1 max=12"; } >"$PD/q.preset"
 cp "$ROOT/presets/index" "$PD/" 2>/dev/null
