@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/presets/loops.sh (sourced after tests/lib.sh): loop_drives N SIZE: N loop devices over
 # sparse files of SIZE in T_SCRATCH, standing in for --drives, in LOOPS; detached (only
 # these) and the scratch removed at exit. Where there is no root or losetup, the drive cases
@@ -9,9 +10,14 @@ loop_drives() {
 		t_done
 	fi
 	LOOPS=()
-	trap 'for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done; rm -rf "$T_SCRATCH"' EXIT
+	trap loop_detach EXIT
 	for ((i = 0; i < $1; i++)); do
 		truncate -s "$2" "$T_SCRATCH/disk$i"
 		LOOPS+=("$(losetup --find --show "$T_SCRATCH/disk$i")") || t_skip "no free loop device"
 	done
+}
+loop_detach() {
+	local l
+	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$T_SCRATCH"
 }

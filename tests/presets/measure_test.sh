@@ -10,6 +10,7 @@
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
 P=$ROOT/build/bin/raid-preset
+# shellcheck disable=SC2054 # engine,md is one word: the targets
 DRY=(--dry-run --no-build --profile host --target engine,md --scale 0.0625)
 [[ -x $P ]] || t_skip "build/bin/raid-preset is not built (make)"
 
