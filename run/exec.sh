@@ -137,7 +137,7 @@ ran_labels() {
 	# steady state: fio's own answer (run.json lists the tests that never reached it)
 	if ss=$("$RJSON" steadystate "${RUN[rdir]}/tests/$1.json" 2>/dev/null); then
 		"$RJSON" set "$meta" steadystate.attained:b=$( ((ss)) && echo true || echo false)
-		((ss)) || STEADY_MISSED+=("steadystate.not_attained:as=$1")
+		((ss)) || { STEADY_MISSED+=("steadystate.not_attained:as=$1"); echo "    | $1: fio's steady state was not reached"; }
 	fi
 	[[ -s $st ]] || return 0
 	# md's bitmap and policy as md reports them: consistency_policy is bitmap, resync or ppl
