@@ -100,6 +100,20 @@ Options:
                          per dev: target, in order)
   --md-stripe-cache N    md's stripe_cache_size for RAID 5/6 (md's default 256)
   --md-threads N         md's group_thread_cnt for RAID 5/6 (md's default 0)
+  --md-bitmap none|internal|auto
+                         md's write-intent bitmap (default auto: mdadm's own choice, internal
+                         when each member's part is over 100 GiB); shown beside md's figures
+  --md-consistency resync|ppl
+                         md RAID5's consistency policy (ppl: a partial parity log, which an
+                         internal bitmap excludes; default resync)
+  --precondition, --no-precondition
+                         on block devices (--drives, dev:), fill each array and write it at
+                         random before its tests, or not (default: the preset's precondition
+                         line); member files skip it
+  --steadystate, --no-steadystate
+                         on block devices, run the measured tests until fio's steady state
+                         (default: the preset's steadystate line, else iops_slope:10% over a
+                         window of --runtime, at most 5 windows); member files skip it
   --md-sync-min MBPS, --md-sync-max MBPS
                          md's rebuild/resync speed limits per array (default ${L[rebuild_min_default]} and ${L[rebuild_max_default]}, as
                          the engine's raid_rebuild_min/max)
@@ -137,7 +151,8 @@ parse_options() {
 			exit 0 ;;
 		--drives | --scratch | --member-size | --profile | --parity | --runtime | --scale | --hosts | \
 			--hosts-file | --only | --out | --gpu | --gpu-batch | --target | --target-desc | \
-			--md-stripe-cache | --md-threads | --md-sync-min | --md-sync-max | --repeat)
+			--md-stripe-cache | --md-threads | --md-sync-min | --md-sync-max | --repeat | \
+			--md-bitmap | --md-consistency)
 			(($# >= 2)) || die "$1 needs a value"
 			v=$2
 			# './run.sh --scratch --keep' would otherwise make a directory named --keep
@@ -145,6 +160,8 @@ parse_options() {
 			if [[ $1 == --target-desc ]]; then TARGET_DESCS+=("$v"); else O[${1#--}]=$v; fi
 			shift ;;
 		--force | --keep | --fit | --wait | --concurrent) O[${1#--}]=1 ;;
+		--precondition | --steadystate) O[${1#--}]=on ;;
+		--no-precondition | --no-steadystate) O[${1#--no-}]=off ;;
 		--dry-run) O[dry_run]=1 ;;
 		--no-build) O[build]=0 ;;
 		--no-report) O[report]=0 ;;

@@ -62,4 +62,34 @@ t_case "--compare lists vs_md" bash -c \
 	"'$RR' --compare '$FIX' '$RUN' --out '$T_SCRATCH/cmp' | grep -q '^$E *vs_md'"
 t_case "a run with only the engine draws no target charts and no section" bash -c \
 	"cp -r '$FIX' '$T_SCRATCH/old' && '$RR' '$T_SCRATCH/old' >/dev/null && ! ls '$T_SCRATCH/old/charts/targets_'* 2>/dev/null && ! grep -q id=targets '$T_SCRATCH/old/index.html'"
+
+# What keeps each side consistent, named alike (docs/report.md, "Targets"): md's from its
+# meta.json (run.sh writes what md reported), the engine's from its stats' "consistency"
+# (absent: resync for RAID5, none for RAID0); and fio's steady state, never reached here.
+C=$T_SCRATCH/cons
+cp -r "$RUN" "$C"
+"$RJ" set "$C/tests/md-$E.meta.json" md_bitmap:s=internal md_consistency:s=resync
+"$RJ" set "$C/tests/$E.stats.json" consistency.policy:s=bitmap consistency.bitmap_chunk:i=67108864
+S=raid5-4-RND4K-Q1-randread
+sed -i '0,/"jobname" :/s//"steadystate" : {"ss" : "iops_slope:10.000000%", "duration" : 2, "attained" : 0},\n      &/' \
+	"$C/tests/$S.json"
+sed -i '0,/"jobname" :/s//"steadystate" : {"ss" : "iops_slope:10.000000%", "duration" : 2, "attained" : 1},\n      &/' \
+	"$C/tests/raid0-4-SEQ1M-Q8T64-read.json"
+t_case "report of a run with md's bitmap, the engine's policy and steady state" "$RR" "$C"
+ccol() { # TEST -> "consistency|steady_state" of summary.json (summary.csv has the same)
+	jq -r --arg t "$1" '.tests[] | select(.test == $t) | "\(.consistency)|\(.steady_state)"' "$C/summary.json"
+}
+labels() {
+	local got
+	got="$(ccol "md-$E")/$(ccol "$E")/$(ccol raid0-4-SEQ1M-Q8T64-write)/$(ccol "$S")/$(ccol raid0-4-SEQ1M-Q8T64-read)"
+	echo "$got"
+	[[ $got == 'bitmap=internal, resync|null/bitmap=internal, resync|null/none|null/bitmap=none, resync|not reached/none|reached' ]]
+}
+t_case "summary.json: consistency and steady_state, md and engine named alike" labels
+t_case "summary.csv: the same two last columns" bash -c \
+	"head -1 '$C/summary.csv' | grep -q ',consistency,steady_state\$' && grep -q '^quick,$S,.*,\"bitmap=none, resync\",not reached\$' '$C/summary.csv'"
+t_case "the targets table names each side's policy" bash -c \
+	"grep -q '<td>md (bitmap=internal, resync)</td>' '$C/index.html' && grep -q '<td>engine (bitmap=internal, resync)</td>' '$C/index.html'"
+t_case "the page marks the test that never reached steady state, and only it" bash -c \
+	"grep -c 'steady state NOT reached)' '$C/index.html' | grep -qx 1 && grep -q '$S (steady state NOT reached)' '$C/index.html'"
 t_done

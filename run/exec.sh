@@ -64,6 +64,7 @@ run_json_write() { # extra raid-json args
 		options.parity:s="${O[parity]:-default}" options.gpu:s="${O[gpu]:-0}" \
 		options.gpu_batch:s="${O[gpu-batch]:-64}" options.hosts:s="${O[hosts]:-}" \
 		options.hosts_file:s="${O[hosts-file]:-}" options.out:s="${O[out]}" \
+		options.precondition:s="${PLAN_RUN[precondition]}" options.steadystate:s="${PLAN_RUN[steadystate]}" \
 		host:J="${RUN[work]}/host.json" kernel:s="$(uname -r)" fio_version:s="${RUN[fio_version]}" \
 		fio_clocksource:s="${PLAN_RUN[clocksource]}" repeats:i="${PLAN_RUN[repeats]}" \
 		engine.path:s="$engine" engine.built:b=$([[ -f $engine ]] && echo true || echo false) \
@@ -75,8 +76,9 @@ run_json_write() { # extra raid-json args
 		mv "${RUN[rdir]}/run.json.tmp" "${RUN[rdir]}/run.json"
 }
 
+STEADY_MISSED=()
 run_json_finish() {
-	run_json_write finished:s="$(date -Iseconds)" counts.ok:i="${COUNT[ok]}" \
+	run_json_write finished:s="$(date -Iseconds)" "${STEADY_MISSED[@]}" counts.ok:i="${COUNT[ok]}" \
 		counts.skipped:i="${COUNT[skipped]}" counts.failed:i="${COUNT[failed]}"
 }
 
@@ -102,6 +104,9 @@ write_meta() {
 	[[ -z $(target_layout "$1") ]] || layout=layout:s=$(target_layout "$1")
 	[[ -z ${wm_[parity]} ]] || ((!wm_[has_parity])) || par=parity:s=${wm_[parity]}
 	target_meta_set "$1"
+	STEADY_META=()
+	((${wm_[steadystate]:-0} == 0)) || STEADY_META=("steadystate.criterion:s=${wm_[ss_criterion]}" \
+		"steadystate.window_s:i=${wm_[ss_window]}" "steadystate.ramp_s:i=${wm_[ss_ramp]}")
 	"$RJSON" obj preset:s="${O[preset]}" test:s="${wm_[test]}" repeat:i="${wm_[repeat]}" \
 		repeats:i="${wm_[repeats]}" workload:s="${wm_[workload]}" \
 		engine:s="${wm_[engine]}" "${TARGET_META[@]}" $lvl members:i="${wm_[members]}" $chunk "$layout" $par \
@@ -110,7 +115,8 @@ write_meta() {
 		"reason:s=$3" array:s="${wm_[array]}" group:s="${wm_[group]}" bays:s="${wm_[bays]}" \
 		spares:s="${wm_[spares]}" runtime_s:i="${wm_[runtime]}" published.iodepth:i="${wm_[pub_iodepth]}" \
 		published.numjobs:i="${wm_[pub_numjobs]}" job_file:s="workloads/${wm_[job]}.fio" \
-		cpus_allowed:s="${wm_[cpus]}" "${hosts[@]}" >"${RUN[rdir]}/tests/${wm_[id]}.meta.json"
+		cpus_allowed:s="${wm_[cpus]}" role:s="${wm_[role]:-measure}" "${hosts[@]}" \
+		"${STEADY_META[@]}" >"${RUN[rdir]}/tests/${wm_[id]}.meta.json"
 }
 
 # engine_refusal ID -> the reason the engine refused the test as beyond what it can do here
@@ -127,10 +133,22 @@ engine_refusal() {
 # ran_labels ID: meta.json's level and members from what ran: the engine's stats, or md's
 # (its stats file holds md's own answer); a JBOD's are fio's members as planned
 ran_labels() {
-	local st=${RUN[rdir]}/tests/$1.stats.json lvl n
+	local st=${RUN[rdir]}/tests/$1.stats.json meta=${RUN[rdir]}/tests/$1.meta.json lvl n cp ss
+	# steady state: fio's own answer (run.json lists the tests that never reached it)
+	if ss=$("$RJSON" steadystate "${RUN[rdir]}/tests/$1.json" 2>/dev/null); then
+		"$RJSON" set "$meta" steadystate.attained:b=$( ((ss)) && echo true || echo false)
+		((ss)) || { STEADY_MISSED+=("steadystate.not_attained:as=$1"); echo "    | $1: fio's steady state was not reached"; }
+	fi
 	[[ -s $st ]] || return 0
+	# md's bitmap and policy as md reports them: consistency_policy is bitmap, resync or ppl
+	if cp=$("$RJSON" get "$st" md.consistency_policy 2>/dev/null) && [[ -n $cp ]]; then
+		case $cp in
+		bitmap) "$RJSON" set "$meta" md_bitmap:s=internal md_consistency:s=resync ;;
+		resync | ppl) "$RJSON" set "$meta" md_bitmap:s=none md_consistency:s="$cp" ;;
+		esac
+	fi
 	lvl=$("$RJSON" get "$st" level 2>/dev/null) && n=$("$RJSON" get "$st" members 2>/dev/null) || return 0
-	"$RJSON" set "${RUN[rdir]}/tests/$1.meta.json" level:i="$lvl" members:i="$n"
+	"$RJSON" set "$meta" level:i="$lvl" members:i="$n"
 }
 
 test_result() { # ID STATUS COUNTER REASON: meta.json's status and the count

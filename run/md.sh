@@ -46,6 +46,7 @@ md_available() { # 0 when this kernel has md (loading md_mod if it can)
 md_knobs_json() { # run.json: md's settings this run asked for (null: md's default, which
 	# each test's stats file records as md ran it)
 	local k v
+	TARGETS_JSON+=("md.asked.bitmap:s=${O[md-bitmap]:-auto}" "md.asked.consistency:s=${O[md-consistency]:-resync}")
 	for k in stripe_cache_size:${O[md-stripe-cache]:-} group_thread_cnt:${O[md-threads]:-} \
 		sync_speed_min_mbps:${O[md-sync-min]:-} sync_speed_max_mbps:${O[md-sync-max]:-}; do
 		v=${k#*:}
@@ -105,10 +106,12 @@ md_apply_knobs() { # DEV HAS_PARITY (md's sync speeds are in KB/s)
 
 md_settings_args() { # DEV -> raid-json args: the settings the array has (what md ran with)
 	local k v
-	for k in stripe_cache_size group_thread_cnt sync_speed_min sync_speed_max; do
+	# consistency_policy: md's own word for what keeps the array consistent (none, resync,
+	# bitmap, ppl); bitmap/location: none, or where the internal bitmap is
+	for k in stripe_cache_size group_thread_cnt sync_speed_min sync_speed_max consistency_policy bitmap/location; do
 		v=""
 		read -r v _ 2>/dev/null <"/sys/block/${1#/dev/}/md/$k" || true
-		[[ -z $v ]] || echo "md.$k:s=$v"
+		[[ -z $v ]] || echo "md.${k//\//_}:s=$v"
 	done
 }
 
@@ -117,8 +120,10 @@ md_create_cmd() { # TEST clean|resync DEVS... -> the mdadm --create line of its 
 	local mode=$2 level=${mc_[level]} dev=${MD_DEV[${mc_[array]}]:-/dev/mdN}
 	shift 2
 	local c=(mdadm --create "$dev" --run --metadata=1.0 --level="$level" --raid-devices="${mc_[members]}")
-	# no write-intent bitmap (mdadm adds one to large arrays): the engine has none either
-	[[ $level == 0 ]] || c+=(--bitmap=none)
+	# the bitmap and consistency policy the plan chose (--md-bitmap auto: mdadm's own choice
+	# for this size, given explicitly so that md runs what the plan and the results say)
+	[[ $level == 0 ]] || c+=(--bitmap="${mc_[md_bitmap]}")
+	[[ ${mc_[md_consistency]} != ppl ]] || c+=(--consistency-policy=ppl)
 	[[ $level == 1 ]] || c+=(--chunk="${mc_[md_chunk_kib]}")
 	[[ -z ${mc_[layout]} ]] || c+=("--layout=${mc_[layout]/#near2/n2}")
 	[[ ${mc_[members]} != 1 ]] || c+=(--force)
@@ -274,7 +279,7 @@ md_prepare_test() { # TEST: its md array up; fio's jobs spanned over md's size
 	local sectors
 	md_up "$1" || return 1
 	read -r sectors <"/sys/block/${MD_DEV[${mp_[array]}]#/dev/}/size" || return 1
-	test_env_set "$1" $("$PRESET" span "${sectors}s" "${mp_[rw]}" "${mp_[bs]}" "${mp_[numjobs]}")
+	test_env_set "$1" $("$PRESET" span "${sectors}s" "${mp_[span_rw]:-${mp_[rw]}}" "${mp_[bs]}" "${mp_[numjobs]}")
 }
 
 # ---- device statistics: member I/Os per volume I/O, as the engine counts them ----

@@ -76,7 +76,7 @@ target_fio_args() {
 	else
 		dev=${DEV_PATH[${ta_[target]#dev:}]}
 		vol=$(blockdev --getsize64 "$dev" 2>/dev/null) || vol=${PLAN_RUN[member_size]}
-		span=$("$PRESET" span "$vol" "${ta_[rw]}" "${ta_[bs]}" "${ta_[numjobs]}")
+		span=$("$PRESET" span "$vol" "${ta_[span_rw]:-${ta_[rw]}}" "${ta_[bs]}" "${ta_[numjobs]}")
 		test_env_set "$1" $span
 	fi
 	to_=(--ioengine=io_uring "--filename=$dev")
@@ -109,7 +109,7 @@ target_meta_set() { # TEST -> TARGET_META: meta.json's keys of the test's target
 	local -n tm_=$1
 	TARGET_META=("target:s=${tm_[target]}")
 	case ${tm_[target]} in
-	md) TARGET_META+=("device:s=${MD_DEV[${tm_[array]}]:-}") ;;
+	md) TARGET_META+=("device:s=${MD_DEV[${tm_[array]}]:-}" "md_bitmap:s=${tm_[md_bitmap]}" "md_consistency:s=${tm_[md_consistency]}") ;;
 	dev:*) TARGET_META+=("device:s=${DEV_PATH[${tm_[target]#dev:}]}" "target_desc:s=${DEV_DESC[${tm_[target]#dev:}]}") ;;
 	esac
 }

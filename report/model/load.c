@@ -624,6 +624,60 @@ static void parse_stats(json_object *s, struct rr_test *t)
 	}
 }
 
+/*
+ * The consistency label (docs/report.md, "Targets"): md's from meta.json (md_bitmap,
+ * md_consistency: what md reported it ran with; a run made before them created every array
+ * with --bitmap=none), the engine's from its stats' "consistency": {"policy": none | resync
+ * | bitmap} (absent in older engines: resync where the level has redundancy, else none).
+ */
+static void consistency_label(struct rr_test *t)
+{
+	char b[64] = "";
+
+	if (!strcmp(t->target, "md")) {
+		const char *bm = rr_jstr(rr_jget(t->meta_json, "md_bitmap")),
+			   *cp = rr_jstr(rr_jget(t->meta_json, "md_consistency"));
+		if (!*cp)
+			bm = "none", cp = t->level == 0 ? "none" : "resync";
+		if (strcmp(cp, "none"))
+			snprintf(b, sizeof(b), "bitmap=%s, %s", *bm ? bm : "none", cp);
+		else
+			snprintf(b, sizeof(b), "none");
+	} else if (!strcmp(t->target, "engine") && t->level >= 0) {
+		const char *pol = rr_jstr(get_path(t->stats_json, "consistency", "policy"));
+		if (!*pol)
+			pol = rr_level_redundant(t->level) ? "resync" : "none";
+		snprintf(b, sizeof(b), "%s",
+			 !strcmp(pol, "bitmap")	  ? "bitmap=internal, resync"
+			 : !strcmp(pol, "resync") ? "bitmap=none, resync"
+						  : pol);
+	}
+	t->consistency = xstrdup(b);
+}
+
+/* fio's answer per job ("steadystate": {"attained": 0|1}): reached only when every job that
+ * asked reached it */
+static void steady_label(json_object *fio, struct rr_test *t)
+{
+	json_object *jobs = rr_jget(fio, "jobs");
+	int asked = 0, all = 1;
+
+	if (!jobs || !json_object_is_type(jobs, json_type_array))
+		jobs = rr_jget(fio, "client_stats");
+	for (size_t i = 0; jobs && json_object_is_type(jobs, json_type_array) &&
+			   i < json_object_array_length(jobs);
+	     i++) {
+		json_object *at = get_path(json_object_array_get_idx(jobs, i), "steadystate",
+					   "attained");
+		if (at) {
+			asked = 1;
+			all &= json_object_get_int(at) != 0;
+		}
+	}
+	free(t->steady);
+	t->steady = xstrdup(!asked ? "" : all ? "reached" : "not reached");
+}
+
 static void test_init(struct rr_test *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -643,7 +697,8 @@ void rr_test_free(struct rr_test *t)
 		return;
 	}
 	char **s[] = {&t->test,	 &t->preset, &t->workload, &t->engine,	    &t->layout, &t->parity,
-		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host,	&t->target};
+		      &t->state, &t->rw,     &t->backend,  &t->parity_impl, &t->host,	&t->target,
+		      &t->consistency, &t->steady};
 	for (size_t i = 0; i < t->nhosts; i++)
 		rr_test_free(&t->hosts[i]);
 	free(t->hosts);
@@ -742,6 +797,8 @@ int rr_test_load(const char *tdir, const char *stem, int ended, struct rr_test *
 		parse_stats(stats, t);
 		t->stats_json = json_object_get(stats);
 	}
+	consistency_label(t);
+	steady_label(fio, t);
 	rc = 0;
 out:
 	json_object_put(meta);
@@ -935,6 +992,14 @@ int rr_level_parity(int level)
 	struct raid_level_info l;
 
 	return raid_level_get(level, &l) ? -1 : l.parity;
+}
+
+/* the level can lose a member, so it has something to resync (RAID0 has not) */
+int rr_level_redundant(int level)
+{
+	struct raid_level_info l;
+
+	return !raid_level_get(level, &l) && l.max_failed != 0;
 }
 
 double rr_primary(const struct rr_test *t)

@@ -53,6 +53,10 @@ struct rr_test {
 	 * and in cores, fio's whole process per I/O (engine threads too); NAN when absent */
 	double host_cpu_us_per_io, host_cpu_cores, fio_cpu_us_per_io, fio_cpu_cores;
 	double vs_md; /* main figure over the same test's on md (targets.c); NAN without one */
+	/* what keeps the array consistent after an unclean stop, named alike for md and the
+	 * engine (load.c): "bitmap=none|internal, resync|ppl", "none" (RAID0), "" (JBOD, dev:);
+	 * fio's steady state: "reached", "not reached", "" when the test did not ask for it */
+	char *consistency, *steady;
 	char *status, *reason; /* only while loading a test without fio output */
 	struct rr_bin *bins;   /* merged clat bins, ascending; NULL when fio gave none */
 	size_t nbins;
@@ -127,6 +131,7 @@ double rr_primary(const struct rr_test *t); /* MB/s for bs >= 64k, else IOPS */
 /* Parity members of each stripe row of `level` (0 for the mirror and stripe levels, -1 for a
  * level the engine does not know, JBOD), from the engine's level table. */
 int rr_level_parity(int level);
+int rr_level_redundant(int level);
 /* One test of a run directory's tests/ (STEM.meta.json, STEM.json, STEM.stats.json), as
  * rr_run_load reads it: 0, -ENOENT (left out: t->status, t->reason set), -EINVAL (err) */
 int rr_test_load(const char *tdir, const char *stem, int ended, struct rr_test *t, char *err,

@@ -337,7 +337,9 @@ static void summary(FILE *f, const struct rr_run *run)
 	      "usr/sys time in % of one core (fio's figure for the job threads: the kernel's "
 	      "io_uring workers and engine worker threads are not in it); CPU us per I/O is that "
 	      "time over the I/Os. Member I/Os per I/O and parity GB/s (parity bytes over the "
-	      "CPU time spent on parity) come from the engine's stats; JBOD tests have none.</p>\n"
+	      "CPU time spent on parity) come from the engine's stats; JBOD tests have none. A "
+	      "test run with fio's steady-state criterion (run.sh --steadystate) that ended at its "
+	      "cap without reaching it says \"steady state NOT reached\" beside its name.</p>\n"
 	      "<div class=wide><table>\n<tr>",
 	      f);
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
@@ -351,7 +353,14 @@ static void summary(FILE *f, const struct rr_run *run)
 		const struct rr_test *t = &run->tests[i];
 		char b[32];
 		fputs("<tr>", f);
-		td_str(f, t->test);
+		if (t->steady && !strcmp(t->steady, "not reached")) {
+			/* fio's steadystate= ended at its cap: a figure of a drive still changing */
+			char name[400];
+			snprintf(name, sizeof(name), "%s (steady state NOT reached)", t->test);
+			td_str(f, name);
+		} else {
+			td_str(f, t->test);
+		}
 		td_str(f, rr_level_name(t));
 		td_int(f, t->members, t->members > 0);
 		size_str(t->chunk, b, sizeof(b));

@@ -183,6 +183,8 @@ json_object *rr_test_json(const struct rr_test *t)
 		json_object_object_add(o, cols_tail[i].name, jnum(nval(t, &cols_tail[i])));
 	json_object_object_add(o, "little", jstr(little_word(t)));
 	spread_json(o, t);
+	json_object_object_add(o, "consistency", jstr(t->consistency ? t->consistency : ""));
+	json_object_object_add(o, "steady_state", jstr(t->steady ? t->steady : ""));
 	return o;
 }
 
@@ -234,6 +236,7 @@ static void write_csv(FILE *f, const struct rr_run *run)
 	fputs(",repeats", f);
 	for (size_t i = 0; i < NCOLS(cols_spread); i++)
 		fprintf(f, ",%s_min,%s_max", cols_spread[i].name, cols_spread[i].name);
+	fputs(",consistency,steady_state", f); /* last: the columns before keep their places */
 	fputc('\n', f);
 
 	for (size_t r = 0; r < run->ntests; r++) {
@@ -265,6 +268,10 @@ static void write_csv(FILE *f, const struct rr_run *run)
 		rr_csv_str(f, run->emulation);
 		rr_an_csv_row(f, run, r);
 		spread_csv(f, t);
+		fputc(',', f);
+		rr_csv_str(f, t->consistency ? t->consistency : "");
+		fputc(',', f);
+		rr_csv_str(f, t->steady ? t->steady : "");
 		fputc('\n', f);
 	}
 }

@@ -39,7 +39,11 @@ void rr_targets_html(FILE *f, const struct rr_run *run)
 	      "counts md's kernel threads and the engine's own threads, which fio's CPU figures "
 	      "miss, so it compares across targets (on a shared machine it also counts what "
 	      "else ran). <i>fio process</i> is fio's own threads and processes, the engine's "
-	      "included.</p>\n<div class=wide><table>\n<tr><th>test</th><th>target</th>"
+	      "included. Beside each target, what keeps its arrays consistent after an unclean "
+	      "stop, named alike for md and the engine: a write-intent bitmap (internal) or none, "
+	      "then a full resync or md RAID5's partial parity log (ppl); RAID0 has none. md's "
+	      "bitmap costs md writes, so a comparison says which each ran with.</p>\n"
+	      "<div class=wide><table>\n<tr><th>test</th><th>target</th>"
 	      "<th>figure</th><th>unit</th><th>vs md</th><th>host CPU us per I/O</th>"
 	      "<th>busy cores</th><th>fio process CPU us per I/O</th></tr>\n",
 	      f);
@@ -59,6 +63,11 @@ void rr_targets_html(FILE *f, const struct rr_run *run)
 		esc(f, t->test);
 		fputs("</td><td>", f);
 		esc(f, t->target);
+		if (t->consistency && *t->consistency) { /* what each side keeps consistent */
+			fputs(" (", f);
+			esc(f, t->consistency);
+			fputs(")", f);
+		}
 		fprintf(f,
 			"</td><td class=n>%.0f</td><td>%s</td><td class=n>%s</td><td class=n>%s"
 			"</td><td class=n>%s</td><td class=n>%s</td></tr>\n",

@@ -47,17 +47,8 @@ for i in 1 2; do
 done
 t_case "the second run reused the first one's members" test -s "$T_SCRATCH/keep/raid0-4m/bay0"
 
-if [[ $(id -u) -ne 0 ]] || ! command -v losetup >/dev/null; then
-	echo "skip: the drive cases need root and losetup"
-	t_done
-fi
-LOOPS=()
-detach() { local l; for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done; rm -rf "$T_SCRATCH"; }
-trap detach EXIT
-for i in 0 1 2 3; do
-	truncate -s 64M "$T_SCRATCH/disk$i"
-	LOOPS+=("$(losetup --find --show "$T_SCRATCH/disk$i")") || t_skip "no free loop device"
-done
+source "$(dirname "$0")/loops.sh"
+loop_drives 4 64M
 TWO=${LOOPS[0]},${LOOPS[1]}
 FOUR=$(IFS=,; echo "${LOOPS[*]}")
 

@@ -3,6 +3,7 @@
 # with md (inside the md appliance here, or on the host where it has md), in one boot:
 #   1. ./run.sh rebuild --target md on RAID1's QD1 write test, optimal and degraded (member 0
 #      missing), and RAID5's rebuild-time test: md rebuilds onto the spare
+#   1b. the same RAID1 test with --md-bitmap internal, RAID5's 4K writes with ppl
 #   2. ./run.sh quick --target md interrupted by SIGINT while fio runs on an md array;
 #      what md, losetup and /proc/sys/dev/raid show before and after goes to OUT/sigint.*
 # Everything goes to files in OUT; md_test.sh judges them.
@@ -18,6 +19,15 @@ env TMPDIR=/tmp "$ROOT/run.sh" rebuild --target md --runtime 1 \
 	--only '^md-raid1-2m-RND4K-WRITE-LAT-randwrite(-degraded)?$|^md-raid5-4m-REBUILD' \
 	--md-sync-max 10 --md-stripe-cache 512 "${common[@]}" --out "$out/rebuild" >"$out/rebuild.log" 2>&1
 echo $? >"$out/rebuild.rc"
+
+# 1b. md as the reviews ran it (issue 33, point 6): RAID1 with an internal write-intent
+#     bitmap, RAID5 with a partial parity log; md's own consistency_policy goes to the stats
+env TMPDIR=/tmp "$ROOT/run.sh" rebuild --target md --runtime 1 --md-bitmap internal \
+	--only '^md-raid1-2m-RND4K-WRITE-LAT-randwrite$' "${common[@]}" --out "$out/bitmap" >"$out/bitmap.log" 2>&1
+echo $? >"$out/bitmap.rc"
+env TMPDIR=/tmp "$ROOT/run.sh" quick --target md --runtime 1 --repeat 1 --md-consistency ppl \
+	--only '^md-raid5-4m-RND4K-Q32T64-randwrite$' "${common[@]}" --out "$out/ppl" >"$out/ppl.log" 2>&1
+echo $? >"$out/ppl.rc"
 
 # 2. SIGINT in the middle of an md test
 state() { # what this run could leave behind

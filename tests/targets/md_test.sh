@@ -7,6 +7,7 @@
 #     counts, host CPU in every meta.json, and the report sets them side by side;
 #   - RAID1 on md, optimal and degraded (member 0 missing);
 #   - a rebuild on md: time and rate from md into the engine's rebuild fields;
+#   - md with an internal bitmap (RAID1) and with ppl (RAID5), as md reports them;
 #   - SIGINT during an md test: no array, no loop device, no md setting left behind.
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
@@ -77,6 +78,18 @@ raid1() { # STATE DEGRADED: md's RAID1 over 2 members ran the QD1 write test in 
 }
 t_case "RAID1 on md, optimal: both members, md.degraded 0" raid1 optimal 0
 t_case "RAID1 on md, degraded: member 0 missing, md.degraded 1" raid1 degraded 1
+policy() { # DIR TEST BITMAP CONSISTENCY MD_POLICY: what md ran with, in the stats and meta.json
+	local m st
+	m=$(ls "$S"/$1/*/tests/$2.meta.json) && st=${m%.meta.json}.stats.json || return 1
+	echo "$(jq -c '{status, md_bitmap, md_consistency}' "$m") stats: $(jq -c '.md' "$st")"
+	[[ $(cat "$S/$1.rc") == 0 && $(jget "$m" status) == ok && $(jget "$m" md_bitmap) == "$3" &&
+		$(jget "$m" md_consistency) == "$4" && $(jget "$st" md.consistency_policy) == "$5" ]] &&
+		grep -q -- "--bitmap=$3" "$S"/$1/*/logs/md-*.log
+}
+t_case "--md-bitmap internal: md's RAID1 ran with a bitmap (consistency_policy bitmap)" \
+	policy bitmap md-raid1-2m-RND4K-WRITE-LAT-randwrite internal resync bitmap
+t_case "--md-consistency ppl: md's RAID5 ran with a partial parity log" \
+	policy ppl md-raid5-4m-RND4K-Q32T64-randwrite none ppl ppl
 t_case "SIGINT: the run stops with 130" bash -c "[[ \$(cat '$S/sigint.rc') == 130 ]]"
 # what the next case looks for is there while the run is: it can fail
 t_case "SIGINT: the array and its loop devices existed while fio ran, with the settings asked" bash -c \

@@ -9,6 +9,9 @@
  *   raid-json get FILE KEY          print one value (a.b.c; [N] not needed so far)
  *   raid-json headline FIO_JSON     the figure a progress line shows: "1234 MB/s" for
  *                                   sequential tests, "56789 IOPS, 12.3 us mean" for random
+ *   raid-json steadystate FIO_JSON  whether fio's steady state was reached: 1 when every
+ *                                   job that had the criterion attained it, else 0; exit 1
+ *                                   when no job had one
  *   raid-json client FIO_JSON HOST PORT   one host's part of fio's client/server output
  *                                   (its "client_stats" entries) as a plain fio JSON+
  */
@@ -281,6 +284,33 @@ static int cmd_get(const char *path, const char *key)
 	return ret;
 }
 
+/* fio writes "steadystate": {"attained": 0|1, ...} into each job run with steadystate= */
+static int cmd_steadystate(const char *path)
+{
+	json_object *root = load_fio_json(path), *jobs, *ss, *at;
+	int asked = 0, attained = 1;
+
+	if (!root || (!json_object_object_get_ex(root, "jobs", &jobs) &&
+		      !json_object_object_get_ex(root, "client_stats", &jobs))) {
+		fprintf(stderr, "%s: %s: no fio jobs in it\n", prog, path);
+		json_object_put(root);
+		return 1;
+	}
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+
+		if (!json_object_object_get_ex(j, "steadystate", &ss) ||
+		    !json_object_object_get_ex(ss, "attained", &at))
+			continue;
+		asked = 1;
+		attained &= json_object_get_int(at) != 0;
+	}
+	json_object_put(root);
+	if (asked)
+		printf("%d\n", attained);
+	return !asked;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "obj")) {
@@ -317,11 +347,13 @@ int main(int argc, char **argv)
 		return cmd_headline(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "get"))
 		return cmd_get(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "steadystate"))
+		return cmd_steadystate(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "client"))
 		return cmd_client(argv[2], argv[3], argv[4]);
 	fprintf(stderr,
 		"usage: %s obj KEY:T=VALUE... | set FILE KEY:T=VALUE... | get FILE KEY | headline "
-		"FIO_JSON | client FIO_JSON HOST PORT\n",
+		"FIO_JSON | steadystate FIO_JSON | client FIO_JSON HOST PORT\n",
 		prog);
 	return 2;
 }

@@ -75,6 +75,10 @@ static const struct {
     W("--member-size", msize_s),
     W("--target", targets_s),
     W("--repeat", repeat_s),
+    W("--md-bitmap", md_bitmap),
+    W("--md-consistency", md_consistency),
+    W("--precondition", precond_s),
+    W("--steadystate", steady_s),
 #undef W
 };
 

@@ -124,6 +124,39 @@ static void add_test(const struct row *r, const char *target, const struct inst 
 }
 
 /*
+ * An array's preconditioning on a block-device target (measure.c), as tests of their own run
+ * before its first test there: a sequential fill, then random writes. Once per array and
+ * target in a run: the drives stay written between segments.
+ */
+static void add_precond(const struct opts *o, const char *target, const struct inst *a,
+			const char *array)
+{
+	static char done[MAX_TESTS][240];
+	static int ndone;
+	char key[240];
+
+	if (!o->m.precond || !on_block(o, target))
+		return;
+	snprintf(key, sizeof(key), "%s %s", target, array);
+	for (int i = 0; i < ndone; i++)
+		if (!strcmp(done[i], key))
+			return;
+	snprintf(done[ndone++], sizeof(done[0]), "%s", key);
+	for (int k = 0; k < 2; k++) {
+		struct row *r = &rows[nrows];
+
+		if (k == 0 ? !o->m.fill : !(o->m.rand_s || o->m.rand_x))
+			continue;
+		if (nrows == MAX_TESTS)
+			die("more than %d runs with preconditioning", MAX_TESTS);
+		*r = (struct row){.group = "-", .state = "optimal", .precond = k ? 'r' : 'f', .a = *a};
+		snprintf(r->job, sizeof(r->job), "%s", k ? "precond-random" : "precond-fill");
+		nrows++;
+		add_test(r, target, a, array);
+	}
+}
+
+/*
  * The tests of every target, segment by segment (the rows of one array, or one group):
  * JBOD rows once, then the segment for each target, so that the engine and md measure the
  * same members one after the other. md has no GPU path (a cuda variant is the same md
@@ -133,21 +166,28 @@ static void add_test(const struct row *r, const char *target, const struct inst 
 static void expand_targets(const struct opts *o)
 {
 	char seen[MAX_TESTS][160];
-	int nseen = 0;
+	int nseen = 0, n0 = nrows; /* add_precond appends rows */
 
-	for (int s = 0, e; s < nrows; s = e) {
+	for (int s = 0, e; s < n0; s = e) {
 		const char *key = strcmp(rows[s].group, "-") ? rows[s].group : rows[s].a.name;
 
-		for (e = s + 1; e < nrows; e++)
+		for (e = s + 1; e < n0; e++)
 			if (strcmp(strcmp(rows[e].group, "-") ? rows[e].group : rows[e].a.name,
 				   key))
 				break;
+		for (int i = s; i < e; i++)
+			if (is_jbod(&rows[i].a))
+				add_precond(o, "jbod", &rows[i].a, rows[i].a.name);
 		for (int i = s; i < e; i++)
 			if (is_jbod(&rows[i].a))
 				add_test(&rows[i], "jbod", &rows[i].a, rows[i].a.name);
 		for (int k = 0; k < o->ntargets; k++) {
 			const char *t = o->targets[k];
 
+			for (int i = s; i < e && strncmp(t, "dev:", 4); i++)
+				if (!is_jbod(&rows[i].a) &&
+				    (strcmp(t, "md") || strcmp(rows[i].a.parity, "cuda")))
+					add_precond(o, t, &rows[i].a, rows[i].a.name);
 			for (int i = s; i < e; i++) {
 				const struct row *r = &rows[i];
 
@@ -183,6 +223,7 @@ static void expand_targets(const struct opts *o)
 				snprintf(a.chunk, sizeof(a.chunk), "%s",
 					 d && *d->chunk ? d->chunk : "-");
 				snprintf(arr, sizeof(arr), "dev-%s", t + 4);
+				add_precond(o, t, &a, arr);
 				add_test(r, t, &a, arr);
 			}
 		}
@@ -276,7 +317,7 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 
 	/* repetition K of N > 1 is T@K (results/README.md); one run keeps the test's own id */
 	snprintf(id, sizeof(id), "%s", t->id);
-	if (o->repeat > 1)
+	if (o->repeat > 1 && !r->precond) /* preconditioning runs once */
 		snprintf(id, sizeof(id), "%s@%d", t->id, rep);
 	snprintf(file, sizeof(file), "%s/%s.fio", p->workloads, r->job);
 	job_read(file, &j);
@@ -290,11 +331,19 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	per = o->msize / csz * csz;
 	if (!strncmp(j.id, "REBUILD-", 8))
 		run_time *= 4;
+	/* preconditioning writes each job's slice, its random writes too (so that N passes
+	 * write N volumes); steady state caps a measured test at its max (measure.c) */
+	const char *span_rw = r->precond ? "write" : j.rw;
+	bool steady = o->m.steady && !r->precond && on_block(o, t->target) && j.timed &&
+		      !strcmp(r->state, "optimal");
+
+	if (steady && run_time < o->m.max)
+		run_time = o->m.max;
 	if (jbod)
-		job_span(j.rw, per * a->members, per, bs, numjobs, a->members, &size, &off);
+		job_span(span_rw, per * a->members, per, bs, numjobs, a->members, &size, &off);
 	else if (!dev)
 		vol = volume(&l, a->members, per, csz),
-		job_span(j.rw, vol, vol, bs, numjobs, 0, &size, &off);
+		job_span(span_rw, vol, vol, bs, numjobs, 0, &size, &off);
 	if (dev)
 		bays[0] = spares[0] = 0;
 	else
@@ -308,7 +357,7 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("id", "%s", id);
 	field("test", "%s", t->id);
 	field("repeat", "%d", rep);
-	field("repeats", "%ld", o->repeat);
+	field("repeats", "%ld", r->precond ? 1 : o->repeat);
 	field("group", "%s", r->group);
 	field("array", "%s", t->array);
 	field("target", "%s", t->target);
@@ -347,15 +396,38 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("last", "%d", last);
 	/* md's --size: the part of each drive the engine uses (KiB) */
 	field("md_size_kib", "%llu", o->drives && l.level != 0 ? per / 1024 : 0);
+	if (md) { /* --bitmap and the consistency policy md runs with (measure.c) */
+		const char *bm, *cp;
+
+		md_policy(o, &l, o->drives ? per / 1024 : o->msize / 1024, &bm, &cp);
+		field("md_bitmap", "%s", bm);
+		field("md_consistency", "%s", cp);
+	}
+	field("role", "%s", r->precond ? "precondition" : "measure");
+	field("span_rw", "%s", span_rw);
+	field("steadystate", "%d", steady);
+	if (steady) {
+		field("ss_criterion", "%s", o->m.criterion);
+		field("ss_window", "%llu", o->m.window);
+		field("ss_ramp", "%llu", o->m.ramp);
+	}
 	if (dev) /* sized by its device at run time (span) */
 		size = off = 0;
 	field("env", "NUMJOBS=%ld", numjobs);
 	field("env", "IODEPTH=%ld", iodepth);
 	field("env", "JOB_SIZE=%llu", size);
 	field("env", "JOB_OFFSET=%llu", off);
-	field("env", "RUNTIME=%llu", run_time);
-	field("env", "RAMP=0");
-	field("env", "LOOPS=1");
+	if (r->precond) { /* a fill's passes; random writes for a time or a number of passes */
+		bool timed = r->precond == 'r' && o->m.rand_s;
+
+		field("env", "RUNTIME=%llu", timed ? o->m.rand_s : 0);
+		field("env", "TIME_BASED=%d", timed);
+		field("env", "LOOPS=%ld", r->precond == 'f' ? o->m.fill : timed ? 1 : o->m.rand_x);
+	} else {
+		field("env", "RUNTIME=%llu", run_time);
+		field("env", "RAMP=0");
+		field("env", "LOOPS=1");
+	}
 	/* every target's jobs as threads, as the engine's must be: a JBOD or md reference run
 	 * as processes measured 0.6x the same I/O as threads here (fio's per-process start and
 	 * scheduling), which made RAID0 at QD1 look 1.4x its own members (docs/report.md) */
@@ -400,6 +472,11 @@ out:
 	/* total latency's percentiles (lat_ns), which the report shows; a clock that is right
 	 * under emulation (plan_main) */
 	field("out", "--lat_percentiles=1");
+	if (steady) {
+		field("out", "--steadystate=%s", o->m.criterion);
+		field("out", "--steadystate_duration=%llu", o->m.window);
+		field("out", "--steadystate_ramp_time=%llu", o->m.ramp);
+	}
 	if (*o->clock)
 		field("out", "--clocksource=%s", o->clock);
 	field("out", "--output-format=json+");
@@ -418,6 +495,7 @@ int plan_main(struct preset *p, int argc, char **argv)
 	if (!o.msize)
 		o.msize = rule(p, p->msize, p->msize_line, o.scale, true);
 	o.msize = o.msize / MIB * MIB;
+	measure_setup(p, &o);
 	p->parity = o.parity;
 	p->workloads = o.workloads;
 	p->layout = o.layout;
@@ -441,9 +519,17 @@ int plan_main(struct preset *p, int argc, char **argv)
 			 strcmp(t->target, "md") ? "" : "md-", t->array, j.id, j.rw,
 			 strcmp(t->r->state, "optimal") ? "-" : "",
 			 strcmp(t->r->state, "optimal") ? t->r->state : "");
-		if (!o.only || !regexec(&re, t->id, 0, NULL, 0))
-			tests[kept++] = *t;
+		t->keep = !o.only || !regexec(&re, t->id, 0, NULL, 0);
 	}
+	/* an array's preconditioning stays when --only keeps one of its tests on that target */
+	for (int i = 0; i < ntests; i++)
+		for (int k = 0; k < ntests && tests[i].r->precond && !tests[i].keep; k++)
+			tests[i].keep = tests[k].keep && !tests[k].r->precond &&
+					!strcmp(tests[k].array, tests[i].array) &&
+					!strcmp(tests[k].target, tests[i].target);
+	for (int i = 0; i < ntests; i++)
+		if (tests[i].keep)
+			tests[kept++] = tests[i];
 	ntests = kept;
 	if (!ntests && o.only) {
 		char name[128];
@@ -466,16 +552,27 @@ int plan_main(struct preset *p, int argc, char **argv)
 	const char *mdvm = getenv("MDVM");
 
 	o.clock = mdvm && !strcmp(mdvm, "1") ? "clock_gettime" : "";
+	/* tests whose members are files skip preconditioning and steady state (run.sh says so) */
+	bool files = false;
+	int npre = 0; /* preconditioning runs in the first round only */
+
+	for (int i = 0; i < ntests; i++)
+		files |= !on_block(&o, tests[i].target), npre += tests[i].r->precond != 0;
 	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%ld\tconfigs=%d\t"
-	       "repeats=%ld\tclocksource=%s\n",
-	       o.scale, o.runtime, o.msize, ntests * o.repeat, ntests, o.repeat,
-	       *o.clock ? o.clock : "default");
+	       "repeats=%ld\tclocksource=%s\tprecondition=%s\tsteadystate=%s\tprecond_runs=%d\n",
+	       o.scale, o.runtime, o.msize, (ntests - npre) * o.repeat + npre, ntests - npre, o.repeat,
+	       *o.clock ? o.clock : "default", measure_state(&o, false, files),
+	       measure_state(&o, true, files), npre);
 	/* Round K runs every test once before round K + 1, so that drift over the run (heat,
 	 * the page cache, a neighbour) falls on every configuration alike. */
 	for (int k = 1, idx = 1; k <= o.repeat; k++)
 		for (int i = 0; i < ntests; i++, idx++) {
 			bool last = k == o.repeat;
 
+			if (k > 1 && tests[i].r->precond) {
+				idx--;
+				continue;
+			}
 			for (int j = i + 1; j < ntests && last; j++)
 				last &= strcmp(tests[j].array, tests[i].array) != 0;
 			print_test(p, &o, &tests[i], idx, k, last);

@@ -20,6 +20,17 @@
 struct row {
 	char group[16], state[16], job[256];
 	struct inst a;
+	char precond; /* 0: the preset's test; 'f' or 'r': the array's fill or random writes */
+};
+
+/* Preconditioning and steady state (measure.c): the preset's lines, or run.sh's forcing */
+struct measure {
+	bool precond, steady;	      /* asked for this run */
+	long fill;		      /* passes of sequential writes over the volume */
+	unsigned long long rand_s;    /* then random writes for this many seconds, */
+	long rand_x;		      /* or this many times the volume */
+	char criterion[64];	      /* fio's steadystate=, e.g. iops_slope:10% */
+	unsigned long long window, ramp, max; /* seconds: fio's duration, ramp, the cap */
 };
 
 /* One test: a row on one target. */
@@ -27,6 +38,7 @@ struct test {
 	const struct row *r;
 	char target[64], array[160], id[320];
 	struct inst a; /* the row's array, or a dev: volume's description */
+	bool keep;     /* --only keeps it */
 };
 
 struct dev {
@@ -40,6 +52,9 @@ struct opts {
 	double scale;
 	unsigned long long runtime, msize;
 	const char *gpu, *gpu_batch;
+	const char *md_bitmap, *md_consistency; /* none|internal|auto, resync|ppl (NULL: default) */
+	const char *precond_s, *steady_s;	/* --precondition/--steadystate on|off as given */
+	struct measure m;
 	const char *repeat_s, *clock; /* --repeat as given; fio's clocksource ('' its default) */
 	long repeat;		      /* runs of each test (the preset's repeat line, else 1) */
 	bool fit, reuse, member_size_given;
@@ -59,6 +74,13 @@ unsigned long long size_of(const char *what, const char *s); /* raid_parse_size,
 /* options.c */
 void parse_opts(struct opts *o, int argc, char **argv);
 double auto_scale(void);
+
+/* measure.c */
+void measure_setup(const struct preset *p, struct opts *o);
+void md_policy(const struct opts *o, const struct raid_level_info *l,
+	       unsigned long long component_kib, const char **bitmap, const char **consistency);
+bool on_block(const struct opts *o, const char *target);
+const char *measure_state(const struct opts *o, bool steady, bool files);
 
 /* drives.c */
 bool list_nth(const char *list, int i, char *out, size_t len);

@@ -178,6 +178,16 @@ void parse(struct preset *p, const char *file)
 			if (w.n != 2 || *end || p->repeat < 1 || p->repeat > MAX_REPEAT || p->repeat_line)
 				die("%s:%d: repeat N (1..%d), once", file, line, MAX_REPEAT);
 			p->repeat_line = line;
+		} else if (!strcmp(kw, "precondition") || !strcmp(kw, "steadystate")) {
+			/* checked by the plan (measure.c), which knows the runtime they relate to */
+			bool pre = kw[0] == 'p';
+			struct words *dst = pre ? &p->precond : &p->steady;
+
+			if (*(pre ? &p->precond_line : &p->steady_line))
+				die("%s:%d: %s: once", file, line, kw);
+			for (int i = 1; i < w.n; i++)
+				dst->w[dst->n++] = xstrdup(w.w[i]);
+			*(pre ? &p->precond_line : &p->steady_line) = line;
 		} else if (!strcmp(kw, "runtime") || !strcmp(kw, "member-size")) {
 			bool rt = kw[0] == 'r';
 			char **dst = rt ? p->runtime : p->msize;
@@ -207,8 +217,7 @@ void parse(struct preset *p, const char *file)
 			STAILQ_INSERT_TAIL(&p->items, it, next);
 		} else {
 			die("%s:%d: unknown keyword '%s' (doc, profile, runtime, member-size, repeat, "
-			    "list, "
-			    "array, layout, run)",
+			    "precondition, steadystate, list, array, layout, run)",
 			    file, line, kw);
 		}
 	}
@@ -670,6 +679,7 @@ void job_read(const char *file, struct job_facts *j)
 	char buf[LINE_MAX_], *id = NULL, *val[4] = {0};
 	FILE *f = fopen(file, "r");
 	int line = 0;
+	bool timed = false;
 
 	if (!f)
 		die("%s: %s", file, strerror(errno));
@@ -677,6 +687,7 @@ void job_read(const char *file, struct job_facts *j)
 		struct words w;
 
 		line++;
+		timed |= !strncmp(buf, "time_based=1", 12);
 		if (split(buf, &w) || w.n < 2 || strcmp(w.w[0], ";"))
 			continue;
 		if (!strcmp(w.w[1], "@workload")) {
@@ -708,7 +719,7 @@ void job_read(const char *file, struct job_facts *j)
 	for (int k = 0; k < 4; k++)
 		if (!val[k])
 			die("%s: @published has no %s=", file, keys[k]);
-	*j = (struct job_facts){id, val[0], val[1], val[2], val[3]};
+	*j = (struct job_facts){id, val[0], val[1], val[2], val[3], timed};
 }
 
 /* The presets of DIR/index, in its order, each with its doc line. */

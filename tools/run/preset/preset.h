@@ -48,6 +48,10 @@ struct preset {
 	int runtime_line, msize_line;
 	long repeat; /* the repeat line's N (0: none, one run per test) */
 	int repeat_line;
+	/* the precondition and steadystate lines' words after the keyword (measure.c reads
+	 * them), their line numbers (0: no such line) */
+	struct words precond, steady;
+	int precond_line, steady_line;
 	struct items items;
 	const char *parity;    /* --parity, or NULL: each array's own list */
 	const char *workloads; /* directory of the job files */
@@ -60,6 +64,7 @@ struct preset {
 /* A job file's facts: "; @workload ID" and "; @published rw= bs= iodepth= numjobs=" */
 struct job_facts {
 	char *id, *rw, *bs, *iodepth, *numjobs;
+	bool timed; /* time_based=1: it runs for RUNTIME (a measured test, not a fill) */
 };
 
 extern const char *prog;
