@@ -106,11 +106,11 @@ static int check_re_add(struct raid_array *a, char *err, size_t errlen)
 				 b->path, i);
 			return -EINVAL;
 		}
-		if (rec->st.ids[i][0] && b->missed_id[i][0] && strcmp(rec->st.ids[i], b->missed_id[i])) {
+		if (rec->st.ids[i].id[0] && b->missed_id[i][0] && strcmp(rec->st.ids[i].id, b->missed_id[i])) {
 			snprintf(err, errlen,
 				 "raid: raid_re_add: member %d (%s) is %s, the device that failed "
 				 "was %s (%s): only that device can be re-added",
-				 i, a->m[i].path, rec->st.ids[i], b->missed_id[i], b->path);
+				 i, a->m[i].path, rec->st.ids[i].id, b->missed_id[i], b->path);
 			return -EINVAL;
 		}
 	}
@@ -268,8 +268,6 @@ int rec_intent_re_add(struct raid_recovery *rec)
 
 	if (!targets)
 		return 0;
-	if (a->ops->rows_prepare)
-		a->ops->rows_prepare(a);
 	for (int m = 0; m < a->geom.n && !ret; m++)
 		if ((a->ops->rows_recover || targets >> m & 1) && !(bufs[m] = rec_alloc(REC_REGION_MAX)))
 			ret = -ENOMEM;
@@ -318,7 +316,10 @@ void rec_intent_tick(struct raid_recovery *rec)
 	in->untracked &= failed; /* one rebuilt onto a spare is in sync again */
 	missed = failed & ~in->untracked;
 	if (missed != in->said) {
-		ret = rec_bitmap_set_missed(&in->bm, missed, (const char (*)[RAID_ID_LEN])rec->st.ids);
+		char ids[RAID_MAX_MEMBERS][RAID_ID_LEN];
+		for (int i = 0; i < a->geom.n; i++)
+			snprintf(ids[i], sizeof(ids[i]), "%s", rec->st.ids[i].id);
+		ret = rec_bitmap_set_missed(&in->bm, missed, (const char (*)[RAID_ID_LEN])ids);
 		if (ret)
 			raid_log("raid: raid_bitmap: cannot record in %s which members missed "
 				 "writes: %s",
