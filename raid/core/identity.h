@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "raid.h"
+
 #define RAID_ID_LEN 160
 
 /*
@@ -40,16 +42,7 @@ void raid_block_identity(const char *sys, unsigned maj, unsigned min, struct rai
  */
 void raid_ident_describe(const char *id, const char *serial, const char *eui64, char *out,
 			 size_t len);
-/* "52 54 00 00 00 00 00 01" (sysfs eui) or "eui.5254000000000001" (wwid): 16 hex digits,
- * else "". */
-void raid_eui64_digits(const char *s, char out[24]);
-/*
- * The EUI-64 asked of an NVMe namespace open at fd (Identify Namespace), for where the kernel
- * hides it in sysfs: for controllers it does not trust to make unique ones (QEMU's,
- * NVME_QUIRK_BOGUS_NID) its wwid is "nvme.VID-SERIAL-MODEL-NSID". out gets 16 hex digits or ""
- * (none); needs CAP_SYS_ADMIN; -ENOTTY for a device that is no NVMe namespace.
- */
-int raid_nvme_eui64(int fd, char out[24]);
+/* raid_eui64_digits() and raid_nvme_eui64() are the public API's (raid.h): raid-hwinfo uses them */
 /* The same name, or the same file or device under two names (a:./a, a hard link, a symlink);
  * a name is its own file even before it exists. */
 bool raid_same_file(const char *a, const char *b);

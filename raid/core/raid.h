@@ -345,4 +345,18 @@ void raid_queue_post(struct raid_queue *q, struct raid_post *p);
 void raid_set_log(void (*fn)(const char *line));
 void raid_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A drive's EUI-64, for the state file here and for raid-hwinfo's drive list (identity.c).
+ */
+/* "52 54 00 00 00 00 00 01" (sysfs eui) or "eui.5254000000000001" (wwid): 16 hex digits,
+ * else "". */
+void raid_eui64_digits(const char *s, char out[24]);
+/*
+ * The EUI-64 asked of an NVMe namespace open at fd (Identify Namespace), for where the kernel
+ * hides it in sysfs: for controllers it does not trust to make unique ones (QEMU's,
+ * NVME_QUIRK_BOGUS_NID) its wwid is "nvme.VID-SERIAL-MODEL-NSID". out gets 16 hex digits or ""
+ * (none); needs CAP_SYS_ADMIN; -ENOTTY for a device that is no NVMe namespace.
+ */
+int raid_nvme_eui64(int fd, char out[24]);
+
 #endif

@@ -23,7 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "core/identity.h"
+#include "raid/core/raid.h"
 
 #define SYS_DEVICES "/sys/devices"
 
