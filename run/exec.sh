@@ -215,6 +215,7 @@ start_test() {
 		return 1
 	fi
 	test_cmd "$1"
+	[[ ${st_[state]} != resync* ]] || resync_start "$1" || return 1
 	printf '%q ' "${CMD[@]}" >"${RUN[rdir]}/logs/$t.cmd"
 	write_meta "$1" running ""
 	echo "$pre start $t: $(target_what "$1") x${st_[members]}, ${st_[rw]} bs=${st_[bs]} ${st_[numjobs]}T Q${st_[iodepth]}, ${st_[runtime]}s, ETA $(eta $((PLAN_RUN[tests] - st_[idx] + 1)))"

@@ -126,6 +126,7 @@ md_create_cmd() { # TEST clean|resync DEVS... -> the mdadm --create line of its 
 	# mdadm ignores it for RAID0 (the plan gives 0 there and for member files)
 	[[ ${mc_[md_size_kib]} == 0 ]] || c+=(--size="${mc_[md_size_kib]}")
 	[[ $mode == clean ]] && c+=(--assume-clean)
+	resync_md_bitmap "$1" c
 	echo "${c[*]} $*"
 }
 
@@ -152,7 +153,7 @@ md_up() {
 	((${#sp[@]} == 0)) || { MD_SPARE=${devs[-1]}; unset "devs[-1]"; }
 	# members this run did not make hold bytes md cannot know are consistent: resync once
 	[[ ${mu_[init]} == resync && -z ${MD_SYNCED[$a]:-} && $st == optimal ]] && mode=resync
-	[[ $st != optimal ]] && devs[0]=missing
+	[[ $st == optimal || $st == resync* ]] || devs[0]=missing
 	md_clear "${devs[@]}"
 	md_clear "$MD_SPARE"
 	dev=$(md_free_dev)
@@ -361,6 +362,7 @@ md_test_end() { # TEST: after fio: wait for a rebuild to end, write the stats fi
 	local -n me_=$1
 	local array=${me_[array]} test_id=${me_[id]} work=${RUN[work]} rdir=${RUN[rdir]} state=${me_[state]}
 	local dev=${MD_DEV[${me_[array]}]} stats=${RUN[rdir]}/tests/${me_[id]}.stats.json vol mem reb=()
+	mapfile -t reb < <(resync_md_stats "$1")
 	local MD_WATCH=$work/$test_id.md-watch MD_FIO_T0=${MDT_T0[$test_id]}
 	if [[ $state == rebuilding ]]; then
 		local t_end t_first total sectors wait0=$EPOCHREALTIME done=false

@@ -1,0 +1,182 @@
+# run/resync.sh (sourced by run.sh): the resync tests (state resync and resync-bitmap,
+# tools/run/preset/resync.c): the array stopped uncleanly while fio writes, then the test's
+# fio on its next start, whose resync is the figure (docs/rebuild.md "Resync after an unclean
+# stop"). The engine: fio killed with SIGKILL, its raid_state left dirty; the start resyncs
+# before the first I/O and its stats say how long (resync.bytes, .seconds). md has no crash
+# command: a copy of each member file taken while fio writes is a crash image (its superblock
+# says active, its bitmap holds the bits of the regions in flight); the array is stopped,
+# assembled again from the copies and md's resync timed before the test's fio starts.
+
+declare -A RESYNC_MD=() # test id -> raid-json args of md's resync, for its stats file
+
+# resync_has_bitmap: 0 when the engine's option table has raid_bitmap (raid-tool options)
+resync_has_bitmap() {
+	"$ROOT/build/bin/raid-tool" options 2>/dev/null | grep -q '^raid_bitmap '
+}
+
+# resync_md_bitmap TEST ARGS_ARRAY: md's --bitmap of a resync test (md_create_cmd): internal
+# with the plan's region size for the bitmap's test
+resync_md_bitmap() {
+	local -n rb_=$1 ra_=$2
+	local i
+	[[ ${rb_[consistency]:-} == bitmap ]] || return 0
+	for i in "${!ra_[@]}"; do [[ ${ra_[$i]} != --bitmap=none ]] || ra_[$i]=--bitmap=internal; done
+	ra_+=("--bitmap-chunk=$((rb_[bitmap_chunk] / 1024))K")
+}
+
+# resync_start TEST: the unclean stop before the test's fio (CMD: its command, made again
+# after: md's array is another device then). 1 when the test cannot run (skipped or failed,
+# said in one line and counted)
+resync_start() {
+	local -n rs_=$1
+	local t=${rs_[id]} pre="[${rs_[idx]}/${PLAN_RUN[tests]}]" why="" status=skipped
+	if [[ ${rs_[target]} == engine && ${rs_[consistency]} == bitmap ]] && ! resync_has_bitmap; then
+		why="the engine has no raid_bitmap option (build/bin/raid-tool options)"
+	elif [[ ${rs_[target]} == engine ]]; then
+		why=$(resync_engine_crash "$1") || status=failed
+	elif [[ ${rs_[target]} == md ]]; then
+		# the writes confined to the plan's span (md_prepare_test spanned them over md's size)
+		test_env_set "$1" "JOB_SIZE=${rs_[resync_span]}" JOB_OFFSET=0
+		test_cmd "$1"
+		why=$(resync_md_crash "$1") || status=failed
+		# the array assembled from the crash image, its resync timed (not in the subshell)
+		[[ $status == failed ]] || resync_md_assemble "$1" || { status=failed why=$RESYNC_WHY; }
+	else
+		why="a resync test runs on the engine or md, not ${rs_[target]}"
+	fi
+	if [[ -z $why && $status == skipped ]]; then
+		test_cmd "$1"
+		return 0
+	fi
+	write_meta "$1" "$status" "$why"
+	echo "$pre $([[ $status == failed ]] && echo FAIL || echo skip)  $t: $why"
+	COUNT[$status]=$((COUNT[$status] + 1))
+	return 1
+}
+
+# resync_crash_fio TEST LOG READY_CMD...: the test's fio (CMD) started, READY_CMD polled
+# until it holds (at most 30 s), crash_s more seconds of writes, then SIGKILL; "" when fio was
+# killed while writing, else why not
+resync_crash_fio() {
+	local -n rc_=$1
+	local log=$2 pid i rc=0
+	shift 2
+	"${CMD[@]}" >>"$log" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		"$@" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep "${rc_[crash_s]}"
+	if ! kill -KILL "$pid" 2>/dev/null; then
+		wait "$pid" 2>/dev/null
+		echo "fio ended before it was killed (log: $log)"
+		return 1
+	fi
+	wait "$pid" 2>/dev/null || rc=$?
+	((rc == 137)) || { echo "fio was not killed by SIGKILL (exit $rc, log: $log)"; return 1; }
+	echo "--- fio killed with SIGKILL after ${rc_[crash_s]} s of writes" >>"$log"
+}
+
+resync_dirty() { grep -q '"clean": *false' "$1" 2>/dev/null; }
+
+# resync_engine_crash TEST: writes under raid_state (a state file of this test alone), fio
+# killed once the file says dirty; the file must still say so
+resync_engine_crash() {
+	local -n re_=$1
+	local st=${re_[state_file]} log=${RUN[rdir]}/logs/${re_[id]}.crash.log
+	mkdir -p "${st%/*}" && rm -f "$st" "$st.lock" "$st.bitmap"
+	: >"$log"
+	resync_crash_fio "$1" "$log" resync_dirty "$st" || return 1
+	resync_dirty "$st" || { echo "the state file $st is not dirty after the kill (log: $log)"; return 1; }
+}
+
+# resync_md_crash TEST: fio on the array, a copy of each member file while it writes (the
+# crash image, FILE.crash), fio killed
+resync_md_crash() {
+	local -n rm_=$1
+	local log=${RUN[rdir]}/logs/${rm_[id]}.crash.log m
+	: >"$log"
+	for m in ${rm_[member_paths]//:/ }; do
+		[[ -f $m ]] || { echo "md's crash image is a copy of member files: $m is not one"; return 1; }
+	done
+	# the writes have begun once the array's superblock says so (array_state active)
+	(resync_crash_fio "$1" "$log" resync_md_active "${MD_DEV[${rm_[array]}]}") &
+	local pid=$! ok=0
+	sleep 0.5
+	for m in ${rm_[member_paths]//:/ }; do
+		sleep "$(awk -v s="${rm_[crash_s]}" -v n="${rm_[members]}" 'BEGIN { printf "%.2f", s / (n + 1) }')"
+		cp --sparse=always "$m" "$m.crash" || ok=1
+	done
+	wait "$pid" || return 1
+	((ok == 0)) || { echo "copying the members failed"; return 1; }
+}
+
+resync_md_active() { [[ $(cat "$(md_sysfs "$1" array_state)" 2>/dev/null) == active ]]; }
+
+# resync_md_assemble TEST: the array stopped (cleanly: the image is in the copies), the copies
+# put in place of the members, the array assembled from them and md's resync timed until the
+# array is in sync again (resync_start none, sync_action idle); RESYNC_MD[id] its figures,
+# RESYNC_WHY why not
+resync_md_assemble() {
+	local -n ra_=$1
+	local a=${ra_[array]} m dev devs=() t0 t1 bits="" dirty="" x log=${RUN[rdir]}/logs/md-${ra_[array]}.log
+	RESYNC_WHY=""
+	md_down "$a"
+	for m in ${ra_[member_paths]//:/ }; do mv -f "$m.crash" "$m" || { RESYNC_WHY="cannot put $m.crash in place"; return 1; }; done
+	# the bitmap's dirty regions as the crash left them (mdadm --examine-bitmap)
+	if [[ ${ra_[consistency]} == bitmap ]]; then
+		x=$(mdadm -X "${ra_[member_paths]%%:*}" 2>/dev/null) || true
+		bits=$(sed -n 's/.*Bitmap : \([0-9]*\) bits.*/\1/p' <<<"$x")
+		dirty=$(sed -n 's/.*, \([0-9]*\) dirty.*/\1/p' <<<"$x")
+	fi
+	for m in ${ra_[member_paths]//:/ }; do
+		md_member_dev "$m" || { RESYNC_WHY="cannot attach $m as a loop device"; return 1; }
+		devs+=("$MD_M")
+		[[ $MD_M == "$m" ]] || MD_ALOOPS[$a]+=" $MD_M"
+	done
+	dev=$(md_free_dev)
+	MD_DEV[$a]=$dev MD_UUID[$dev]=-
+	t0=$EPOCHREALTIME
+	echo "mdadm --assemble $dev --run ${devs[*]}" >>"$log"
+	mdadm --assemble "$dev" --run "${devs[@]}" >>"$log" 2>&1 ||
+		{ RESYNC_WHY="mdadm --assemble of the crash image failed (log: $log)"; unset "MD_DEV[$a]"; return 1; }
+	x=$(mdadm --detail --export "$dev" 2>/dev/null) || true
+	x=${x#*MD_UUID=}
+	MD_UUID[$dev]=${x%%$'\n'*}
+	md_apply_knobs "$dev" "${ra_[has_parity]}"
+	local f=/sys/block/${dev#/dev/}/md rs act tick
+	exec {tick}<> <(:)
+	# md starts its resync from its own thread: until its sync_action leaves idle or the
+	# resync point says none, it has not looked yet (a few ms)
+	while :; do
+		read -r rs 2>/dev/null <"$f/resync_start" || rs=none
+		read -r act 2>/dev/null <"$f/sync_action" || act=idle
+		[[ $rs == none && $act == idle ]] && break
+		read -r -t 0.02 -u "$tick" _ || true
+	done
+	t1=$EPOCHREALTIME
+	exec {tick}<&-
+	local last="" size=""
+	read -r last 2>/dev/null <"$f/last_sync_action" || true
+	read -r size 2>/dev/null <"$f/component_size" || true
+	RESYNC_MD[${ra_[id]}]="resync.seconds:f=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+resync.bytes:i=$((${size:-0} * 1024))
+resync.last_sync_action:s=$last
+resync.source:s=md resync_start and sync_action polled every 20 ms from mdadm --assemble
+consistency.policy:s=${ra_[consistency]}"
+	[[ -z $dirty ]] || RESYNC_MD[${ra_[id]}]+="
+consistency.bitmap_chunk:i=${ra_[bitmap_chunk]}
+consistency.bitmap_bits:i=${bits:-0}
+consistency.bitmap_dirty:i=$dirty
+resync.dirty_bytes:i=$((dirty * ra_[bitmap_chunk]))"
+	echo "md: $dev assembled from the crash image: resync ${last:-?} in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s${dirty:+, $dirty of $bits bitmap regions dirty}" >>"$log"
+}
+
+# resync_md_stats TEST -> raid-json args for md's stats file (md_test_end)
+resync_md_stats() {
+	local -n rt_=$1
+	[[ -n ${RESYNC_MD[${rt_[id]}]:-} ]] || return 0
+	echo "${RESYNC_MD[${rt_[id]}]}"
+}
