@@ -3,7 +3,8 @@
 # report/render/rebuild_out.c) on a genuine run of the rebuild preset's RAID5 rebuild and
 # resync (report/testdata/run-rebuild, make-rebuild-fixture.sh): rebuild.csv as expected
 # (each rate beside the spare's write spec from review A's profile), the page's section, md's
-# rate on the same members and the ratio to it, the emulated mark, a profile without a spec.
+# rate on the same members and the ratio to it, the emulated mark, a profile without a spec;
+# the array's own transfers as run.sh measured them before the rebuild (run/recovery.sh).
 source "$(dirname "$0")/../tests/lib.sh"
 RR=$ROOT/build/bin/raid-report
 RJ=$ROOT/build/bin/raid-json
@@ -42,13 +43,19 @@ figures() {
 	echo "rebuild $mb MB/s, array $arr, spec $sp, of spec $of"
 	awk -v m="$mb" -v a="$arr" -v s="$sp" -v o="$of" 'BEGIN {
 		exit !((a / m - 3)^2 < 1e-4 && s == 5800 && (o / (m / 5800) - 1)^2 < 1e-4) }' || return 1
+	# the array's own transfers as the run measured them (meta.json refs), and the share
+	local tr ot
+	tr=$(jq -r .refs.transfers_mbps "$RUN/tests/$REB.meta.json") ot=$(col "$RUN/rebuild.csv" $REB of_transfers)
+	echo "transfers $tr MB/s (meta), $(col "$RUN/rebuild.csv" $REB transfers_mbps) (csv), of transfers $ot"
+	awk -v m="$mb" -v t="$tr" -v c="$(col "$RUN/rebuild.csv" $REB transfers_mbps)" -v o="$ot" \
+		'BEGIN { exit !(t > 0 && c == t && (o / (m / t) - 1)^2 < 1e-4) }' || return 1
 	local b s r
 	b=$(jq -r .resync.bytes "$RUN/tests/$RSY.stats.json") s=$(jq -r .resync.seconds "$RUN/tests/$RSY.stats.json")
 	r=$(col "$RUN/rebuild.csv" $RSY member_mbps)
 	echo "resync $b bytes in $s s: $r MB/s"
 	awk -v b="$b" -v s="$s" -v r="$r" 'BEGIN { exit !((r / (b / 1e6 / s) - 1)^2 < 1e-6) }'
 }
-t_case "rates from the stats, array = 3 data members, share of the drive's write spec" figures
+t_case "rates from the stats, array = 3 data members, shares of the write spec and the transfers" figures
 t_case "page: the section, its spec source, the resync figure" bash -c "
 	grep -q '<h2 id=rebuild>Rebuild and resync' '$RUN/index.html' &&
 	grep -q 'kingston-dc3000me-3.84t seq write spec (review A' '$RUN/index.html' &&

@@ -67,7 +67,7 @@ static void fill(struct rr_recovery *r, const struct rr_run *run, const struct r
 		snprintf(r->policy, sizeof(r->policy), "%s", strcmp(pol, "resync") ? pol : "full");
 	if (resync) {
 		/* md's bitmap pass walks the whole member and skips clean regions: what it
-		 * resynced is its dirty regions (run/resync.sh); the engine's bytes are its own */
+		 * resynced is its dirty regions (run/recovery.sh); the engine's bytes are its own */
 		double dirty = rr_jnum(rr_jget(s, "dirty_bytes"));
 		r->seconds = rr_jnum(rr_jget(s, "seconds"));
 		r->member_bytes = dirty >= 0 ? dirty : rr_jnum(rr_jget(s, "bytes"));

@@ -3,7 +3,7 @@
 # resync tests (run.sh rebuild --only, engine target, member files in /dev/shm), made with
 # review A's host profile so that the spare's bay has a drive with a write spec. Everything
 # in it is genuine: run.sh's own run.json, meta, fio json+ and the engine's stats (the resync
-# test's fio killed with SIGKILL mid-write, then the start that resyncs: run/resync.sh).
+# test's fio killed with SIGKILL mid-write, then the start that resyncs: run/recovery.sh).
 # Only run.json and tests/ are kept. Run from anywhere, after make:
 #   bash report/testdata/make-rebuild-fixture.sh
 # Then regenerate report/testdata/expected/rebuild.csv (docs/report.md, "Rebuild and resync").

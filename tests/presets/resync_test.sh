@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/presets/resync_test.sh: the rebuild preset's resync tests for real on member files
-# (run/resync.sh): RAID5 x4 of 32 MiB members written by fio, fio killed with SIGKILL (the
+# (run/recovery.sh): RAID5 x4 of 32 MiB members written by fio, fio killed with SIGKILL (the
 # state file left dirty), then the test's fio, whose start resyncs every member (the
 # engine's stats: resync.bytes = the member size); the bitmap's test runs when the engine has
 # raid_bitmap (then it resyncs less than the full one), else is skipped with one line.

@@ -361,6 +361,8 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	 * as processes measured 0.6x the same I/O as threads here (fio's per-process start and
 	 * scheduling), which made RAID0 at QD1 look 1.4x its own members (docs/report.md) */
 	field("arg", "--thread=1");
+	if (!jbod && !dev && !strcmp(r->state, "rebuilding"))
+		rebuild_fields(&l, a->members);
 	if (md && resync_state(r->state))
 		resync_fields(o, t->array, r->state, false, run_time, size);
 	if (md || dev) /* fio's target is the device, known at run time (run/targets.sh) */

@@ -59,8 +59,9 @@ unsigned long long size_of(const char *what, const char *s); /* raid_parse_size,
 /* plan.c: one field of the test's plan line */
 void field(const char *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* resync.c: the resync states' fields (run/resync.sh) */
+/* resync.c: the rebuilding and resync states' fields (run/recovery.sh) */
 bool resync_state(const char *state);
+void rebuild_fields(const struct raid_level_info *l, int members);
 unsigned long long resync_span(unsigned long long vol, unsigned long long bs);
 void resync_fields(const struct opts *o, const char *array, const char *state, bool engine,
 		   unsigned long long run_time, unsigned long long span);

@@ -1,7 +1,7 @@
 /*
  * resync.c - the plan of a resync test (state "resync" and "resync-bitmap"): what the run
  * layer needs to stop an array uncleanly and time the resync of its next start
- * (run/resync.sh, docs/rebuild.md "Resync after an unclean stop").
+ * (run/recovery.sh, docs/rebuild.md "Resync after an unclean stop").
  *
  * A preset's "@resync" plans two tests per array and target: "resync", the full resync the
  * dirty mark asks for (the engine's raid_state; md without a bitmap), and "resync-bitmap",
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "raid/core/raid.h"
 #include "preset.h"
 #include "plan.h"
 
@@ -18,6 +19,13 @@
  * (raid_bitmap_chunk, mdadm --bitmap-chunk): small against the members of a scaled run,
  * so that the writes below dirty a few regions and not all of them */
 #define RESYNC_BITMAP_CHUNK (1ULL << 20)
+
+/* A rebuilding test's reference (run/recovery.sh): how many members its rebuild of member 0
+ * reads, the data members of a row less the lost one plus P (k), or one mirror copy */
+void rebuild_fields(const struct raid_level_info *l, int members)
+{
+	field("rebuild_reads", "%d", l->parity > 0 ? members - l->parity : 1);
+}
 
 bool resync_state(const char *state)
 {

@@ -1,11 +1,35 @@
-# run/resync.sh (sourced by run.sh): the resync tests (state resync and resync-bitmap,
-# tools/run/preset/resync.c): the array stopped uncleanly while fio writes, then the test's
-# fio on its next start, whose resync is the figure (docs/rebuild.md "Resync after an unclean
-# stop"). The engine: fio killed with SIGKILL, its raid_state left dirty; the start resyncs
-# before the first I/O and its stats say how long (resync.bytes, .seconds). md has no crash
-# command: a copy of each member file taken while fio writes is a crash image (its superblock
-# says active, its bitmap holds the bits of the regions in flight); the array is stopped,
-# assembled again from the copies and md's resync timed before the test's fio starts.
+# run/recovery.sh (sourced by run.sh): the recovery tests' own steps (docs/rebuild.md).
+# A rebuilding test's reference: the array's own transfers without the engine (the members
+# its rebuild reads, each read by a dd while one more writes a new file of a member's size,
+# all at once), in its meta.json (refs) for the report's rebuild table.
+# The resync tests (state resync and resync-bitmap, tools/run/preset/resync.c): the array
+# stopped uncleanly while fio writes, then the test's fio on its next start, whose resync is
+# the figure ("Resync after an unclean stop"). The engine: fio killed with SIGKILL, its
+# raid_state left dirty; the start resyncs before the first I/O and its stats say how long
+# (resync.bytes, .seconds). md has no crash command: a copy of each member file taken while
+# fio writes is a crash image (its superblock says active, its bitmap holds the bits of the
+# regions in flight); the array is stopped, assembled again from the copies and md's resync
+# timed before the test's fio starts.
+
+# rebuild_transfers TEST: the rebuild's reads (the plan's rebuild_reads members after member
+# 0, which the test fails) and the spare's write done by dd at once, MB/s of member, into
+# meta.json refs; nothing over drives (no file of a member's size to write beside them)
+rebuild_transfers() {
+	local -n rt_=$1
+	local m=() f t0 t1 tmp bytes=${rt_[member_bytes]} meta=${RUN[rdir]}/tests/${rt_[id]}.meta.json
+	read -r -a m <<<"${rt_[member_paths]//:/ }"
+	for f in "${m[@]}"; do [[ -f $f ]] || return 0; done
+	tmp=${m[0]%/*}/transfers.tmp
+	t0=$EPOCHREALTIME
+	for f in "${m[@]:1:${rt_[rebuild_reads]}}"; do
+		dd if="$f" of=/dev/null bs=1M count=$((bytes >> 20)) 2>/dev/null &
+	done
+	dd if=/dev/zero of="$tmp" bs=1M count=$((bytes >> 20)) conv=fdatasync 2>/dev/null &
+	wait
+	t1=$EPOCHREALTIME
+	rm -f "$tmp"
+	"$RJSON" set "$meta" refs.transfers_mbps:f="$(awk -v b="$bytes" -v a="$t0" -v z="$t1" 		'BEGIN { printf "%.1f", b / 1e6 / (z - a) }')" 		"refs.transfers_how:s=${rt_[rebuild_reads]} read + 1 written at once by dd (1 MiB blocks, the write fdatasync'ed), before the test"
+}
 
 declare -A RESYNC_MD=() # test id -> raid-json args of md's resync, for its stats file
 
@@ -54,14 +78,16 @@ resync_start() {
 	return 1
 }
 
-# resync_crash_fio TEST LOG READY_CMD...: the test's fio (CMD) started, READY_CMD polled
-# until it holds (at most 30 s), crash_s more seconds of writes, then SIGKILL; "" when fio was
-# killed while writing, else why not
+# resync_crash_fio TEST LOG DURING READY_CMD...: the test's fio (CMD, until killed: its
+# output to LOG.json, not the test's) started, READY_CMD polled until it holds (at most 30 s),
+# crash_s more seconds of writes, DURING (a command, ":" for none) while it still writes,
+# then SIGKILL; "" when fio was killed while writing, else why not
 resync_crash_fio() {
 	local -n rc_=$1
-	local log=$2 pid i rc=0
-	shift 2
-	"${CMD[@]}" >>"$log" 2>&1 &
+	local log=$2 during=$3 pid i rc=0 c
+	shift 3
+	c=("${CMD[@]/#RUNTIME=*/RUNTIME=3600}")
+	"${c[@]/#--output=*/--output=$log.json}" >>"$log" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 300; i++)); do
 		"$@" && break
@@ -69,6 +95,7 @@ resync_crash_fio() {
 		sleep 0.1
 	done
 	sleep "${rc_[crash_s]}"
+	kill -0 "$pid" 2>/dev/null && $during
 	if ! kill -KILL "$pid" 2>/dev/null; then
 		wait "$pid" 2>/dev/null
 		echo "fio ended before it was killed (log: $log)"
@@ -88,7 +115,7 @@ resync_engine_crash() {
 	local st=${re_[state_file]} log=${RUN[rdir]}/logs/${re_[id]}.crash.log
 	mkdir -p "${st%/*}" && rm -f "$st" "$st.lock" "$st.bitmap"
 	: >"$log"
-	resync_crash_fio "$1" "$log" resync_dirty "$st" || return 1
+	resync_crash_fio "$1" "$log" : resync_dirty "$st" || return 1
 	resync_dirty "$st" || { echo "the state file $st is not dirty after the kill (log: $log)"; return 1; }
 }
 
@@ -98,19 +125,22 @@ resync_md_crash() {
 	local -n rm_=$1
 	local log=${RUN[rdir]}/logs/${rm_[id]}.crash.log m
 	: >"$log"
+	RESYNC_COPIES=()
 	for m in ${rm_[member_paths]//:/ }; do
 		[[ -f $m ]] || { echo "md's crash image is a copy of member files: $m is not one"; return 1; }
+		RESYNC_COPIES+=("$m")
 	done
 	# the writes have begun once the array's superblock says so (array_state active)
-	(resync_crash_fio "$1" "$log" resync_md_active "${MD_DEV[${rm_[array]}]}") &
-	local pid=$! ok=0
-	sleep 0.5
-	for m in ${rm_[member_paths]//:/ }; do
-		sleep "$(awk -v s="${rm_[crash_s]}" -v n="${rm_[members]}" 'BEGIN { printf "%.2f", s / (n + 1) }')"
-		cp --sparse=always "$m" "$m.crash" || ok=1
+	resync_crash_fio "$1" "$log" resync_md_copy resync_md_active "${MD_DEV[${rm_[array]}]}" || return 1
+	for m in "${RESYNC_COPIES[@]}"; do
+		[[ -s $m.crash ]] || { echo "copying $m while fio wrote failed (log: $log)"; return 1; }
 	done
-	wait "$pid" || return 1
-	((ok == 0)) || { echo "copying the members failed"; return 1; }
+}
+
+resync_md_copy() { # the members (RESYNC_COPIES) copied one after the other, as fio writes
+	local m
+	for m in "${RESYNC_COPIES[@]}"; do cp --sparse=always "$m" "$m.crash"; done
+	echo "--- members copied while fio wrote: $(cat /proc/mdstat | grep -A1 "^${MD_DEV[${rm_[array]}]#/dev/} " | tr -s ' \n' ' ')" >>"$log"
 }
 
 resync_md_active() { [[ $(cat "$(md_sysfs "$1" array_state)" 2>/dev/null) == active ]]; }
@@ -123,6 +153,13 @@ resync_md_assemble() {
 	local -n ra_=$1
 	local a=${ra_[array]} m dev devs=() t0 t1 bits="" dirty="" x log=${RUN[rdir]}/logs/md-${ra_[array]}.log
 	RESYNC_WHY=""
+	# the killed fio's last I/Os may hold the array open for a moment (io_uring's workers)
+	dev=${MD_DEV[$a]}
+	for ((x = 0; x < 40; x++)); do
+		[[ -e /sys/block/${dev#/dev/}/md ]] || break
+		mdadm --stop "$dev" >>"$log" 2>&1 || sleep 0.5
+	done
+	[[ ! -e /sys/block/${dev#/dev/}/md ]] || { RESYNC_WHY="$dev could not be stopped (log: $log)"; return 1; }
 	md_down "$a"
 	for m in ${ra_[member_paths]//:/ }; do mv -f "$m.crash" "$m" || { RESYNC_WHY="cannot put $m.crash in place"; return 1; }; done
 	# the bitmap's dirty regions as the crash left them (mdadm --examine-bitmap)
