@@ -126,7 +126,6 @@ md_create_cmd() { # TEST clean|resync DEVS... -> the mdadm --create line of its 
 	# mdadm ignores it for RAID0 (the plan gives 0 there and for member files)
 	[[ ${mc_[md_size_kib]} == 0 ]] || c+=(--size="${mc_[md_size_kib]}")
 	[[ $mode == clean ]] && c+=(--assume-clean)
-	resync_md_bitmap "${!mc_}" c
 	echo "${c[*]} $*"
 }
 
