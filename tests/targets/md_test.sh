@@ -86,7 +86,7 @@ resynced() { # POLICY: md's resync after an unclean stop (run/recovery.sh's cras
 	[[ $1 == resync ]] ||
 		jq -e '.consistency.bitmap_dirty > 0 and .consistency.bitmap_dirty < .consistency.bitmap_bits' "$st"
 }
-t_case "md's resync after an unclean stop, full: timed from the assembly of the crash image" resynced resync
+t_case "md's resync after an unclean stop, full: its time from md, of every member" resynced resync
 t_case "md's resync with --bitmap=internal: the image's dirty regions, fewer than all" resynced bitmap
 t_case "RAID1 on md, optimal: both members, md.degraded 0" raid1 optimal 0
 t_case "RAID1 on md, degraded: member 0 missing, md.degraded 1" raid1 degraded 1
