@@ -69,6 +69,10 @@ static void fill(struct rr_recovery *r, const struct rr_run *run, const struct r
 		/* md's bitmap pass walks the whole member and skips clean regions: what it
 		 * resynced is its dirty regions (run/recovery.sh); the engine's bytes are its own */
 		double dirty = rr_jnum(rr_jget(s, "dirty_bytes"));
+		/* md's RAID10 bitmap covers the array, not a member (its bits: the volume's
+		 * regions): per member that is the volume's share of one */
+		if (t->level == 10)
+			dirty /= array_factor(t, 1);
 		r->seconds = rr_jnum(rr_jget(s, "seconds"));
 		r->member_bytes = dirty >= 0 ? dirty : rr_jnum(rr_jget(s, "bytes"));
 	} else {
