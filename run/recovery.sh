@@ -162,7 +162,7 @@ resync_md_clean_bitmap() {
 resync_md_copy() { # the members (RESYNC_COPIES) copied one after the other, as fio writes
 	local m
 	for m in "${RESYNC_COPIES[@]}"; do cp --sparse=always "$m" "$m.crash"; done
-	echo "--- members copied while fio wrote: $(cat /proc/mdstat | grep -A1 "^${MD_DEV[${rm_[array]}]#/dev/} " | tr -s ' \n' ' ')" >>"$log"
+	echo "--- members copied while fio wrote: $(grep -A1 "^${MD_DEV[${rm_[array]}]#/dev/} " /proc/mdstat | tr -s ' \n' ' ')" >>"$log"
 }
 
 resync_md_active() { [[ $(cat "$(md_sysfs "$1" array_state)" 2>/dev/null) == active ]]; }

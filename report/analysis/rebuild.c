@@ -67,7 +67,8 @@ static void fill(struct rr_recovery *r, const struct rr_run *run, const struct r
 		snprintf(r->policy, sizeof(r->policy), "%s", strcmp(pol, "resync") ? pol : "full");
 	if (resync) {
 		/* md's bitmap pass walks the whole member and skips clean regions: what it
-		 * resynced is its dirty regions (run/recovery.sh); the engine's bytes are its own */
+		 * resynced is its dirty regions (run/recovery.sh); the engine's bytes are its own
+		 */
 		double dirty = rr_jnum(rr_jget(s, "dirty_bytes"));
 		/* md's RAID10 bitmap covers the array, not a member (its bits: the volume's
 		 * regions): per member that is the volume's share of one */

@@ -39,8 +39,8 @@ int rr_write_recovery_csv(const struct rr_run *run, char *err, size_t errlen)
 	      f);
 	for (size_t i = 0; i < n; i++) {
 		const struct rr_recovery *r = &rows[i];
-		const double nums[] = {r->seconds, r->member_bytes / 1e6, r->member_mbps,
-				       r->array_mbps, r->spec_mbps, r->of_spec};
+		const double nums[] = {r->seconds,    r->member_bytes / 1e6, r->member_mbps,
+				       r->array_mbps, r->spec_mbps,	     r->of_spec};
 		fprintf(f, "%s,%s,", r->t->test, r->t->target);
 		rr_csv_str(f, what(r));
 		fprintf(f, ",%s,%s,%d", r->policy, rr_level_name(r->t), r->t->members);
@@ -106,7 +106,8 @@ void rr_recovery_html(FILE *f, const struct rr_run *run)
 		if (r->md)
 			rr_html_td_num(f, r->md_mbps);
 		else
-			rr_html_td_str(f, strcmp(r->t->target, "md") ? "no md test" : "(md itself)");
+			rr_html_td_str(f,
+				       strcmp(r->t->target, "md") ? "no md test" : "(md itself)");
 		if (r->emulated && r->md)
 			rr_html_td_str(f, "emulated, not comparable");
 		else
