@@ -23,7 +23,7 @@ die() {
 	exit 1
 }
 # shellcheck source-path=SCRIPTDIR
-for f in hosts md targets plan exec guard; do source "$ROOT/run/$f.sh"; done
+for f in hosts md targets plan exec guard recovery; do source "$ROOT/run/$f.sh"; done
 
 # The presets (presets/index, in order) and their doc lines (again after make, when the
 # program was not built yet).

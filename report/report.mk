@@ -9,7 +9,7 @@ REPORT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(REPORT_SRCS))
 BINS += $(BUILD)/bin/raid-report
 $(BUILD)/bin/raid-report: $(OBJ)/report/cmd/main.o $(REPORT_OBJS) $(LIBRAID)
 
-TESTS += $(BUILD)/tests/report_test report/report_test.sh report/targets_test.sh
+TESTS += $(BUILD)/tests/report_test report/report_test.sh report/targets_test.sh report/rebuild_test.sh
 $(BUILD)/tests/report_test: $(OBJ)/report/report_test.o $(REPORT_OBJS) $(LIBRAID)
 LDLIBS_report_test := -lcmocka
 

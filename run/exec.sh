@@ -233,8 +233,10 @@ start_test() {
 		return 1
 	fi
 	test_cmd "$1"
+	[[ ${st_[state]} != resync* ]] || resync_start "$1" || return 1
 	printf '%q ' "${CMD[@]}" >"${RUN[rdir]}/logs/$t.cmd"
 	write_meta "$1" running ""
+	[[ ${st_[state]} != rebuilding ]] || rebuild_transfers "$1"
 	echo "$pre start $t: $(target_what "$1") x${st_[members]}, ${st_[rw]} bs=${st_[bs]} ${st_[numjobs]}T Q${st_[iodepth]}, ${st_[runtime]}s, ETA $(eta $((PLAN_RUN[tests] - st_[idx] + 1)))"
 	target_begin "$1"
 	"${CMD[@]}" >"$log" 2>&1 &

@@ -157,7 +157,7 @@ md_up() {
 	((${#sp[@]} == 0)) || { MD_SPARE=${devs[-1]}; unset "devs[-1]"; }
 	# members this run did not make hold bytes md cannot know are consistent: resync once
 	[[ ${mu_[init]} == resync && -z ${MD_SYNCED[$a]:-} && $st == optimal ]] && mode=resync
-	[[ $st != optimal ]] && devs[0]=missing
+	[[ $st == optimal || $st == resync* ]] || devs[0]=missing
 	md_clear "${devs[@]}"
 	md_clear "$MD_SPARE"
 	dev=$(md_free_dev)
@@ -366,6 +366,7 @@ md_test_end() { # TEST: after fio: wait for a rebuild to end, write the stats fi
 	local -n me_=$1
 	local array=${me_[array]} test_id=${me_[id]} work=${RUN[work]} rdir=${RUN[rdir]} state=${me_[state]}
 	local dev=${MD_DEV[${me_[array]}]} stats=${RUN[rdir]}/tests/${me_[id]}.stats.json vol mem reb=()
+	mapfile -t reb < <(resync_md_stats "$1")
 	local MD_WATCH=$work/$test_id.md-watch MD_FIO_T0=${MDT_T0[$test_id]}
 	if [[ $state == rebuilding ]]; then
 		local t_end t_first total sectors wait0=$EPOCHREALTIME done=false

@@ -31,7 +31,8 @@ TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh tests/md/nvme_test.sh tests
 # raid-preset: run.sh's presets (presets/*.preset) and the job files' facts, checked against
 # the engine's level table (tools/run/preset, presets/README.md)
 BINS += $(BUILD)/bin/raid-preset
-$(BUILD)/bin/raid-preset: $(addprefix $(OBJ)/tools/run/preset/,preset.o plan.o options.o drives.o measure.o) $(LIBRAID)
+$(BUILD)/bin/raid-preset: $(addprefix $(OBJ)/tools/run/preset/,preset.o plan.o options.o drives.o measure.o \
+	resync.o) $(LIBRAID)
 TESTS += tests/presets/preset_test.sh
 
 # raid-tool: the engine's level and option tables, for run.sh, the tests and the README

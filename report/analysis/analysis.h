@@ -185,4 +185,22 @@ int rr_gate_judge(const struct rr_run *run, json_object *baseline, double floor_
 		  const char *bp, struct rr_gate_result *g, char *err, size_t errlen);
 void rr_gate_result_free(struct rr_gate_result *g);
 
+/* rebuild.c: each rebuild (state rebuilding) and resync (state resync, resync-bitmap) of the
+ * run beside its references; rows in the run's order, freed with free() */
+struct rr_recovery {
+	const struct rr_test *t;
+	int resync;	 /* 0: a rebuild onto a spare; 1: a resync after an unclean stop */
+	char policy[16]; /* a resync's: "full" (the dirty mark) or "bitmap"; "" for a rebuild */
+	double seconds, member_bytes;	 /* per member: the spare written, each member resynced */
+	double member_mbps, array_mbps;	 /* MB/s of member and of array (volume bytes) */
+	double spec_mbps, of_spec;	 /* the drive's sequential write spec, and the share */
+	char spec[200];			 /* which drive and spec, or "no spec: why" */
+	double transfers_mbps, of_transfers; /* the array's own transfers (meta refs), NAN */
+	char transfers[160];
+	const struct rr_test *md; /* md's same test on the same members, NULL: none */
+	double md_mbps, vs_md;
+	int emulated; /* the run was made under QEMU TCG (run->emulation) */
+};
+size_t rr_recovery_rows(const struct rr_run *run, struct rr_recovery **out);
+
 #endif

@@ -19,7 +19,8 @@ int rr_cmd_report(const char *dir)
 	rr_analyse(&run, &pub, prof, 0, rr_err, sizeof(rr_err));
 	json_object_put(prof);
 	if (rr_write_summary(&run, rr_err, sizeof(rr_err)) < 0 ||
-	    rr_an_write_files(&run, rr_err, sizeof(rr_err)) < 0) {
+	    rr_an_write_files(&run, rr_err, sizeof(rr_err)) < 0 ||
+	    rr_write_recovery_csv(&run, rr_err, sizeof(rr_err)) < 0) {
 		rc = rr_fail("%s", rr_err);
 		goto out;
 	}

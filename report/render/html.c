@@ -585,6 +585,7 @@ int rr_write_html(const struct rr_run *run, const struct rr_pubset *pub, const s
 	facts(f, run);
 	charts(f, c);
 	summary(f, run);
+	rr_recovery_html(f, run);
 	rr_targets_html(f, run);
 	rr_html_hosts(f, run);
 	published(f, run, pub);

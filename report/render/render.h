@@ -96,4 +96,9 @@ FILE *rr_out_open(const struct rr_run *run, const char *name, char *err, size_t 
 int rr_out_close(FILE *f, const struct rr_run *run, const char *name, char *err, size_t errlen);
 int rr_close(FILE *f); /* fclose that also reports an earlier failed write: -EIO */
 
+/* rebuild_out.c: the rebuild and resync table: rebuild.csv (none when the run has neither),
+ * the page's section */
+int rr_write_recovery_csv(const struct rr_run *run, char *err, size_t errlen);
+void rr_recovery_html(FILE *f, const struct rr_run *run);
+
 #endif

@@ -71,7 +71,7 @@ bad "a level the engine does not have" "r7: raid: raid_level: '7' is not one of"
 	"array r7 level=7 members=4 chunk=64k parity=cpu"
 bad "a missing job file" "run: workload 'nope': .*/nope.fio is missing" \
 	"array j level=jbod members=2" "run array=j workload=nope"
-bad "an unknown state" "run: ok@broken: state 'broken' is not optimal, degraded or rebuilding" \
+bad "an unknown state" "run: ok@broken: state 'broken' is not optimal, degraded, rebuilding or resync" \
 	"array j level=jbod members=2" "run array=j workload=ok@broken"
 bad "an unknown array" "run: no array or layout named 'x'" \
 	"array j level=jbod members=2" "run array=x workload=ok"

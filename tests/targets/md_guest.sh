@@ -2,7 +2,8 @@
 # tests/targets/md_guest.sh OUT: the part of tests/targets/md_test.sh that runs on a kernel
 # with md (inside the md appliance here, or on the host where it has md), in one boot:
 #   1. ./run.sh rebuild --target md on RAID1's QD1 write test, optimal and degraded (member 0
-#      missing), and RAID5's rebuild-time test: md rebuilds onto the spare
+#      missing), RAID5's rebuild-time test: md rebuilds onto the spare, and RAID5's resync
+#      after an unclean stop (a crash image), without a bitmap and with one
 #   1b. the same RAID1 test with --md-bitmap internal, RAID5's 4K writes with ppl
 #   2. ./run.sh quick --target md interrupted by SIGINT while fio runs on an md array;
 #      what md, losetup and /proc/sys/dev/raid show before and after goes to OUT/sigint.*
@@ -16,7 +17,7 @@ common=(--no-build --no-report --scale 0.03 --member-size 32M)
 #    syncs at 10 MB/s at most, so the 32 MiB rebuild lasts about 3 s: at 20 it took 1.9 s under
 #    TCG, and fio's one second during it had done no I/O yet (a CI run failed on that)
 env TMPDIR=/tmp "$ROOT/run.sh" rebuild --target md --runtime 1 \
-	--only '^md-raid1-2m-RND4K-WRITE-LAT-randwrite(-degraded)?$|^md-raid5-4m-REBUILD' \
+	--only '^md-raid1-2m-RND4K-WRITE-LAT-randwrite(-degraded)?$|^md-raid5-4m-REBUILD|^md-raid5-4m-RESYNC' \
 	--md-sync-max 10 --md-stripe-cache 512 "${common[@]}" --out "$out/rebuild" >"$out/rebuild.log" 2>&1
 echo $? >"$out/rebuild.rc"
 

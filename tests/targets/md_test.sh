@@ -8,6 +8,7 @@
 #   - RAID1 on md, optimal and degraded (member 0 missing);
 #   - a rebuild on md: time and rate from md into the engine's rebuild fields;
 #   - md with an internal bitmap (RAID1) and with ppl (RAID5), as md reports them;
+#   - md's resync after an unclean stop (run/recovery.sh), without and with a bitmap;
 #   - SIGINT during an md test: no array, no loop device, no md setting left behind.
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
@@ -76,6 +77,18 @@ raid1() { # STATE DEGRADED: md's RAID1 over 2 members ran the QD1 write test in 
 		$(jget "$st" level) == 1 && $(jget "$st" members) == 2 &&
 		$(jget "$st" md.degraded) == "$2" && $(jget "$st" member_io.writes) -gt 0 ]]
 }
+resynced() { # POLICY: md's resync after an unclean stop (run/recovery.sh's crash image)
+	local id=md-raid5-4m-RESYNC-randwrite-resync$([[ $1 == resync ]] || echo -bitmap) st
+	st=$(ls "$S"/rebuild/*/tests/$id.stats.json) || return 1
+	cat "$st"
+	jq -e --arg p "$1" '.consistency.policy == $p and .resync.seconds > 0 and
+		.resync.bytes > 30e6 and .resync.last_sync_action == "resync"' "$st" >/dev/null || return 1
+	# the bitmap's image holds the regions being written (1/64 of the volume): some, not all
+	[[ $1 == resync ]] ||
+		jq -e '.consistency.bitmap_dirty > 0 and .consistency.bitmap_dirty < .consistency.bitmap_bits' "$st"
+}
+t_case "md's resync after an unclean stop, full: its time from md, of every member" resynced resync
+t_case "md's resync with --bitmap=internal: the image's dirty regions, fewer than all" resynced bitmap
 t_case "RAID1 on md, optimal: both members, md.degraded 0" raid1 optimal 0
 t_case "RAID1 on md, degraded: member 0 missing, md.degraded 1" raid1 degraded 1
 policy() { # DIR TEST BITMAP CONSISTENCY MD_POLICY: what md ran with, in the stats and meta.json

@@ -283,8 +283,7 @@ static void paths(const struct opts *o, const char *array, const char *bays, con
 		die("the member paths of %s are longer than %zu characters", array, len);
 }
 
-static void field(const char *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void field(const char *k, const char *fmt, ...)
+void field(const char *k, const char *fmt, ...)
 {
 	char v[4 * PATH_MAX];
 	va_list ap;
@@ -344,6 +343,8 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	else if (!dev)
 		vol = volume(&l, a->members, per, csz),
 		job_span(span_rw, vol, vol, bs, numjobs, 0, &size, &off);
+	if (resync_state(r->state))
+		size = resync_span(vol, bs), off = 0;
 	if (dev)
 		bays[0] = spares[0] = 0;
 	else
@@ -432,6 +433,10 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	 * as processes measured 0.6x the same I/O as threads here (fio's per-process start and
 	 * scheduling), which made RAID0 at QD1 look 1.4x its own members (docs/report.md) */
 	field("arg", "--thread=1");
+	if (!jbod && !dev && !strcmp(r->state, "rebuilding"))
+		rebuild_fields(&l, a->members);
+	if (md && resync_state(r->state))
+		resync_fields(o, t->array, r->state, false, run_time, size);
 	if (md || dev) /* fio's target is the device, known at run time (run/targets.sh) */
 		goto out;
 	snprintf(stats, sizeof(stats), "%s/tests/%s%s%s.stats.json", res, id,
@@ -447,7 +452,8 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 		field("arg", "--raid_chunk=%s", a->chunk);
 		field("arg", "--raid_parity=%s", a->parity);
 		field("arg", "--raid_stats=%s", stats);
-		if (o->reuse && redundant(&l))
+		/* a resync test's resync is the one its unclean stop asks for (resync.c) */
+		if (o->reuse && redundant(&l) && !resync_state(r->state))
 			field("arg", "--raid_init=resync");
 		if ((o->drives && o->member_size_given) || o->host_label)
 			field("arg", "--raid_member_size=%llu", o->msize);
@@ -457,6 +463,8 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 			field("arg", "--raid_failed=0"), field("arg", "--raid_rebuild=1");
 		if (!strcmp(r->state, "degraded"))
 			field("arg", "--raid_failed=0");
+		if (resync_state(r->state))
+			resync_fields(o, t->array, r->state, true, run_time, size);
 		if (l.parity > 0 && (!strcmp(a->parity, "cuda") || !strcmp(a->parity, "auto"))) {
 			if (o->gpu)
 				field("arg", "--raid_gpu=%s", o->gpu);

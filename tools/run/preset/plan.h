@@ -71,6 +71,16 @@ bool is_jbod(const struct inst *a);
 struct raid_level_info level_of(const char *level);	     /* the level table's entry */
 unsigned long long size_of(const char *what, const char *s); /* raid_parse_size, or die */
 
+/* plan.c: one field of the test's plan line */
+void field(const char *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* resync.c: the rebuilding and resync states' fields (run/recovery.sh) */
+bool resync_state(const char *state);
+void rebuild_fields(const struct raid_level_info *l, int members);
+unsigned long long resync_span(unsigned long long vol, unsigned long long bs);
+void resync_fields(const struct opts *o, const char *array, const char *state, bool engine,
+		   unsigned long long run_time, unsigned long long span);
+
 /* options.c */
 void parse_opts(struct opts *o, int argc, char **argv);
 double auto_scale(void);

@@ -611,9 +611,10 @@ static void split_workload(const struct preset *p, const struct item *run, const
 
 	snprintf(job, len, "%.*s", at ? (int)(at - item) : (int)strlen(item), item);
 	*state = at ? at + 1 : "optimal";
-	if (strcmp(*state, "optimal") && strcmp(*state, "degraded") && strcmp(*state, "rebuilding"))
-		die("%s:%d: run: %s: state '%s' is not optimal, degraded or rebuilding", p->file,
-		    run->line, item, *state);
+	if (strcmp(*state, "optimal") && strcmp(*state, "degraded") && strcmp(*state, "rebuilding") &&
+	    strcmp(*state, "resync"))
+		die("%s:%d: run: %s: state '%s' is not optimal, degraded, rebuilding or resync",
+		    p->file, run->line, item, *state);
 	snprintf(path, sizeof(path), "%s/%s.fio", p->workloads, job);
 	if (!plain(job) || access(path, R_OK))
 		die("%s:%d: run: workload '%s': %s is missing", p->file, run->line, job, path);
@@ -635,8 +636,13 @@ static void emit(struct preset *p, const struct item *run, const struct elem *e,
 	split_workload(p, run, w, job, sizeof(job), &state);
 	if (e->group)
 		snprintf(group, sizeof(group), "g%d", ++p->group);
-	for (int i = 0; i < e->n; i++)
+	for (int i = 0; i < e->n; i++) {
 		p->row(p, group, &e->a[i], state, job);
+		/* resync after an unclean stop: the full one (the dirty mark), then the
+		 * write-intent bitmap's (resync.c) */
+		if (!strcmp(state, "resync"))
+			p->row(p, group, &e->a[i], "resync-bitmap", job);
+	}
 }
 
 /* Every run of the preset, row by row to p->row, in the order run.sh runs them. */
