@@ -47,7 +47,14 @@ for r in "${test[@]}"; do
 	# the same run with one configuration slowed by a quarter
 	s=$OUT/slow/$n
 	rm -rf "$s" && mkdir -p "$OUT/slow" && cp -r "$r" "$s"
-	jq --argjson f 0.75 -f "$ROOT/report/testdata/scale-fio.jq" "$r/tests/$SLOW.json" >"$s/tests/$SLOW.json"
+	# every repetition of it (tests/T@K.json with --repeat, tests/T.json without)
+	slowed=0
+	for f in "$r/tests/$SLOW.json" "$r/tests/$SLOW"@*.json; do
+		[[ -f $f && $f != *.meta.json && $f != *.stats.json ]] || continue
+		jq --argjson f 0.75 -f "$ROOT/report/testdata/scale-fio.jq" "$f" >"$s/tests/${f##*/}"
+		slowed=$((slowed + 1))
+	done
+	((slowed)) || { echo "gate_bench: $r has no $SLOW test to slow"; exit 1; }
 	# the figures it makes worse: its own rate, latency, its ratios to JBOD and RAID0, its
 	# CPU per I/O against RAID0's (fio's CPU time over fewer I/Os)
 	awk -v t="$SLOW" \
