@@ -46,6 +46,11 @@ for t in "$@"; do
 done
 
 for s in "${skipped[@]}"; do echo "skipped: $s"; done
-[[ ${#failed_progs[@]} -gt 0 ]] && echo "failed: ${failed_progs[*]}"
+# the failed cases again, last: a CI log is often read from its tail only
+for name in "${failed_progs[@]}"; do
+	echo "failed: $name"
+	sed -n 's/^\[  FAILED  \] \(.*\)/\1/p' "$log_dir/$name.log" | grep -v '^[0-9]* test(s)' |
+		sort -u | head -10 | sed 's/^/    - /'
+done
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
