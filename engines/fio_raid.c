@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fio.h"
 #include "optgroup.h"
@@ -90,28 +91,68 @@ static void fio_raid_refused(const struct raid_config *c, int ret, const char *e
 	json_object_put(root);
 }
 
-/* The job's options as a raid_config; prints one line naming the option on error. */
-static int fio_raid_config(struct thread_data *td, struct raid_config *c)
+/* The job's options as a raid_config; on error the message is in err, c is freed. */
+static int fio_raid_parse(struct thread_data *td, struct raid_config *c, char *err, size_t errlen)
 {
 	struct fio_raid_options *o = td->eo;
-	char err[RAID_ERRLEN];
 	int ret = 0;
 
-	raid_set_log(fio_raid_log);
 	raid_config_init(c);
 	c->direct = td->o.odirect != 0;
 	c->writes = td_write(td) != 0;
 	for (size_t i = 0; raid_options[i].name && !ret; i++)
 		if (o->value[i])
-			ret = raid_config_set(c, raid_options[i].name, o->value[i], err, sizeof(err));
+			ret = raid_config_set(c, raid_options[i].name, o->value[i], err, errlen);
 	if (!ret)
-		ret = raid_config_validate(c, err, sizeof(err));
+		ret = raid_config_validate(c, err, errlen);
+	if (ret)
+		raid_config_free(c);
+	return ret;
+}
+
+/* The job's options as a raid_config; prints one line naming the option on error. */
+static int fio_raid_config(struct thread_data *td, struct raid_config *c)
+{
+	char err[RAID_ERRLEN];
+	int ret;
+
+	raid_set_log(fio_raid_log);
+	ret = fio_raid_parse(td, c, err, sizeof(err));
 	if (ret) {
 		log_err("%s\n", err);
 		fio_raid_refused(c, ret, err);
-		raid_config_free(c);
 	}
 	return ret;
+}
+
+/*
+ * fio opens each job's array in the job's thread, in no fixed order: of two jobs that run at
+ * once and share a device, the one opened second was refused, and that could be the earlier
+ * job after the later had rebuilt over its member. So the later job is refused here, before
+ * anything opens, by the options of each earlier job of this engine it runs beside: those
+ * back to the nearest stonewall (a job with stonewall starts once every earlier one ended).
+ * An earlier job whose options are wrong is skipped: it says so itself and never runs.
+ */
+static int fio_raid_clash(struct thread_data *td, const struct raid_config *c)
+{
+	char err[RAID_ERRLEN];
+
+	for (int k = (int)td->thread_number - 1; k > 0 && !tnumber_to_td(k)->o.stonewall; k--) {
+		struct thread_data *o = tnumber_to_td(k - 1);
+		struct raid_config oc;
+		int ret;
+
+		if (!o->io_ops || strcmp(o->io_ops->name, td->io_ops->name) || !o->eo ||
+		    fio_raid_parse(o, &oc, err, sizeof(err)))
+			continue;
+		ret = raid_config_clash(c, &oc, o->o.name, err, sizeof(err));
+		raid_config_free(&oc);
+		if (ret) {
+			log_err("%s\n", err);
+			return ret;
+		}
+	}
+	return 0;
 }
 
 static int fio_raid_setup(struct thread_data *td)
@@ -135,6 +176,10 @@ static int fio_raid_setup(struct thread_data *td)
 				td->o.numjobs,
 				c.writes ? "write" : "keep the state file (raid_state) of",
 				td->o.numjobs);
+		raid_config_free(&c);
+		return 1;
+	}
+	if (fio_raid_clash(td, &c)) {
 		raid_config_free(&c);
 		return 1;
 	}

@@ -2,9 +2,9 @@
  * array_test.c - the array's checks of what it is given (array.c, queue.c): member paths
  * longer than PATH_MAX (the registry key is sized from them; this test is built with
  * AddressSanitizer), one file named twice or under two names, a stats file that is a
- * member or a spare (it would be written over), and O_DIRECT requests the
- * members could never take, refused up front with EINVAL and never counted as a member
- * failure.
+ * member or a spare (it would be written over), O_DIRECT requests the members could
+ * never take, refused up front with EINVAL and never counted as a member failure, and a
+ * device of another array open in the process, refused naming it.
  */
 #include "testutil.h"
 
@@ -194,6 +194,37 @@ static int teardown(void **state)
 	return t_rmtree(dir);
 }
 
+/*
+ * Two arrays of one process: the second may not take the first's member or spare as its own
+ * member or spare (fio refuses the later job at setup, raid_config_clash; this is the check
+ * at open, for what setup cannot see and for callers other than fio).
+ */
+static void test_devices_taken(void **state)
+{
+	struct raid_config c, d;
+	struct raid_array *a, *b;
+	char err[RAID_ERRLEN];
+
+	(void)state;
+	t_config(&c, "raid_level=1", "raid_members=/dt-a0:/dt-a1", "raid_spares=/dt-as",
+		 "raid_backend=ram", "raid_member_size=1m", NULL);
+	assert_int_equal(raid_array_get(&c, &a, err, sizeof(err)), 0);
+	t_config(&d, "raid_level=1", "raid_members=/dt-b0:/dt-b1", "raid_spares=/dt-a1",
+		 "raid_failed=1", "raid_rebuild=1", "raid_backend=ram", "raid_member_size=1m",
+		 NULL);
+	assert_int_equal(raid_array_get(&d, &b, err, sizeof(err)), -EBUSY);
+	assert_non_null(strstr(err, "raid: raid_spares: /dt-a1 is member 1 (/dt-a1) of another "
+				    "array open in this fio (raid_members /dt-a0...): a rebuild"));
+	raid_config_free(&d);
+	t_config(&d, "raid_level=1", "raid_members=/dt-as:/dt-b1", "raid_backend=ram",
+		 "raid_member_size=1m", NULL);
+	assert_int_equal(raid_array_get(&d, &b, err, sizeof(err)), -EBUSY);
+	assert_non_null(strstr(err, "raid: raid_members: /dt-as is spare 0 (/dt-as) of another"));
+	raid_config_free(&d);
+	assert_int_equal(raid_array_put(a), 0);
+	raid_config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +232,7 @@ int main(void)
 	    cmocka_unit_test(test_aliases),
 	    cmocka_unit_test(test_joins_after_state_written),
 	    cmocka_unit_test(test_misaligned_direct),
+	    cmocka_unit_test(test_devices_taken),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "identity.h"
 #include "level.h"
 #include "options.h"
 
@@ -189,5 +190,59 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 	if (ops->check_failed && c->failed)
 		return blame_state(c, ops->check_failed(&g, c->failed, c->members, err, errlen),
 				   err, errlen);
+	return 0;
+}
+
+/* Which device of c path p is: "member" or "spare" and its index; NULL when none (a failed
+ * member is never opened, so it is none). */
+static const char *device_of(const struct raid_config *c, const char *p, int *idx)
+{
+	for (int i = 0; i < c->nmembers; i++)
+		if (!(c->failed >> i & 1) && raid_same_file(p, c->members[i]))
+			return *idx = i, "member";
+	for (int i = 0; i < c->rec.nspares; i++)
+		if (raid_same_file(p, c->rec.spares[i]))
+			return *idx = i, "spare";
+	return NULL;
+}
+
+int raid_config_clash(const struct raid_config *c, const struct raid_config *earlier,
+		      const char *earlier_name, char *err, size_t errlen)
+{
+	bool same = c->nmembers == earlier->nmembers;
+	int n = c->nmembers + c->rec.nspares, j;
+	const char *what;
+
+	for (int i = 0; same && i < c->nmembers; i++)
+		same = raid_same_file(c->members[i], earlier->members[i]);
+	if (same)
+		return 0; /* one array, shared by the two jobs */
+	if (c->rec.state_path && earlier->rec.state_path &&
+	    raid_same_file(c->rec.state_path, earlier->rec.state_path)) {
+		snprintf(err, errlen,
+			 "raid: raid_state: %s is the state file of job '%s' (raid_members %s...), "
+			 "which runs beside this one: every array needs a file of its own",
+			 c->rec.state_path, earlier_name, earlier->members[0]);
+		return -EINVAL;
+	}
+	for (int i = 0; i < n; i++) {
+		bool member = i < c->nmembers;
+		const char *p = member ? c->members[i] : c->rec.spares[i - c->nmembers];
+
+		if (member && c->failed >> i & 1)
+			continue; /* never opened */
+		if (!(what = device_of(earlier, p, &j)))
+			continue;
+		snprintf(err, errlen,
+			 "raid: %s: %s is %s %d (%s) of job '%s' (raid_members %s...), which runs "
+			 "beside this one: %s (of two such jobs the later is refused; a stonewall "
+			 "between them runs one after the other)",
+			 member ? "raid_members" : "raid_spares", p, what, j,
+			 *what == 'm' ? earlier->members[j] : earlier->rec.spares[j], earlier_name,
+			 earlier->members[0],
+			 member ? "an array's devices must be its own"
+				: "a rebuild would write over it");
+		return -EBUSY;
+	}
 	return 0;
 }

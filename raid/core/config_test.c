@@ -285,12 +285,52 @@ static void test_members(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* raid_config_clash: the later of two jobs that run at once may share no device with the
+ * earlier unless both are the same array; a failed member is never opened, so it is none. */
+static void clash(int want, const char *want_msg, const char *a_members, const char *a_extra,
+		  const char *b_members, const char *b_extra)
+{
+	struct raid_config a, b;
+	char err[RAID_ERRLEN] = "";
+
+	t_config(&a, "raid_level=1", a_members, a_extra, NULL);
+	t_config(&b, "raid_level=1", b_members, b_extra, NULL);
+	assert_int_equal(raid_config_clash(&b, &a, "a", err, sizeof(err)), want);
+	if (want_msg)
+		assert_non_null(strstr(err, want_msg));
+	raid_config_free(&a);
+	raid_config_free(&b);
+}
+
+static void test_clash(void **state)
+{
+	(void)state;
+	clash(0, NULL, "raid_members=/a:/b", "raid_spares=/s", "raid_members=/a:/b",
+	      "raid_spares=/s");
+	clash(0, NULL, "raid_members=/a:/b", "raid_spares=/s", "raid_members=/x:/y",
+	      "raid_spares=/t");
+	clash(-EBUSY, "raid: raid_spares: /a is member 0 (/a) of job 'a' (raid_members /a...)",
+	      "raid_members=/a:/b", "raid_spares=/s", "raid_members=/x:/y", "raid_spares=/a");
+	clash(-EBUSY, "raid: raid_members: /s is spare 0 (/s) of job 'a'", "raid_members=/a:/b",
+	      "raid_spares=/s", "raid_members=/x:/s", "raid_spares=/t");
+	clash(-EBUSY, "a rebuild would write over it", "raid_members=/a:/b", "raid_spares=/s",
+	      "raid_members=/x:/y", "raid_spares=/s");
+	/* the earlier job's failed member is never opened; the later's neither */
+	clash(0, NULL, "raid_members=/a:/b", "raid_failed=1", "raid_members=/x:/y",
+	      "raid_spares=/b");
+	clash(0, NULL, "raid_members=/a:/b", "raid_spares=/s", "raid_members=/x:/a",
+	      "raid_failed=1");
+	clash(-EINVAL, "raid: raid_state: /st is the state file of job 'a'", "raid_members=/a:/b",
+	      "raid_state=/st", "raid_members=/x:/y", "raid_state=/st");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults),	  cmocka_unit_test(test_sizes),
 	    cmocka_unit_test(test_bad_values),	  cmocka_unit_test(test_bad_combinations),
 	    cmocka_unit_test(test_good_degraded), cmocka_unit_test(test_members),
+	    cmocka_unit_test(test_clash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

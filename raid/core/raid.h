@@ -147,6 +147,15 @@ int raid_config_set(struct raid_config *c, const char *name, const char *value, 
 		    size_t errlen);
 /* Cross-option checks: required options, member count, failed set. */
 int raid_config_validate(const struct raid_config *c, char *err, size_t errlen);
+/*
+ * Two jobs' configurations that may run at once (fio: no stonewall between them): the later,
+ * c, may not name a member or spare of the earlier, nor its state file, unless both name the
+ * same members (one array, shared). -EBUSY/-EINVAL with a message naming the option, the
+ * device and the earlier job; checked before anything opens, so that which job is refused
+ * does not depend on which thread opens its array first.
+ */
+int raid_config_clash(const struct raid_config *c, const struct raid_config *earlier,
+		      const char *earlier_name, char *err, size_t errlen);
 /* "4k", "1m", "512K", "65536" -> bytes; -EINVAL on junk or overflow. */
 int raid_parse_size(const char *s, uint64_t *out);
 const char *raid_backend_name(enum raid_backend_kind b);

@@ -31,9 +31,16 @@ wait_for() {
 	return 1
 }
 
-# held FILE: a process holds the flock on FILE (an array holds its state file's lock, FILE.lock,
-# from its open until it is freed)
-held() { [[ -e $1 ]] && ! flock -n "$1" true; }
+# held FILE: a process holds a flock on FILE (an array holds its members' and its state file's,
+# FILE.lock, from its open until it is freed), as /proc/locks says: asking flock(1) would take
+# the lock for a moment, and an array that opened in that moment was refused ("in use by
+# another process": the case failed on a loaded machine)
+held() {
+	local dev ino
+	read -r dev ino < <(stat -c '%d %i' "$1" 2>/dev/null) || return 1
+	grep -q "^[0-9]*: FLOCK .* $(printf '%02x:%02x' $((dev >> 8 & 0xfff)) \
+		$((dev & 0xff | dev >> 12 & 0xfff00))):$ino " /proc/locks
+}
 
 # --- a spare is never another array's device ---
 # The first fio reads (a shared lock on its members) or writes (exclusive) the second half of
@@ -63,31 +70,39 @@ t_case_fail "a spare that a writing fio has open as a member is refused" \
 
 # The same within one fio: job b's spare is job a's member, or its spare; job b's member is
 # job a's member. Each names the other array.
-two_jobs() { # B-OPTIONS...: job b's, besides RAID1 over its own x0:x1 (1 failed)
+two_jobs() { # B-OPTIONS...: job b's, besides RAID1 over its own x0:x1 (1 failed); $A: job a's
 	local p=$S/j
 	r1 fill --raid_members="$p-m0:$p-m1" --rw=write --do_verify=0 >/dev/null || return 1
 	f --filename=vol --raid_level=1 --raid_member_size=8m --bs=64k --size=1m --rw=read \
-		--time_based --runtime=1 --name=a --raid_members="$p-m0:$p-m1" --raid_spares="$p-sa" \
+		--time_based --runtime=1 --name=a --raid_members="$p-m0:$p-m1" --raid_spares="$p-sa" ${A:-} \
 		--name=b "$@"
 	local rc=$?
 	r1 check --raid_members="$p-m0:$p-m1" --raid_failed=1 --rw=read --verify_only=1 >/dev/null ||
 		return 200
 	return $rc
 }
-# fio opens its jobs' arrays in no fixed order: whichever opens second is refused, naming the
-# other's member or spare (both directions are the same refusal)
+# fio opens its jobs' arrays in no fixed order, so the later job is refused in its setup,
+# before anything opens, naming the earlier job (a) and its device: always b, whatever the
+# threads' order (before, whichever opened second was refused: under load that was a, and b
+# rebuilt over a's member). With a stonewall between them, b runs after a has ended.
 t_case_fail "two jobs: job b's spare is job a's member" \
-	--msg "^raid: raid_(spares|members): $S/j-m0 is (member|spare) 0 \($S/j-m0\) of another array open in this fio" \
+	--msg "^raid: raid_spares: $S/j-m0 is member 0 \($S/j-m0\) of job 'a' \(raid_members $S/j-m0\.\.\.\), which runs beside this one: a rebuild would write over it" \
 	two_jobs --raid_members="$S/j-x0:$S/j-x1" --raid_failed=1 --raid_rebuild=1 --raid_spares="$S/j-m0"
 t_case_fail "two jobs: job b's spare is job a's member under another name" \
-	--msg "^raid: raid_(spares|members): $S/(\./)?j-m1 is (member 1|spare 0) \($S/(\./)?j-m1\) of another array open in this fio" \
+	--msg "^raid: raid_spares: $S/\./j-m1 is member 1 \($S/j-m1\) of job 'a'" \
 	two_jobs --raid_members="$S/j-x0:$S/j-x1" --raid_failed=1 --raid_rebuild=1 --raid_spares="$S/./j-m1"
 t_case_fail "two jobs: job b's spare is job a's spare" \
-	--msg "^raid: raid_spares: $S/j-sa is spare 0 \($S/j-sa\) of another array open in this fio" \
+	--msg "^raid: raid_spares: $S/j-sa is spare 0 \($S/j-sa\) of job 'a'" \
 	two_jobs --raid_members="$S/j-x0:$S/j-x1" --raid_failed=1 --raid_rebuild=1 --raid_spares="$S/j-sa"
 t_case_fail "two jobs: job b's member is job a's member" \
-	--msg "^raid: raid_members: $S/j-m1 is member 1 \($S/j-m1\) of another array open in this fio" \
+	--msg "^raid: raid_members: $S/j-m1 is member 1 \($S/j-m1\) of job 'a' .*: an array's devices must be its own" \
 	two_jobs --raid_members="$S/j-x0:$S/j-m1"
+A=--raid_state="$S/j-st" t_case_fail "two jobs: job b's state file is job a's" \
+	--msg "^raid: raid_state: $S/j-st is the state file of job 'a'" \
+	two_jobs --raid_members="$S/j-x0:$S/j-x1" --raid_state="$S/j-st"
+t_case "two jobs, b after a stonewall: b rebuilds onto a's spare once a has ended" \
+	two_jobs --stonewall --raid_members="$S/j-x0:$S/j-x1" --raid_failed=1 --raid_rebuild=1 \
+	--raid_spares="$S/j-sa"
 t_case "two jobs of one array share it" \
 	two_jobs --raid_members="$S/j-m0:$S/j-m1" --raid_spares="$S/j-sa"
 

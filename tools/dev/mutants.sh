@@ -193,6 +193,8 @@ mutant checkpoint-each-second raid/recovery/rebuild_pipe.c \
 mutant spare-lock-exclusive raid/core/array.c '(spare ? LOCK_EX : mode) | LOCK_NB' 'mode | LOCK_NB' \
 	'campaign:a reading fio has open'
 mutant devices-taken raid/core/array.c '(ret = devices_taken(c, key, err, errlen))' '0' \
+	$T/array_test
+mutant jobs-clash engines/fio_raid.c '	if (fio_raid_clash(td, &c)) {' '	if (0) {' \
 	'campaign:two jobs: job b'
 mutant failure-gate raid/core/queue.c '		r->error = raid_failure_gate(q->a);' '		(void)0;' \
 	$T/failure_test 'campaign:raid1: a failure the full state disk'
