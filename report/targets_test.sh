@@ -90,6 +90,11 @@ t_case "summary.csv: the same two last columns" bash -c \
 	"head -1 '$C/summary.csv' | grep -q ',consistency,steady_state\$' && grep -q '^quick,$S,.*,\"bitmap=none, resync\",not reached\$' '$C/summary.csv'"
 t_case "the targets table names each side's policy" bash -c \
 	"grep -q '<td>md (bitmap=internal, resync)</td>' '$C/index.html' && grep -q '<td>engine (bitmap=internal, resync)</td>' '$C/index.html'"
+t_case "the charts name each side's policy beside its bars" bash -c \
+	"grep -q 'c512k SEQ1M-Q8T64 write Q8T1: md \\[bitmap=internal, resync\\]' '$C/charts/targets_mbps.dat' &&
+	grep -q 'c512k SEQ1M-Q8T64 write Q8T1: engine \\[bitmap=internal, resync\\]' '$C/charts/targets_mbps.dat' &&
+	grep -q 'raid5 x4 .*c512k \\[bitmap=none, resync\\] Q' '$C/charts/'seq1m_*.dat &&
+	! grep -q 'raid0 x4.*\\[' '$C/charts/'seq1m_*.dat"
 t_case "the page marks the test that never reached steady state, and only it" bash -c \
 	"grep -c 'steady state NOT reached)' '$C/index.html' | grep -qx 1 && grep -q '$S (steady state NOT reached)' '$C/index.html'"
 t_done

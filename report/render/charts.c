@@ -394,14 +394,26 @@ static const char *chunk_str(long chunk, char *buf, size_t len)
 	return buf;
 }
 
-/* "raid5 x4 cpu c512k"; a target other than the engine first: "md raid5 x4 md c512k" */
+/* What keeps a redundant array consistent, as the tables name it (" [bitmap=none, resync]"),
+ * so that every figure of md or the engine says what it compares; "" where nothing does. */
+static const char *consistency_tag(const struct rr_test *t, char *buf, size_t len)
+{
+	*buf = 0;
+	if (t->consistency && *t->consistency && strcmp(t->consistency, "none"))
+		snprintf(buf, len, " [%s]", t->consistency);
+	return buf;
+}
+
+/* "raid5 x4 cpu c512k [bitmap=none, resync]"; a target other than the engine first:
+ * "md raid5 x4 md c512k [bitmap=internal, resync]" */
 static void group_label(const struct rr_test *t, char *buf, size_t len)
 {
-	char ch[32];
+	char ch[32], cs[80];
 	int other = strcmp(t->target, "engine") && strcmp(t->target, "jbod");
-	snprintf(buf, len, "%s%s%s x%d%s%s%s%s", other ? t->target : "", other ? " " : "",
+	snprintf(buf, len, "%s%s%s x%d%s%s%s%s%s", other ? t->target : "", other ? " " : "",
 		 rr_level_name(t), t->members, *t->parity ? " " : "", t->parity,
-		 t->chunk > 0 ? " c" : "", t->chunk > 0 ? chunk_str(t->chunk, ch, sizeof(ch)) : "");
+		 t->chunk > 0 ? " c" : "", t->chunk > 0 ? chunk_str(t->chunk, ch, sizeof(ch)) : "",
+		 consistency_tag(t, cs, sizeof(cs)));
 }
 
 /* Engine, md and each volume side by side for the same level x members x workload, one
@@ -411,7 +423,7 @@ static void chart_targets(const struct rr_run *run, const char *dir, struct rr_c
 	const char *names[NCOLORS] = {"engine", "md"};
 	int nnames = 2;
 	struct bars fig[2] = {{0}}, cpu = {0};
-	char g[96];
+	char g[160], cs[80];
 	if (!rr_run_has_targets(run))
 		return; /* only the engine: nothing to set side by side, and nothing to say */
 	char *done = calloc(run->ntests ? run->ntests : 1, 1), ch[32];
@@ -448,13 +460,14 @@ static void chart_targets(const struct rr_run *run, const char *dir, struct rr_c
 				names[nnames++] = t->target;
 			/* colour 1 (the published orange elsewhere) is md's: nothing published here
 			 */
+			consistency_tag(t, cs, sizeof(cs));
 			bar_spread(&fig[!rr_is_large(t)],
-				   bar_add(&fig[!rr_is_large(t)], s, rr_primary(t), "%s: %s", g,
-					   t->target),
+				   bar_add(&fig[!rr_is_large(t)], s, rr_primary(t), "%s: %s%s", g,
+					   t->target, cs),
 				   t,
 				   rr_is_large(t) ? offsetof(struct rr_test, mbps)
 						  : offsetof(struct rr_test, iops));
-			bar_add(&cpu, s, t->host_cpu_us_per_io, "%s: %s", g, t->target);
+			bar_add(&cpu, s, t->host_cpu_us_per_io, "%s: %s%s", g, t->target, cs);
 		}
 	}
 	free(done);
@@ -497,7 +510,7 @@ static void chart_seq(const struct rr_run *run, const struct rr_pubset *pub, con
 		      struct rr_charts *c, const char *rw)
 {
 	struct bars bs = {0};
-	char g[96], name[32], title[160], series0[160];
+	char g[160], name[32], title[160], series0[160];
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *t = &run->tests[i];
 		if (t->bs < 1048576 || strcmp(t->rw, rw) || strcmp(t->state, "optimal"))
@@ -526,7 +539,7 @@ static void chart_rnd4k_write(const struct rr_run *run, const struct rr_pubset *
 			      const char *dir, struct rr_charts *c)
 {
 	struct bars iops = {0}, lat = {0};
-	char g[96], series0[160];
+	char g[160], series0[160];
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *t = &run->tests[i];
 		if (t->bs != 4096 || strcmp(t->rw, "randwrite") || strcmp(t->state, "optimal"))
@@ -578,7 +591,7 @@ static void chart_rnd4k_write(const struct rr_run *run, const struct rr_pubset *
 static void chart_q1_read(const struct rr_run *run, const char *dir, struct rr_charts *c)
 {
 	struct bars bs = {0};
-	char g[96];
+	char g[160];
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *t = &run->tests[i];
 		if (t->bs != 4096 || strcmp(t->rw, "randread") || t->iodepth != 1 ||
@@ -701,7 +714,7 @@ static void chart_states(const struct rr_run *run, const struct rr_pubset *pub, 
 			 struct rr_charts *c)
 {
 	struct bars bs = {0};
-	char g[96];
+	char g[160];
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *o = &run->tests[i];
 		int shown = 0;
@@ -790,7 +803,7 @@ static void chart_rebuild(const struct rr_run *run, const struct rr_pubset *pub,
 static void chart_costs(const struct rr_run *run, const char *dir, struct rr_charts *c)
 {
 	struct bars cpu = {0}, mio = {0};
-	char g[96];
+	char g[160];
 	for (size_t i = 0; i < run->ntests; i++) {
 		const struct rr_test *t = &run->tests[i];
 		group_label(t, g, sizeof(g));
