@@ -116,8 +116,8 @@ for v in '1:read' '1:read:' '1:read:101' '1:erase:5' '1:read:5,'; do
 done
 
 # --- two arrays of one fio, one state file ---
-# (each job reads for 2 s, so both arrays are open at once: a job that ran after the other had
-# closed its array met the file's record of that array instead, another refusal, by order)
+# The later job (two) is refused at fio's setup, naming the earlier (one), before either opens:
+# never the earlier, whichever thread opens first (raid_config_clash).
 shared_state() {
 	rm -f "$S/sh.json"
 	timeout -s KILL $TO "$FIO" --ioengine="external:$ENGINE" --thread=1 --filename=vol \
@@ -126,7 +126,7 @@ shared_state() {
 		--name=one --raid_members="$S/a0:$S/a1" --name=two --raid_members="$S/b0:$S/b1"
 }
 t_case_fail "two arrays of one fio share a state file" \
-	--msg "^raid: raid_state: $S/sh.json is the state file of another array in this fio" shared_state
+	--msg "^raid: raid_state: $S/sh.json is the state file of job 'one' \(raid_members $S/a0\.\.\.\), which runs beside this one" shared_state
 
 # --- two fio processes, two arrays, one state file, started at once ---
 # The first writes for 5 s and holds the file (its lock, two.json.lock) from its open; its dirty
