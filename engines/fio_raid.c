@@ -125,6 +125,19 @@ static int fio_raid_config(struct thread_data *td, struct raid_config *c)
 	return ret;
 }
 
+/* The same engine options as td (fio's numjobs clones of one job): the same array, so there
+ * is nothing to compare, and no need to parse them (a state file read) once per clone pair. */
+static bool fio_raid_same_options(const struct thread_data *td, const struct thread_data *o)
+{
+	const struct fio_raid_options *x = td->eo, *y = o->eo;
+
+	for (size_t i = 0; raid_options[i].name; i++)
+		if (x->value[i] != y->value[i] &&
+		    (!x->value[i] || !y->value[i] || strcmp(x->value[i], y->value[i])))
+			return false;
+	return true;
+}
+
 /*
  * fio opens each job's array in the job's thread, in no fixed order: of two jobs that run at
  * once and share a device, the one opened second was refused, and that could be the earlier
@@ -143,7 +156,7 @@ static int fio_raid_clash(struct thread_data *td, const struct raid_config *c)
 		int ret;
 
 		if (!o->io_ops || strcmp(o->io_ops->name, td->io_ops->name) || !o->eo ||
-		    fio_raid_parse(o, &oc, err, sizeof(err)))
+		    fio_raid_same_options(td, o) || fio_raid_parse(o, &oc, err, sizeof(err)))
 			continue;
 		ret = raid_config_clash(c, &oc, o->o.name, err, sizeof(err));
 		raid_config_free(&oc);
