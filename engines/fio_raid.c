@@ -182,7 +182,7 @@ static int fio_raid_setup(struct thread_data *td)
 	/* fio's clones of a job (subjob_number 1..) run with numjobs=1: each is refused, or
 	 * the first clone wrote while the job itself was refused; the job says why, once */
 	if (!td->o.use_thread && (td->o.numjobs > 1 || td->subjob_number) &&
-	    (c.writes || c.rec.state_path)) {
+	    (c.writes || raid_option_given(&c, "raid_state"))) {
 		if (!td->subjob_number)
 			log_err("raid: numjobs=%u without thread=1 would %s one array from %u "
 				"processes; set thread=1\n",

@@ -18,7 +18,8 @@ static void __attribute__((constructor(200))) raid_modules_register(void)
 	 * A failure is a defect of this build, said by raid_log; what did not register is
 	 * refused where a job asks for it ("raid_level=5 is not supported yet", ...).
 	 */
+	raid_backends_register(); /* first: the parity rows follow raid_null_delay */
 	raid_levels_register();
-	raid_backends_register();
 	raid_recovery_register();
+	raid_inject_register(); /* last: its row follows recovery's raid_fail */
 }

@@ -4,7 +4,8 @@
 # the built objects), and each check catches a wrong edge: a backend that includes recovery, a
 # level that includes the fio adapter's world, a header path that is no file; a core object
 # that calls recovery, a backend that calls a level, the fio adapter that calls the core's
-# internals.
+# internals or a raid.h name defined above the core; and that no core file reads a field of a
+# part above it (tools/dev/check_fields.sh), with a planted read of recovery's and a level's.
 source "$(dirname "$0")/lib.sh"
 
 t_case "the tree's includes go only in the allowed directions" "$ROOT/tools/dev/check_includes.sh"
@@ -53,4 +54,33 @@ t_case_fail "the fio adapter that calls the core's internals is refused" \
 	bad_link e engines raid_mio_get
 t_case "a core object that calls the parity library below it is accepted" \
 	bad_link p raid/core pq_gf_inv
+
+# the public API is the core's: a name raid.h declares, defined by a part above the core (as
+# raid_interrupt once was, by recovery), is no API to call; the fio adapter calling it is refused
+api_above() {
+	local d=$T_SCRATCH/obj-api
+	cp -rs "$ROOT/build/obj" "$d"
+	echo 'void raid_post(void) {}' | gcc -c -x c - -o "$d/raid/recovery/planted_api.o"
+	printf 'void raid_post(void);\nvoid planted(void) { raid_post(); }\n' |
+		gcc -c -x c - -o "$d/engines/planted_api.o"
+	"$ROOT/tools/dev/check_links.sh" "$d"
+}
+t_case_fail "the fio adapter that calls a raid.h name defined above the core is refused" api_above
+
+# each part owns its data: a core file that reads a field of a part's struct is refused,
+# however it reached the struct (tools/dev/check_fields.sh)
+t_case "no core file reads a field of a part above it" "$ROOT/tools/dev/check_fields.sh"
+bad_field() { # NAME FILE LINE
+	local d=$T_SCRATCH/f-$1
+	mkdir -p "$d"
+	(cd "$ROOT" && cp -r --parents raid "$d")
+	echo "$3" >>"$d/$2"
+	"$ROOT/tools/dev/check_fields.sh" "$d"
+}
+t_case_fail "a core file that reads recovery's raid_rebuild_max is refused" \
+	bad_field r raid/core/config.c \
+	'static uint64_t f(const struct raid_config *c) { return ((struct raid_recovery_config *)c->part[2])->rebuild_max; }'
+t_case_fail "a core file that reads a level's stripe cache is refused" \
+	bad_field l raid/core/array.c \
+	'static unsigned f(const void *p) { return ((const struct level_opts *)p)->stripe_cache; }'
 t_done

@@ -16,7 +16,12 @@ extern const struct member_backend_ops member_null_ops;
 /* raid_inject: wraps the array's backend (a->be) in the queues of an array that injects */
 extern const struct member_backend_ops member_fault_ops;
 
-/* Register every backend and the injecting decorator with the core; 0 or -errno. */
+/* Register every backend with the core; 0 or -errno. */
 int raid_backends_register(void);
+/*
+ * Register the injecting decorator and its option row (raid_inject, which the table lists
+ * after recovery's raid_fail: called after raid_recovery_register); 0 or -errno.
+ */
+int raid_inject_register(void);
 
 #endif

@@ -8,9 +8,31 @@
  * per-queue xorshift stream seeded by RAID_INJECT_SEED (fixed when unset).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends.h"
+#include "core/options.h"
+
+/* raid_inject's list: this decorator's options, one struct per configuration (options.h) */
+struct raid_inject {
+	int member;
+	enum raid_op op;
+	double percent;
+};
+
+struct fault_opts {
+	int ninject;
+	struct raid_inject inject[2 * RAID_MAX_MEMBERS];
+};
+
+static const struct raid_option_group fault_group;
+
+static struct fault_opts *fault_opts(const struct raid_config *c)
+{
+	return raid_config_part(c, &fault_group);
+}
 
 /* in q->deco_priv: the wrapped backend keeps q->be_priv */
 struct fault_q {
@@ -29,7 +51,7 @@ static double draw(struct fault_q *f)
 
 static bool injected(struct raid_queue *q, struct fault_q *f, const struct member_io *mio)
 {
-	const struct raid_recovery_config *c = &q->a->cfg.rec;
+	const struct fault_opts *c = fault_opts(&q->a->cfg);
 
 	if (mio->dev != mio->member)
 		return false;
@@ -109,8 +131,97 @@ static int fault_poll(struct raid_queue *q, bool block, const struct timespec *t
 	return ret < 0 ? (n ? n : ret) : n + ret;
 }
 
+/* raid_inject: "IDX:read|write:PERCENT[,...]" */
+static int parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen)
+{
+	struct fault_opts *r = fault_opts(c);
+	const char *p = v;
+
+	r->ninject = 0;
+	while (*p) {
+		char *end;
+		long idx = strtol(p, &end, 10);
+		enum raid_op op;
+		double pct;
+
+		if (end == p || *end != ':' || idx < 0 || idx >= RAID_MAX_MEMBERS)
+			goto bad;
+		p = end + 1;
+		if (!strncmp(p, "read:", 5))
+			op = RAID_OP_READ;
+		else if (!strncmp(p, "write:", 6))
+			op = RAID_OP_WRITE;
+		else
+			goto bad;
+		p = strchr(p, ':') + 1;
+		pct = strtod(p, &end);
+		if (end == p || (*end && *end != ',') || !(pct >= 0) || pct > 100 ||
+		    r->ninject == 2 * RAID_MAX_MEMBERS)
+			goto bad;
+		r->inject[r->ninject++] =
+		    (struct raid_inject){.member = (int)idx, .op = op, .percent = pct};
+		p = *end ? end + 1 : end;
+		if (end[0] == ',' && !*p)
+			goto bad;
+	}
+	if (r->ninject)
+		return 0;
+bad:
+	snprintf(err, errlen,
+		 "raid: raid_inject: '%s' is not IDX:read|write:PERCENT (','-separated)", v);
+	return -EINVAL;
+}
+
+/* the members it names are the array's */
+static int fault_validate(const struct raid_config *c, const struct raid_level_ops *ops, char *err,
+			  size_t errlen)
+{
+	const struct fault_opts *r = fault_opts(c);
+
+	(void)ops;
+	for (int i = 0; i < r->ninject; i++)
+		if (r->inject[i].member >= c->nmembers) {
+			snprintf(err, errlen,
+				 "raid: raid_inject: member %d is out of range (0..%d)",
+				 r->inject[i].member, c->nmembers - 1);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static const struct raid_option fault_rows[] = {
+    {.name = "raid_inject", .type = RAID_OPT_LIST, .part = "backends",
+     .help = "that share of member IDX's reads or writes fail with EIO", .def_doc = "none",
+     .syntax = "IDX:read|write:PERCENT, ','-separated", .parse = parse_inject,
+     .after = "raid_fail"},
+    {.name = NULL},
+};
+
+static const struct raid_option_group fault_group = {
+    .part = "backends",
+    .rows = fault_rows,
+    .size = sizeof(struct fault_opts),
+    .validate = fault_validate,
+};
+
+/* whether the array's queues go through this decorator: raid_inject names a member */
+static bool fault_wraps(const struct raid_config *c)
+{
+	const struct fault_opts *r = fault_opts(c);
+
+	return r && r->ninject;
+}
+
+int raid_inject_register(void)
+{
+	int ret = raid_options_register(&fault_group);
+
+	return ret ? ret : member_injector_register(&member_fault_ops);
+}
+
 const struct member_backend_ops member_fault_ops = {
     .name = "fault",
+    .wraps = fault_wraps,
     .init = fault_init,
     .exit = fault_exit,
     .prep = fault_prep,

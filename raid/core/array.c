@@ -163,11 +163,12 @@ int raid_probe(const struct raid_config *c, uint64_t *volume_size, char *err, si
  */
 static char *registry_key(const struct raid_config *c)
 {
+	char *const *orig = raid_service_cfg(c).orig_members;
 	char *paths[RAID_MAX_MEMBERS] = {0}, *key = NULL;
 	size_t len = 1, used = 0;
 
 	for (int i = 0; i < c->nmembers; i++) {
-		const char *p = c->rec.orig_members[i] ? c->rec.orig_members[i] : c->members[i];
+		const char *p = orig && orig[i] ? orig[i] : c->members[i];
 
 		paths[i] = realpath(p, NULL);
 		if (!paths[i])
@@ -211,7 +212,7 @@ static bool same_geometry(const struct raid_array *a, const struct raid_config *
 /* The stats and state files are written over by name: neither may be a member or spare. */
 static int files_apart(const struct raid_array *a, char *err, size_t errlen)
 {
-	const char *files[2] = {a->cfg.stats_path, a->cfg.rec.state_path};
+	const char *files[2] = {a->cfg.stats_path, raid_service_cfg(&a->cfg).state_path};
 	static const char *const opts[2] = {"raid_stats", "raid_state"};
 	int n = a->geom.n;
 
@@ -235,9 +236,7 @@ static int files_apart(const struct raid_array *a, char *err, size_t errlen)
  */
 static int member_lock_mode(const struct raid_config *c)
 {
-	return c->writes || c->rec.resync || c->rec.scrub == RAID_SCRUB_REPAIR || c->rec.state_dirty
-		   ? LOCK_EX
-		   : LOCK_SH;
+	return c->writes || raid_service_cfg(c).rewrites ? LOCK_EX : LOCK_SH;
 }
 
 static int lock_members(struct raid_array *a, int mode, char *err, size_t errlen)
@@ -305,8 +304,9 @@ static void array_free(struct raid_array *a)
 static int array_create(const struct raid_config *c, char *key, struct raid_array **out, char *err,
 			size_t errlen)
 {
+	struct raid_service_cfg s = raid_service_cfg(c);
 	struct raid_array *a =
-	    calloc(1, sizeof(*a) + (size_t)(c->nmembers + c->rec.nspares) * sizeof(a->m[0]));
+	    calloc(1, sizeof(*a) + (size_t)(c->nmembers + s.nspares) * sizeof(a->m[0]));
 	int ret;
 
 	if (!a)
@@ -325,11 +325,15 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 		atomic_init(&a->m[i].failed, (c->failed >> i & 1) != 0);
 		atomic_init(&a->m[i].inflight, 0);
 	}
-	raid_option_groups_dup(&a->cfg);
-	a->ndev = c->nmembers + c->rec.nspares; /* the spares follow the members in m[] */
+	if (raid_option_groups_dup(&a->cfg)) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	s = raid_service_cfg(&a->cfg); /* the array's own copies */
+	a->ndev = c->nmembers + s.nspares; /* the spares follow the members in m[] */
 	for (int i = 0; i < a->ndev; i++) {
 		if (i >= c->nmembers) {
-			a->m[i].path = a->cfg.rec.spares[i - c->nmembers];
+			a->m[i].path = s.spares[i - c->nmembers];
 			a->m[i].fd[0] = a->m[i].fd[1] = a->m[i].lock_fd = -1;
 		}
 		atomic_init(&a->m[i].dev, i);
@@ -388,10 +392,10 @@ err:
  */
 static int state_taken(const struct raid_config *c, char *err, size_t errlen)
 {
-	const char *p = c->rec.state_path;
+	const char *p = raid_service_cfg(c).state_path;
 
 	for (struct raid_array *b = registry; p && b; b = b->next) {
-		const char *q = b->cfg.rec.state_path;
+		const char *q = raid_service_cfg(&b->cfg).state_path;
 
 		if (q && raid_same_file(p, q)) {
 			snprintf(err, errlen,
@@ -411,13 +415,14 @@ static int state_taken(const struct raid_config *c, char *err, size_t errlen)
  */
 static int devices_taken(const struct raid_config *c, const char *key, char *err, size_t errlen)
 {
-	int n = c->nmembers + c->rec.nspares;
+	struct raid_service_cfg s = raid_service_cfg(c);
+	int n = c->nmembers + s.nspares;
 
 	for (struct raid_array *b = registry; b; b = b->next) {
 		if (!strcmp(b->key, key))
 			continue; /* the same array: the job joins it */
 		for (int i = 0; i < n; i++) {
-			const char *p = i < c->nmembers ? c->members[i] : c->rec.spares[i - c->nmembers];
+			const char *p = i < c->nmembers ? c->members[i] : s.spares[i - c->nmembers];
 
 			if (i < c->nmembers && c->failed >> i & 1)
 				continue; /* never opened */

@@ -13,6 +13,7 @@
 #include "identity.h"
 #include "level.h"
 #include "options.h"
+#include "service.h"
 
 void raid_config_free(struct raid_config *c)
 {
@@ -74,12 +75,13 @@ int raid_parse_size(const char *s, uint64_t *out)
 static int blame_state(const struct raid_config *c, int ret, char *err, size_t errlen)
 {
 	static const char pre[] = "raid: raid_failed: ";
+	struct raid_service_cfg s = raid_service_cfg(c);
 	char rest[RAID_ERRLEN];
 
-	if (!ret || !(c->failed & c->rec.state_failed) || strncmp(err, pre, sizeof(pre) - 1))
+	if (!ret || !(c->failed & s.state_failed) || strncmp(err, pre, sizeof(pre) - 1))
 		return ret;
 	snprintf(rest, sizeof(rest), "%s", err + sizeof(pre) - 1);
-	snprintf(err, errlen, "raid: raid_state: %s records failed members: %s", c->rec.state_path,
+	snprintf(err, errlen, "raid: raid_state: %s records failed members: %s", s.state_path,
 		 rest);
 	return ret;
 }
@@ -100,7 +102,6 @@ static void layouts_of(const struct raid_level_ops *ops, char *buf, size_t len)
 
 int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 {
-	static const char *const gpu_only[] = {"raid_gpu", "raid_gpu_batch", "raid_gpu_mode"};
 	const struct raid_level_ops *ops;
 	struct raid_geom g;
 	int nfailed = __builtin_popcountll(c->failed);
@@ -168,18 +169,6 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 			 raid_backend_name(c->backend));
 		return -ENOTSUP;
 	}
-	if (c->rec.ninject && !member_injector()) {
-		snprintf(err, errlen, "raid: raid_inject: this build has no fault injection");
-		return -ENOTSUP;
-	}
-	if (c->parity != RAID_PARITY_CUDA && c->parity != RAID_PARITY_AUTO)
-		for (size_t i = 0; i < sizeof(gpu_only) / sizeof(gpu_only[0]); i++)
-			if (raid_option_given(c, gpu_only[i])) {
-				snprintf(err, errlen,
-					 "raid: %s applies only with raid_parity=cuda or auto",
-					 gpu_only[i]);
-				return -EINVAL;
-			}
 	if (c->backend != RAID_BE_NULL && raid_option_given(c, "raid_null_delay")) {
 		snprintf(err, errlen, "raid: raid_null_delay applies only with raid_backend=null");
 		return -EINVAL;
@@ -200,8 +189,10 @@ static const char *device_of(const struct raid_config *c, const char *p, int *id
 	for (int i = 0; i < c->nmembers; i++)
 		if (!(c->failed >> i & 1) && raid_same_file(p, c->members[i]))
 			return *idx = i, "member";
-	for (int i = 0; i < c->rec.nspares; i++)
-		if (raid_same_file(p, c->rec.spares[i]))
+	struct raid_service_cfg s = raid_service_cfg(c);
+
+	for (int i = 0; i < s.nspares; i++)
+		if (raid_same_file(p, s.spares[i]))
 			return *idx = i, "spare";
 	return NULL;
 }
@@ -209,25 +200,25 @@ static const char *device_of(const struct raid_config *c, const char *p, int *id
 int raid_config_clash(const struct raid_config *c, const struct raid_config *earlier,
 		      const char *earlier_name, char *err, size_t errlen)
 {
+	struct raid_service_cfg s = raid_service_cfg(c), es = raid_service_cfg(earlier);
 	bool same = c->nmembers == earlier->nmembers;
-	int n = c->nmembers + c->rec.nspares, j;
+	int n = c->nmembers + s.nspares, j;
 	const char *what;
 
 	for (int i = 0; same && i < c->nmembers; i++)
 		same = raid_same_file(c->members[i], earlier->members[i]);
 	if (same)
 		return 0; /* one array, shared by the two jobs */
-	if (c->rec.state_path && earlier->rec.state_path &&
-	    raid_same_file(c->rec.state_path, earlier->rec.state_path)) {
+	if (s.state_path && es.state_path && raid_same_file(s.state_path, es.state_path)) {
 		snprintf(err, errlen,
 			 "raid: raid_state: %s is the state file of job '%s' (raid_members %s...), "
 			 "which runs beside this one: every array needs a file of its own",
-			 c->rec.state_path, earlier_name, earlier->members[0]);
+			 s.state_path, earlier_name, earlier->members[0]);
 		return -EINVAL;
 	}
 	for (int i = 0; i < n; i++) {
 		bool member = i < c->nmembers;
-		const char *p = member ? c->members[i] : c->rec.spares[i - c->nmembers];
+		const char *p = member ? c->members[i] : s.spares[i - c->nmembers];
 
 		if (member && c->failed >> i & 1)
 			continue; /* never opened */
@@ -238,7 +229,7 @@ int raid_config_clash(const struct raid_config *c, const struct raid_config *ear
 			 "beside this one: %s (of two such jobs the later is refused; a stonewall "
 			 "between them runs one after the other)",
 			 member ? "raid_members" : "raid_spares", p, what, j,
-			 *what == 'm' ? earlier->members[j] : earlier->rec.spares[j], earlier_name,
+			 *what == 'm' ? earlier->members[j] : es.spares[j], earlier_name,
 			 earlier->members[0],
 			 member ? "an array's devices must be its own"
 				: "a rebuild would write over it");

@@ -19,16 +19,16 @@ static void test_defaults(void **state)
 	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), 0);
 	assert_int_equal(c.chunk, 512 * 1024);
 	assert_int_equal(c.backend, RAID_BE_URING);
-	assert_int_equal(c.parity, RAID_PARITY_CPU);
+	assert_int_equal(t_opt(&c, "raid_parity"), 0 /* cpu */);
 	assert_int_equal(c.nmembers, 3);
 	assert_string_equal(c.members[2], "/c");
 	assert_string_equal(raid_layout_name(10, c.layout), "near2");
-	assert_int_equal(c.gpu, 0);
-	assert_int_equal(c.gpu_batch, 64);
-	assert_int_equal(c.gpu_mapped, 0);
-	assert_int_equal(c.stripe_cache, 4096);
-	assert_int_equal(c.rec.rebuild_min, 1000000);
-	assert_int_equal(c.rec.rebuild_max, 200000000);
+	assert_int_equal(t_opt(&c, "raid_gpu"), 0);
+	assert_int_equal(t_opt(&c, "raid_gpu_batch"), 64);
+	assert_int_equal(t_opt(&c, "raid_gpu_mode"), 0);
+	assert_int_equal(t_opt(&c, "raid_stripe_cache"), 4096);
+	assert_int_equal(t_opt(&c, "raid_rebuild_min"), 1000000);
+	assert_int_equal(t_opt(&c, "raid_rebuild_max"), 200000000);
 	assert_true(c.merge);
 	raid_config_free(&c);
 	t_config(&c, "raid_level=0", "raid_members=/a:/b", "raid_merge=0", NULL);
@@ -37,9 +37,9 @@ static void test_defaults(void **state)
 	t_config(&c, "raid_level=6", "raid_members=/a:/b:/c:/d", "raid_parity=cuda", "raid_gpu=3",
 		 "raid_gpu_batch=1024", "raid_gpu_mode=mapped", NULL);
 	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), 0);
-	assert_int_equal(c.gpu, 3);
-	assert_int_equal(c.gpu_batch, 1024);
-	assert_int_equal(c.gpu_mapped, 1);
+	assert_int_equal(t_opt(&c, "raid_gpu"), 3);
+	assert_int_equal(t_opt(&c, "raid_gpu_batch"), 1024);
+	assert_int_equal(t_opt(&c, "raid_gpu_mode"), 1);
 	raid_config_free(&c);
 }
 

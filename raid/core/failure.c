@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "level.h"
+#include "service.h"
 
 bool raid_mio_member_fault(int res)
 {
@@ -73,7 +74,7 @@ void raid_member_fail(struct raid_array *a, int idx)
 			raid_log("raid: member %d (%s) failed at %.1f s: the array continues "
 				 "without it%s",
 				 idx, a->m[idx].path, t,
-				 a->cfg.rec.rebuild ? "; a rebuild starts when a spare is free" : "");
+				 raid_service_cfg(&a->cfg).rebuild ? "; a rebuild starts when a spare is free" : "");
 	}
 	pthread_mutex_unlock(&a->lock);
 	raid_array_notify(a);

@@ -45,6 +45,8 @@ struct member_backend_ops {
 	const char *name;
 	enum raid_backend_kind kind; /* the raid_backend value it serves (a decorator: none) */
 	bool uses_files; /* opens the member paths (else members live in memory or nowhere) */
+	/* a decorator: whether it wraps the queues of an array of configuration c */
+	bool (*wraps)(const struct raid_config *c);
 	/* per-queue state in q->be_priv; sets q->be_capacity (member I/Os in flight at most) */
 	int (*init)(struct raid_queue *q, char *err, size_t errlen);
 	void (*exit)(struct raid_queue *q);

@@ -34,7 +34,7 @@ int member_backend_register(const struct member_backend_ops *ops)
 
 int member_injector_register(const struct member_backend_ops *ops)
 {
-	if (!complete(ops) || injector) {
+	if (!complete(ops) || !ops->wraps || injector) {
 		raid_log("raid: injector %s not registered", ops ? ops->name : "(null)");
 		return ops && injector ? -EEXIST : -EINVAL;
 	}
@@ -67,9 +67,16 @@ static void no_free(struct raid_array *a)
 {
 }
 
-static bool no_snapshot(struct raid_array *a, struct raid_rec_snapshot *out)
+static void no_stats(struct raid_array *a, void *o)
 {
-	return false;
+}
+
+static void no_config(const struct raid_config *c, struct raid_service_cfg *out)
+{
+}
+
+static void no_interrupt(void)
+{
 }
 
 static const struct raid_service_ops no_service = {
@@ -78,14 +85,16 @@ static const struct raid_service_ops no_service = {
     .writer = no_probe,
     .stop = no_stop,
     .free = no_free,
-    .snapshot = no_snapshot,
+    .stats = no_stats,
+    .config = no_config,
+    .interrupt = no_interrupt,
 };
 static const struct raid_service_ops *service = &no_service;
 
 int raid_service_register(const struct raid_service_ops *ops)
 {
 	if (!ops || !ops->probe || !ops->open || !ops->writer || !ops->stop || !ops->free ||
-	    !ops->snapshot || service != &no_service) {
+	    !ops->stats || !ops->config || !ops->interrupt || service != &no_service) {
 		raid_log("raid: a recovery service not registered (%s)",
 			 service != &no_service ? "one is already" : "a hook is missing");
 		return service != &no_service ? -EEXIST : -EINVAL;
@@ -97,4 +106,10 @@ int raid_service_register(const struct raid_service_ops *ops)
 const struct raid_service_ops *raid_service(void)
 {
 	return service;
+}
+
+/* the public call (raid.h), for SIGINT/SIGTERM handlers: the service's hook */
+void raid_interrupt(void)
+{
+	service->interrupt();
 }

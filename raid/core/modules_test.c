@@ -74,7 +74,9 @@ static void test_service(void **state)
 {
 	const struct raid_service_ops *s = raid_service();
 
-	assert_non_null(s->snapshot);
+	assert_non_null(s->stats);
+	assert_non_null(s->config);
+	assert_non_null(s->interrupt);
 	assert_int_equal(raid_service_register(s), -EEXIST);
 	assert_ptr_equal(raid_service(), s);
 }
@@ -90,11 +92,17 @@ static void test_recovery_rows(void **state)
 	assert_non_null(max);
 	assert_string_equal(max->part, "recovery");
 	assert_true(max > merge); /* the core's rows first */
+	/* raid_inject is the inject decorator's (backends), listed after raid_fail */
 	for (const struct raid_option *o = merge + 1; o->name; o++)
-		assert_string_equal(o->part, "recovery");
+		assert_string_equal(o->part, strcmp(o->name, "raid_inject") ? "recovery" : "backends");
+	assert_ptr_equal(raid_option_find("raid_inject") - 1, raid_option_find("raid_fail"));
+	/* every part's row lives in that part's own options struct, the core's in raid_config */
+	for (const struct raid_option *o = raid_options; o->name; o++)
+		assert_true(!strcmp(o->part, "core") || o->slot > 0 ||
+			    !strcmp(o->name, "raid_backend") || !strcmp(o->name, "raid_null_delay"));
 	t_config(&c, "raid_level=5", "raid_members=/a:/b:/c", "raid_rebuild_min=300", NULL);
 	assert_int_equal(raid_config_set(&c, "raid_rebuild_max", "250", err, sizeof(err)), 0);
-	assert_int_equal(c.rec.rebuild_max, 250000000);
+	assert_int_equal(t_opt(&c, "raid_rebuild_max"), 250000000);
 	/* recovery's validate hook, from raid_config_validate */
 	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "raid: raid_rebuild_min: 300 MB/s is above raid_rebuild_max"));

@@ -16,6 +16,7 @@
 
 #include "level.h"
 #include "options.h"
+#include "service.h"
 
 #define MB 1000000.0
 #define AT RAID_OPT_AT
@@ -26,30 +27,12 @@ static const struct raid_opt_value backend_values[] = {
     {"psync", RAID_BE_PSYNC, NULL},    {"ram", RAID_BE_RAM, "members in memory"},
     {"null", RAID_BE_NULL, NULL},      {NULL, 0, NULL},
 };
-static const struct raid_opt_value parity_values[] = {
-    {"cpu", RAID_PARITY_CPU, "our SIMD library"},
-    {"isal", RAID_PARITY_ISAL, "ISA-L"},
-    {"cuda", RAID_PARITY_CUDA, "GPU"},
-    {"auto", RAID_PARITY_AUTO, "the GPU if usable, else cpu"},
-    {NULL, 0, NULL},
-};
 static const struct raid_opt_value layout_values[] = {
     {"left-symmetric", RAID_LAYOUT_LEFT_SYM, NULL},
     {"left-asymmetric", RAID_LAYOUT_LEFT_ASYM, NULL},
     {"right-symmetric", RAID_LAYOUT_RIGHT_SYM, NULL},
     {"right-asymmetric", RAID_LAYOUT_RIGHT_ASYM, NULL},
     {"near2", RAID_LAYOUT_NEAR2, NULL},
-    {NULL, 0, NULL},
-};
-static const struct raid_opt_value rmw_values[] = {
-    {"auto", RAID_RMW_AUTO, "fewer reads, as md's rmw_level=1"},
-    {"rmw", RAID_RMW_RMW, "read-modify-write"},
-    {"rcw", RAID_RMW_RCW, "reconstruct-write"},
-    {NULL, 0, NULL},
-};
-static const struct raid_opt_value gpu_mode_values[] = {
-    {"copy", 0, "to device memory, streams overlap copy and compute"},
-    {"mapped", 1, "zero-copy"},
     {NULL, 0, NULL},
 };
 
@@ -66,11 +49,6 @@ const char *raid_backend_name(enum raid_backend_kind b)
 	return name_of(backend_values, b);
 }
 
-const char *raid_parity_name(enum raid_parity_kind p)
-{
-	return name_of(parity_values, p);
-}
-
 const char *raid_layout_name(int level, enum raid_layout_kind l)
 {
 	const struct raid_level_ops *ops = raid_level_find(level);
@@ -85,7 +63,7 @@ static int parse_failed(struct raid_config *c, const char *v, char *err, size_t 
 {
 	const char *p = v;
 
-	c->failed = c->rec.state_failed;
+	c->failed = raid_service_cfg(c).state_failed;
 	c->failed_opt = 0;
 	while (*p) {
 		char *end;
@@ -117,7 +95,8 @@ static struct raid_option table[RAID_OPTIONS_MAX + 1] = {
      .count_off = offsetof(struct raid_config, nmembers)},
     {.name = "raid_chunk", .type = RAID_OPT_SIZE, .part = "core", .help = "chunk size",
      .def = "512k", .def_doc = "mdadm's", .lo = 4096, .hi = 1 << 20, .pow2 = true, AT(chunk)},
-    {.name = "raid_layout", .type = RAID_OPT_LAYOUT, .part = "levels",
+    /* the core's: it checks it against the level table, as raid_level */
+    {.name = "raid_layout", .type = RAID_OPT_LAYOUT, .part = "core",
      .help = "how data and parity rotate over the members (md's layouts)",
      .def_doc = "the level's", .values = layout_values, AT(layout)},
     {.name = "raid_member_size", .type = RAID_OPT_SIZE, .part = "core",
@@ -130,35 +109,12 @@ static struct raid_option table[RAID_OPTIONS_MAX + 1] = {
      .help = "with raid_backend=null: every member I/O takes that many microseconds, in the "
 	     "thread that submits it (a member of known latency)",
      .def = "0", .lo = 0, .hi = 1000000, .unit = "a time in microseconds", AT(null_delay_us)},
-    {.name = "raid_parity", .type = RAID_OPT_ENUM, .part = "parity",
-     .help = "the parity path of RAID 5/6", .def = "cpu", .values = parity_values,
-     AT(parity)},
     {.name = "raid_failed", .type = RAID_OPT_LIST, .part = "core",
      .help = "members missing from the start", .def_doc = "none",
      .syntax = "member indices (0-based), ','-separated", .parse = parse_failed},
     {.name = "raid_stats", .type = RAID_OPT_PATH, .part = "core",
      .help = "JSON stats file written at the end (schema: results/README.md)",
      .def_doc = "none", AT(stats_path)},
-    {.name = "raid_rmw", .type = RAID_OPT_ENUM, .part = "levels",
-     .help = "how RAID 5/6 partial-stripe writes update parity", .def = "auto",
-     .values = rmw_values, AT(rmw)},
-    {.name = "raid_stripe_cache", .type = RAID_OPT_INT, .part = "levels",
-     .help = "RAID 5/6 stripe slices (a stripe's 64 KiB of columns) in flight at most "
-	     "(md's stripe_cache_size)",
-     .def = "4096", .lo = 1, .hi = 1 << 20, .unit = "a stripe count", AT(stripe_cache)},
-    {.name = "raid_workers", .type = RAID_OPT_INT, .part = "levels",
-     .help = "parity worker threads; 0: parity in the fio job threads", .def = "0", .lo = 0,
-     .hi = RAID_WORKERS_MAX, .unit = "a thread count", AT(workers)},
-    {.name = "raid_gpu", .type = RAID_OPT_INT, .part = "parity",
-     .help = "CUDA device index, with raid_parity=cuda or auto", .def = "0", .lo = 0,
-     .hi = RAID_GPU_MAX, .unit = "a CUDA device index", AT(gpu)},
-    {.name = "raid_gpu_batch", .type = RAID_OPT_INT, .part = "parity",
-     .help = "most stripes one GPU launch carries (a batch also goes at every commit), with "
-	     "raid_parity=cuda or auto",
-     .def = "64", .lo = 1, .hi = RAID_GPU_BATCH_MAX, .unit = "a stripe count", AT(gpu_batch)},
-    {.name = "raid_gpu_mode", .type = RAID_OPT_ENUM, .part = "parity",
-     .help = "GPU data path, with raid_parity=cuda or auto", .def = "copy",
-     .values = gpu_mode_values, AT(gpu_mapped)},
     {.name = "raid_merge", .type = RAID_OPT_BOOL, .part = "core",
      .help = "1: member I/Os of one commit that continue each other go to the member as one "
 	     "vectored I/O (the block layer's plug merge under md); 0: never (A/B)",
@@ -167,7 +123,7 @@ static struct raid_option table[RAID_OPTIONS_MAX + 1] = {
 
 const struct raid_option *raid_options = table;
 
-#define GROUPS_MAX 8
+#define GROUPS_MAX RAID_PARTS_MAX
 static const struct raid_option_group *groups[GROUPS_MAX];
 static int ngroups;
 
@@ -178,6 +134,14 @@ static int rows_of(const struct raid_option *rows)
 	while (rows[n].name)
 		n++;
 	return n;
+}
+
+/* Where a registered row goes: after the row its .after names, else at the end. */
+static int place_of(const struct raid_option *row, int have)
+{
+	const struct raid_option *o = row->after ? raid_option_find(row->after) : NULL;
+
+	return o ? (int)(o - table) + 1 : have;
 }
 
 int raid_options_register(const struct raid_option_group *g)
@@ -195,10 +159,23 @@ int raid_options_register(const struct raid_option_group *g)
 				 g->part);
 			return -EEXIST;
 		}
-	for (int i = 0; i < add; i++)
-		table[have + i] = g->rows[i];
+	for (int i = 0; i < add; i++, have++) {
+		int at = place_of(&g->rows[i], have);
+
+		memmove(&table[at + 1], &table[at], (size_t)(have - at) * sizeof(table[0]));
+		table[at] = g->rows[i];
+		table[at].slot = g->size ? ngroups + 1 : 0; /* no struct: raid_config's */
+	}
 	groups[ngroups++] = g;
 	return 0;
+}
+
+void *raid_config_part(const struct raid_config *c, const struct raid_option_group *g)
+{
+	for (int i = 0; i < ngroups; i++)
+		if (groups[i] == g)
+			return c->part[i];
+	return NULL;
 }
 
 int raid_option_groups_validate(const struct raid_config *c, const struct raid_level_ops *ops,
@@ -214,16 +191,50 @@ int raid_option_groups_validate(const struct raid_config *c, const struct raid_l
 
 void raid_option_groups_free(struct raid_config *c)
 {
-	for (int i = 0; i < ngroups; i++)
+	for (int i = 0; i < ngroups; i++) {
+		if (groups[i]->size && !c->part[i])
+			continue; /* freed already */
 		if (groups[i]->free)
 			groups[i]->free(c);
+		free(c->part[i]);
+		c->part[i] = NULL;
+	}
 }
 
-void raid_option_groups_dup(struct raid_config *c)
+int raid_option_groups_dup(struct raid_config *c)
 {
+	int ret = 0;
+
+	for (int i = 0; i < ngroups; i++) {
+		void *p;
+
+		if (!c->part[i])
+			continue;
+		p = malloc(groups[i]->size);
+		if (p)
+			memcpy(p, c->part[i], groups[i]->size);
+		else
+			ret = -ENOMEM;
+		c->part[i] = p;
+	}
+	if (ret) {
+		for (int i = 0; i < ngroups; i++) {
+			free(c->part[i]);
+			c->part[i] = NULL;
+		}
+		return ret;
+	}
 	for (int i = 0; i < ngroups; i++)
 		if (groups[i]->dup)
 			groups[i]->dup(c);
+	return 0;
+}
+
+void raid_option_groups_stats(struct raid_array *a, void *o)
+{
+	for (int i = 0; i < ngroups; i++)
+		if (groups[i]->stats)
+			groups[i]->stats(a, o);
 }
 
 const struct raid_option *raid_option_find(const char *name)
@@ -432,9 +443,15 @@ static int refuse(const struct raid_option *o, const char *v, char *err, size_t 
 	return -EINVAL;
 }
 
+/* the row's struct: the configuration's own, or the registering part's */
+static char *base(struct raid_config *c, const struct raid_option *o)
+{
+	return o->slot ? (char *)c->part[o->slot - 1] : (char *)c;
+}
+
 static void *field(struct raid_config *c, const struct raid_option *o)
 {
-	return (char *)c + o->off;
+	return base(c, o) + o->off;
 }
 
 static void store_int(struct raid_config *c, const struct raid_option *o, long long v)
@@ -454,7 +471,7 @@ static int set_paths(struct raid_config *c, const struct raid_option *o, const c
 		     size_t errlen)
 {
 	char **out = field(c, o);
-	int *n = (int *)((char *)c + o->count_off);
+	int *n = (int *)(base(c, o) + o->count_off);
 	const char *p = v;
 
 	for (int i = 0; i < *n; i++)
@@ -583,6 +600,11 @@ void raid_config_init(struct raid_config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->level = -1;
+	for (int i = 0; i < ngroups; i++)
+		if (groups[i]->size && !(c->part[i] = calloc(1, groups[i]->size))) {
+			raid_log("raid: out of memory for the options of %s", groups[i]->part);
+			abort();
+		}
 	/* the table's defaults, through the parser that checks them (options_test too) */
 	for (const struct raid_option *o = raid_options; o->name; o++)
 		if (o->def && set_one(c, o, o->def, err, sizeof(err)))

@@ -425,7 +425,8 @@ int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct 
 	if (!q)
 		return -ENOMEM;
 	q->a = a;
-	q->be = a->cfg.rec.ninject ? member_injector() : a->be; /* both checked by config.c */
+	/* a decorator that wraps this array's queues (raid_inject), else the array's backend */
+	q->be = member_injector() && member_injector()->wraps(&a->cfg) ? member_injector() : a->be;
 	q->depth = depth ? depth : 1;
 	q->direct = direct;
 	q->be_capacity = UINT32_MAX;

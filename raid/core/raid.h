@@ -17,6 +17,7 @@
 
 #define RAID_MAX_MEMBERS 64
 #define RAID_ERRLEN 512
+#define RAID_PARTS_MAX 8 /* parts that register options of their own */
 
 enum raid_op { RAID_OP_READ, RAID_OP_WRITE };
 
@@ -31,80 +32,6 @@ enum raid_layout_kind {
 	RAID_LAYOUT_NEAR2,
 };
 
-enum raid_parity_kind { RAID_PARITY_CPU, RAID_PARITY_ISAL, RAID_PARITY_CUDA, RAID_PARITY_AUTO };
-
-/* RAID5/6 partial-stripe writes: md's choice by fewer reads, or one forced (raid_rmw) */
-enum raid_rmw_kind { RAID_RMW_AUTO, RAID_RMW_RMW, RAID_RMW_RCW };
-
-#define RAID_WORKERS_MAX 64
-#define RAID_GPU_BATCH_MAX 1024
-#define RAID_GPU_MAX 63 /* highest raid_gpu device index accepted */
-
-/*
- * Spares, rebuild, failures during a run, scrub, initial resync and the state file
- * (docs/rebuild.md; recovery's option rows: raid/recovery/options.c, run by
- * raid/recovery/rebuild.c).
- */
-enum raid_scrub_mode { RAID_SCRUB_OFF, RAID_SCRUB_CHECK, RAID_SCRUB_REPAIR };
-
-struct raid_fail_at {
-	int member;
-	double at_s; /* seconds after the array is opened */
-};
-
-struct raid_inject {
-	int member;
-	enum raid_op op;
-	double percent;
-};
-
-struct raid_recovery_config {
-	int nspares;
-	char *spares[RAID_MAX_MEMBERS];
-	bool rebuild;
-	uint64_t rebuild_min, rebuild_max; /* bytes per second (the options are MB/s) */
-	int rebuild_workers; /* threads recovering windows side by side (rebuild_crew.c) */
-	int nfail;
-	struct raid_fail_at fail[RAID_MAX_MEMBERS];
-	int ninject;
-	struct raid_inject inject[2 * RAID_MAX_MEMBERS];
-	enum raid_scrub_mode scrub;
-	bool resync; /* raid_init=resync */
-	char *state_path;
-	/* from the state file: slot i is served by replaced[i] (a former spare), NULL: itself */
-	char *replaced[RAID_MAX_MEMBERS];
-	/* from the state file: slot i was being rebuilt onto spare resume_spare[i] - 1 */
-	int resume_spare[RAID_MAX_MEMBERS];
-	uint64_t resume_off[RAID_MAX_MEMBERS];
-	/*
-	 * Also from the state file (state.c), checked when the array opens: what it recorded
-	 * of the array (geometry, the identity of the device in each slot and of each spare
-	 * being rebuilt), the failures it added to raid_failed, and the dirty mark.
-	 */
-	uint64_t state_failed;
-	bool state_geom; /* a geometry was recorded (older files have none) */
-	int state_level, state_layout;
-	uint64_t state_chunk, state_member_size;
-	char *state_id[RAID_MAX_MEMBERS], *state_serial[RAID_MAX_MEMBERS];
-	char *state_eui[RAID_MAX_MEMBERS];
-	char *resume_id[RAID_MAX_MEMBERS], *resume_serial[RAID_MAX_MEMBERS];
-	char *resume_eui[RAID_MAX_MEMBERS];
-	char *orig_members[RAID_MAX_MEMBERS]; /* raid_members before a done replacement */
-	bool state_dirty;		      /* writes were running when it was last saved */
-	/*
-	 * The file as this configuration read it (absent, or which file: every save renames a
-	 * new one over it), checked again once the array holds the file's lock (state.c).
-	 */
-	struct raid_file_seen {
-		bool exists;
-		uint64_t dev, ino, size, mtime_ns;
-	} state_read;
-	bool start_dirty_degraded;	      /* raid_start_dirty_degraded=1 */
-	/* the write-intent bitmap (recovery/intent.c): on, its region (0: the default) */
-	bool bitmap;
-	uint64_t bitmap_chunk;
-	uint64_t re_add; /* raid_re_add: members back from the state file's failed list */
-};
 
 /*
  * What the user asked for. Fill it with raid_config_init() then raid_config_set() per
@@ -119,21 +46,14 @@ struct raid_config {
 	uint64_t member_size; /* 0: the smallest member */
 	enum raid_backend_kind backend;
 	int null_delay_us; /* raid_null_delay: the null backend's member I/O latency */
-	enum raid_parity_kind parity;
 	uint64_t failed; /* bit i: member i is missing from the start */
 	uint64_t failed_opt; /* the members raid_failed itself named (failed adds the state
 				file's): what two jobs of one array must agree on */
 	char *stats_path;
-	enum raid_rmw_kind rmw; /* raid_rmw */
-	unsigned stripe_cache;	/* raid_stripe_cache: RAID5/6 stripes in flight at most */
-	int workers;		/* raid_workers: parity threads, 0 = inline */
-	/* raid_parity=cuda|auto: the GPU */
-	int gpu;	/* raid_gpu: CUDA device index */
-	int gpu_batch;	/* raid_gpu_batch: most stripes one launch carries */
-	int gpu_mapped; /* raid_gpu_mode: 0 copy, 1 mapped (zero-copy) */
 	bool merge;	/* raid_merge: contiguous member I/Os of one commit go as one */
-	struct raid_recovery_config rec;
 	uint64_t given; /* bit i: raid_options[i] was set (a default is not "given") */
+	/* the options of each part registered with the core, opaque here (core/options.h) */
+	void *part[RAID_PARTS_MAX];
 	/* how this job uses the array (not options of the array itself) */
 	bool direct; /* open file members with O_DIRECT */
 	bool writes; /* the job writes: members are locked exclusively */
@@ -160,7 +80,6 @@ int raid_config_clash(const struct raid_config *c, const struct raid_config *ear
 int raid_parse_size(const char *s, uint64_t *out);
 const char *raid_backend_name(enum raid_backend_kind b);
 const char *raid_layout_name(int level, enum raid_layout_kind l); /* NULL: none applies */
-const char *raid_parity_name(enum raid_parity_kind p);
 
 /*
  * The engine's options, one table (raid/core/options.c, with the rows that parts above the
@@ -201,8 +120,12 @@ struct raid_option {
 	const char *unit;		     /* RAID_OPT_INT: what the number counts */
 	const struct raid_opt_value *values; /* RAID_OPT_ENUM, ends with {NULL} */
 	const char *syntax;		     /* RAID_OPT_LIST */
-	size_t off, size;		     /* where in struct raid_config the value goes */
-	size_t count_off;		     /* RAID_OPT_PATHS: the int that counts them */
+	/* where the value goes: struct raid_config (a core row), or the options struct of the
+	 * part that registered the row (core/options.h) */
+	size_t off, size;
+	size_t count_off; /* RAID_OPT_PATHS: the int that counts them */
+	const char *after; /* a part's row: the row it follows in the table (NULL: the end) */
+	int slot;	   /* set by the core: 0 a core row, else 1 + the registering part's */
 	int (*parse)(struct raid_config *c, const char *v, char *err, size_t errlen);
 	/* optional, after the value is stored: what else the option does (raid_state's load) */
 	int (*then)(struct raid_config *c, const char *v, char *err, size_t errlen);

@@ -3,7 +3,8 @@
  * timed failures, the state file: raid/recovery implements it and registers it). Declared
  * here and implemented there, as a level's personality is: the core never includes the
  * service nor names it, and only the array's life (open, a writer joining, the last put,
- * free) and the stats call it, through what was registered. The I/O path never does: the service uses the core through
+ * free), the stats and the configuration checks call it, through what was registered. The
+ * I/O path never does: the service uses the core through
  * its API (queues, range quiesce, failures and their events, the meter), and what it wants
  * told of each write it hands to admission as a write-intent hook (quiesce.h).
  */
@@ -12,36 +13,20 @@
 
 #include "core.h"
 
-enum raid_rec_phase { RAID_REC_BEFORE, RAID_REC_DURING, RAID_REC_AFTER };
-
-/* One per-second sample of the foreground while a rebuild is measured. */
-struct raid_rec_sample {
-	double t;
-	enum raid_rec_phase phase;
-	double iops, mbps, lat_mean_us, lat_p99_us;
-};
-
-/* What the service ran, for the stats file (valid until the array is freed). */
-struct raid_rec_snapshot {
-	int nrebuilt; /* members a rebuild started on; 0: none */
-	int members[RAID_MAX_MEMBERS];
-	const char *spares[RAID_MAX_MEMBERS];
-	bool rebuild_done;
-	double start_s, end_s, wait_s;
-	uint64_t bytes; /* per rebuilt member */
-	const struct raid_rec_sample *samples;
-	size_t nsamples;
-	bool scrubbed;
-	uint64_t stripes, mismatches, repaired;
-	bool resynced;
-	uint64_t resync_bytes; /* per member */
-	double resync_s;
-	bool resync_bitmap;    /* only the regions the write-intent bitmap had set */
-	uint64_t bitmap_chunk; /* bytes of member rows one bit covers; 0: no bitmap */
-	uint64_t bitmap_syncs; /* bits made durable before a write (each one waited) */
-	uint64_t re_added;     /* members re-added (raid_re_add), bit i: member i */
-	uint64_t re_add_bytes; /* per member */
-	double re_add_s;
+/*
+ * What the core must know of a configuration's recovery options before and while an array
+ * opens (the registry key, the devices it locks, the files it must not write over, the
+ * failures raid_failed keeps): the service reads them from its own options (raid_config's
+ * opaque part) for the core, which never looks inside. Zero: none of it.
+ */
+struct raid_service_cfg {
+	int nspares;
+	char *const *spares;	   /* devices a rebuild writes over: after the members in m[] */
+	const char *state_path;	   /* the file the service keeps (raid_state), or NULL */
+	char *const *orig_members; /* per slot, the path before a done replacement, or NULL */
+	uint64_t state_failed;	   /* members that file records failed: raid_failed keeps them */
+	bool rewrites;		   /* it rewrites members with no job writing (resync, repair) */
+	bool rebuild;		   /* a failed member is rebuilt when a spare is free */
 };
 
 struct raid_service_ops {
@@ -54,9 +39,20 @@ struct raid_service_ops {
 	/* the last put: finish what must finish; returns the service's first error */
 	int (*stop)(struct raid_array *a);
 	void (*free)(struct raid_array *a);
-	/* false when the service has run nothing */
-	bool (*snapshot)(struct raid_array *a, struct raid_rec_snapshot *out);
+	/*
+	 * What it ran, for the stats file (results/README.md: rebuild, scrub, resync, re_add,
+	 * consistency), added to the stats object o (a json_object *) of array a.
+	 */
+	void (*stats)(struct raid_array *a, void *o);
+	/* c's options, as the core needs them (struct raid_service_cfg) */
+	void (*config)(const struct raid_config *c, struct raid_service_cfg *out);
+	/*
+	 * Async-signal-safe: stop what every array of the process runs at the next window
+	 * (raid_interrupt(), the public call, is this hook).
+	 */
+	void (*interrupt)(void);
 };
+
 
 /*
  * The service registered with the core (raid/recovery registers itself from the library's
@@ -66,5 +62,14 @@ struct raid_service_ops {
  */
 int raid_service_register(const struct raid_service_ops *ops);
 const struct raid_service_ops *raid_service(void);
+
+/* c's recovery options as the core needs them: raid_service()->config's */
+static inline struct raid_service_cfg raid_service_cfg(const struct raid_config *c)
+{
+	struct raid_service_cfg s = {0};
+
+	raid_service()->config(c, &s);
+	return s;
+}
 
 #endif

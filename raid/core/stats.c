@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "level.h"
+#include "options.h"
 #include "parity/pq.h"
 #include "service.h"
 
@@ -48,104 +49,6 @@ static json_object *gpu_obj(const struct raid_array *a, const struct raid_counte
 	return x;
 }
 
-static const char *const phase_names[] = {"before", "during", "after"};
-
-static json_object *sample_obj(const struct raid_rec_sample *s)
-{
-	json_object *e = json_object_new_object();
-
-	json_object_object_add(e, "t", json_object_new_double(s->t));
-	json_object_object_add(e, "phase", json_object_new_string(phase_names[s->phase]));
-	json_object_object_add(e, "iops", json_object_new_double(s->iops));
-	json_object_object_add(e, "mbps", json_object_new_double(s->mbps));
-	json_object_object_add(e, "lat_mean_us", json_object_new_double(s->lat_mean_us));
-	json_object_object_add(e, "lat_p99_us", json_object_new_double(s->lat_p99_us));
-	return e;
-}
-
-static json_object *rebuild_obj(const struct raid_rec_snapshot *r)
-{
-	double secs = r->end_s - r->start_s;
-	double mbps = secs > 0 ? (double)r->bytes / 1e6 / secs : 0;
-	json_object *x = json_object_new_object(), *arr = json_object_new_array();
-
-	json_object_object_add(x, "member", json_object_new_int(r->members[0]));
-	json_object_object_add(x, "spare", json_object_new_string(r->spares[0]));
-	for (int i = 0; i < r->nrebuilt; i++)
-		json_object_array_add(arr, json_object_new_int(r->members[i]));
-	json_object_object_add(x, "members", arr);
-	json_object_object_add(x, "done", json_object_new_boolean(r->rebuild_done));
-	json_object_object_add(x, "start_s", json_object_new_double(r->start_s));
-	json_object_object_add(x, "end_s", json_object_new_double(r->end_s));
-	json_object_object_add(x, "bytes", json_object_new_int64((int64_t)r->bytes));
-	json_object_object_add(x, "mbps", json_object_new_double(mbps));
-	json_object_object_add(x, "min_per_tb",
-			       json_object_new_double(mbps > 0 ? 1e6 / mbps / 60 : 0));
-	json_object_object_add(x, "wait_s", json_object_new_double(r->wait_s));
-	arr = json_object_new_array();
-	for (size_t i = 0; i < r->nsamples; i++)
-		json_object_array_add(arr, sample_obj(&r->samples[i]));
-	json_object_object_add(x, "samples", arr);
-	return x;
-}
-
-/* "rebuild" and "scrub": null unless one ran; "resync" only when one ran */
-static void recovery_objs(struct raid_array *a, json_object *o)
-{
-	struct raid_rec_snapshot r;
-	bool any = raid_service()->snapshot(a, &r);
-	json_object *x;
-
-	json_object_object_add(o, "rebuild", any && r.nrebuilt ? rebuild_obj(&r) : NULL);
-	if (any && r.scrubbed) {
-		x = json_object_new_object();
-		json_object_object_add(
-		    x, "mode",
-		    json_object_new_string(a->cfg.rec.scrub == RAID_SCRUB_REPAIR ? "repair" : "check"));
-		json_object_object_add(x, "stripes", json_object_new_int64((int64_t)r.stripes));
-		json_object_object_add(x, "mismatches",
-				       json_object_new_int64((int64_t)r.mismatches));
-		json_object_object_add(x, "repaired", json_object_new_int64((int64_t)r.repaired));
-		json_object_object_add(o, "scrub", x);
-	} else {
-		json_object_object_add(o, "scrub", NULL);
-	}
-	if (any && r.resynced) {
-		x = json_object_new_object();
-		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)r.resync_bytes));
-		json_object_object_add(x, "seconds", json_object_new_double(r.resync_s));
-		json_object_object_add(x, "scope",
-				       json_object_new_string(r.resync_bitmap ? "bitmap" : "full"));
-		json_object_object_add(o, "resync", x);
-	}
-	if (any && r.re_added) {
-		json_object *m = json_object_new_array();
-
-		x = json_object_new_object();
-		for (int i = 0; i < a->geom.n; i++)
-			if (r.re_added >> i & 1)
-				json_object_array_add(m, json_object_new_int(i));
-		json_object_object_add(x, "members", m);
-		json_object_object_add(x, "bytes", json_object_new_int64((int64_t)r.re_add_bytes));
-		json_object_object_add(x, "seconds", json_object_new_double(r.re_add_s));
-		json_object_object_add(o, "re_add", x);
-	}
-	/* what an unclean stop costs (the contract with run/: "none", "resync", "bitmap") */
-	x = json_object_new_object();
-	json_object_object_add(x, "policy",
-			       json_object_new_string(!a->ops->max_failed || !a->cfg.rec.state_path
-							  ? "none"
-						      : any && r.bitmap_chunk ? "bitmap"
-									      : "resync"));
-	if (any && r.bitmap_chunk) {
-		json_object_object_add(x, "bitmap_chunk",
-				       json_object_new_int64((int64_t)r.bitmap_chunk));
-		json_object_object_add(x, "bitmap_syncs",
-				       json_object_new_int64((int64_t)r.bitmap_syncs));
-	}
-	json_object_object_add(o, "consistency", x);
-}
-
 static json_object *build(struct raid_array *a)
 {
 	json_object *o = json_object_new_object(), *failed = json_object_new_array(), *x;
@@ -168,8 +71,7 @@ static json_object *build(struct raid_array *a)
 	json_object_object_add(o, "layout", layout ? json_object_new_string(layout) : NULL);
 	json_object_object_add(o, "backend",
 			       json_object_new_string(raid_backend_name(a->cfg.backend)));
-	json_object_object_add(o, "parity_path",
-			       json_object_new_string(raid_parity_name(a->cfg.parity)));
+	raid_option_groups_stats(a, o); /* the parts' keys: parity_path (results/README.md) */
 	/* null at levels 0, 1, 10: no parity */
 	json_object_object_add(o, "parity_impl",
 			       a->parity_impl ? json_object_new_string(a->parity_impl) : NULL);
@@ -205,7 +107,7 @@ static json_object *build(struct raid_array *a)
 	json_object_object_add(o, "gpu", gpu_obj(a, &t));
 	json_object_object_add(o, "stripe_lock_waits",
 			       json_object_new_int64((int64_t)t.stripe_lock_waits));
-	recovery_objs(a, o);
+	raid_service()->stats(a, o); /* rebuild, scrub, resync, re_add, consistency */
 	return o;
 }
 

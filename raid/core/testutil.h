@@ -58,6 +58,24 @@ static inline void t_config(struct raid_config *c, ...)
 }
 
 /* One request, synchronously: submit, commit, reap it. Returns its error. */
+/*
+ * A number option's value in c, found as the core finds it (the row's struct and offset):
+ * tests of the core read a part's options without naming the part's struct.
+ */
+static inline long long t_opt(const struct raid_config *c, const char *name)
+{
+	const struct raid_option *o = raid_option_find(name);
+	const char *p;
+
+	assert_non_null(o);
+	p = (const char *)(o->slot ? c->part[o->slot - 1] : (const void *)c) + o->off;
+	if (o->size == sizeof(bool))
+		return *(const bool *)p;
+	if (o->size == sizeof(int))
+		return *(const int *)p;
+	return (long long)*(const uint64_t *)p;
+}
+
 static inline int t_io(struct raid_queue *q, enum raid_op op, void *buf, uint64_t off, uint64_t len)
 {
 	struct raid_request r = {.op = op, .buf = buf, .offset = off, .length = len};

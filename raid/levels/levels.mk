@@ -4,7 +4,8 @@
 
 LIBRAID_SRCS += raid/levels/levels.c raid/levels/layout.c raid/levels/plan.c raid/levels/raid0.c raid/levels/raid1.c raid/levels/raid10.c
 LIBRAID_SRCS += raid/levels/raid56.c raid/levels/raid56_parity.c raid/levels/raid5.c \
-	raid/levels/raid6.c raid/levels/stripe.c raid/levels/parity_path.c raid/levels/rebuild56.c
+	raid/levels/raid6.c raid/levels/stripe.c raid/levels/parity_path.c raid/levels/rebuild56.c \
+	raid/levels/level_opts.c
 
 $(foreach t,layout_test plan_test raid56_mdbytes_test raid56_random_test rebuild56_test \
 	raid56_dread_test,$(eval $(call raid_ctest,levels,$(t))))

@@ -98,7 +98,7 @@ static void *worker_main(void *arg)
 	}
 }
 
-static int open_gpu(struct parity_path *p, const struct raid_config *c, int max_k, size_t max_len,
+static int open_gpu(struct parity_path *p, const struct parity_opts *c, int max_k, size_t max_len,
 		    char *err, size_t errlen)
 {
 	struct pq_gpu_opts o;
@@ -134,7 +134,7 @@ static int open_gpu(struct parity_path *p, const struct raid_config *c, int max_
  * raid_parity=cuda: the GPU or an error naming why not. auto: the GPU when one is usable,
  * else the CPU, with the reason kept for the stats.
  */
-static int choose_gpu(struct parity_path *p, const struct raid_config *c, int max_k, size_t max_len,
+static int choose_gpu(struct parity_path *p, const struct parity_opts *c, int max_k, size_t max_len,
 		      char *err, size_t errlen)
 {
 	char why[RAID_ERRLEN / 2];
@@ -159,9 +159,10 @@ static int choose_gpu(struct parity_path *p, const struct raid_config *c, int ma
 	return 0;
 }
 
-int parity_path_create(const struct raid_config *c, int max_k, size_t max_len,
+int parity_path_create(const struct raid_config *cfg, int max_k, size_t max_len,
 		       struct parity_path **out, char *err, size_t errlen)
 {
+	const struct parity_opts *c = parity_opts(cfg);
 	struct parity_path *p = calloc(1, sizeof(*p));
 	int ret;
 
@@ -189,7 +190,7 @@ int parity_path_create(const struct raid_config *c, int max_k, size_t max_len,
 			return ret;
 		}
 	}
-	p->nworkers = c->workers;
+	p->nworkers = level_opts(cfg)->workers;
 	if (p->nworkers) {
 		p->w = calloc((size_t)p->nworkers, sizeof(*p->w));
 		if (!p->w) {

@@ -14,6 +14,7 @@
 #include "parity/cuda/pq_gpu.h"
 #include "parity/pq.h"
 #include "core/raid.h"
+#include "level_opts.h"
 
 struct parity_job {
 	struct parity_job *next;

@@ -534,8 +534,9 @@ int raid56_array_init(struct raid_array *a, char *err, size_t errlen)
 	if (!r)
 		return -ENOMEM;
 	r->par = a->ops->parity;
-	r->rmw = a->cfg.rmw;
-	ret = stripe_table_create(a->cfg.stripe_cache, &r->locks); /* >= 1: the option table */
+	r->rmw = level_opts(&a->cfg)->rmw;
+	/* >= 1: the option table */
+	ret = stripe_table_create(level_opts(&a->cfg)->stripe_cache, &r->locks);
 	if (ret) {
 		free(r);
 		return ret;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "level_opts.h"
 #include "raid56.h"
 #include "stripe.h"
 

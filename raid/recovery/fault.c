@@ -10,7 +10,7 @@
 
 double raid_rec_fail_timers(struct raid_array *a, double now_s)
 {
-	const struct raid_recovery_config *c = &a->cfg.rec;
+	const struct raid_recovery_config *c = rec_cfg(&a->cfg);
 	double next = -1;
 
 	for (int i = 0; i < c->nfail; i++) {

@@ -78,7 +78,7 @@ static int check_re_add(struct raid_array *a, char *err, size_t errlen)
 {
 	struct raid_recovery *rec = a->rec;
 	struct rec_bitmap *b = &rec->in->bm;
-	const struct raid_recovery_config *c = &a->cfg.rec;
+	const struct raid_recovery_config *c = rec_cfg(&a->cfg);
 
 	for (int i = 0; i < a->geom.n; i++) {
 		if (!(c->re_add >> i & 1))
@@ -132,7 +132,7 @@ static int remove_stale(const char *path)
 int rec_intent_open(struct raid_array *a, char *err, size_t errlen)
 {
 	struct raid_recovery *rec = a->rec;
-	const struct raid_recovery_config *c = &a->cfg.rec;
+	const struct raid_recovery_config *c = rec_cfg(&a->cfg);
 	struct rec_bitmap_geom g = {
 	    .level = a->geom.level, .members = a->geom.n, .layout = a->geom.layout,
 	    .chunk = a->geom.chunk, .member_size = a->geom.member_size, .region = c->bitmap_chunk};
@@ -259,7 +259,7 @@ static int copy_rows(struct raid_recovery *rec, uint64_t targets, void **bufs, u
 int rec_intent_re_add(struct raid_recovery *rec)
 {
 	struct raid_array *a = rec->a;
-	uint64_t targets = a->cfg.rec.re_add, bytes = 0;
+	uint64_t targets = rec_cfg(&a->cfg)->re_add, bytes = 0;
 	void *bufs[RAID_MAX_MEMBERS] = {0};
 	struct raid_range *rg = NULL;
 	double t0 = rec_elapsed(rec);

@@ -45,7 +45,7 @@ static void test_rate_defaults(void **state)
 	struct rec_pace p;
 
 	t_config(&c, NULL);
-	rec_pace_init(&p, &c.rec);
+	rec_pace_init(&p, rec_cfg(&c));
 	assert_int_equal(rec_pace_rate(&p, 0, 0.0), 200000000);
 	assert_int_equal(rec_pace_rate(&p, REC_IDLE_BYTES + 1, 0.0), 1000000);
 	raid_config_free(&c);

@@ -194,8 +194,8 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 	*p = (struct rec_pass){.targets = targets, .msize = a->geom.member_size, .unit = unit,
 			       .front = UINT64_MAX, .last_cp = t_start, .next_log = 0.1};
 	/* a GPU rebuilds the windows in place, from one thread */
-	if (a->cfg.rec.rebuild_workers > 1 && !a->gpu)
-		p->nworkers = a->cfg.rec.rebuild_workers;
+	if (rec_cfg(&a->cfg)->rebuild_workers > 1 && !a->gpu)
+		p->nworkers = rec_cfg(&a->cfg)->rebuild_workers;
 	nslots = p->nworkers ? p->nworkers + 2 : REC_WINDOWS;
 	for (int k = 0; k < nslots * a->geom.n; k++) {
 		int m = k % a->geom.n;
@@ -282,7 +282,7 @@ static uint64_t rebuild_targets(struct raid_recovery *rec)
 	int n = a->geom.n;
 	uint64_t t = 0;
 
-	if (!a->cfg.rec.rebuild)
+	if (!rec_cfg(&a->cfg)->rebuild)
 		return 0;
 	for (int i = 0; i < n; i++) {
 		if (!raid_member_failed(a, i) || atomic_load(&a->m[i].spare_failed))
@@ -290,9 +290,9 @@ static uint64_t rebuild_targets(struct raid_recovery *rec)
 		if (atomic_load(&a->m[i].dev) == i) {
 			int s;
 
-			for (s = 0; s < a->cfg.rec.nspares && rec->sp.used[s]; s++)
+			for (s = 0; s < rec_cfg(&a->cfg)->nspares && rec->sp.used[s]; s++)
 				;
-			if (s == a->cfg.rec.nspares) {
+			if (s == rec_cfg(&a->cfg)->nspares) {
 				if (!rec->sp.said_nospare[i])
 					raid_log("raid: member %d failed and no spare is free", i);
 				rec->sp.said_nospare[i] = true;
@@ -313,8 +313,8 @@ void *rec_thread(void *arg)
 	struct raid_recovery *rec = arg;
 	struct raid_array *a = rec->a;
 	char err[RAID_ERRLEN];
-	bool scrub = a->cfg.rec.scrub != RAID_SCRUB_OFF;
-	uint64_t back = a->cfg.rec.re_add;
+	bool scrub = rec_cfg(&a->cfg)->scrub != RAID_SCRUB_OFF;
+	uint64_t back = rec_cfg(&a->cfg)->re_add;
 	int ret;
 
 	/* a member coming back (raid_re_add) is failed for I/O, but this queue must write it */
@@ -327,9 +327,9 @@ void *rec_thread(void *arg)
 			atomic_store(&a->m[i].failed, true);
 	if (ret)
 		raid_log("%s", err);
-	else if (!a->cfg.rec.resync && rec->st.resync_dirty && rec_intent_trusted(rec))
+	else if (!rec_cfg(&a->cfg)->resync && rec->st.resync_dirty && rec_intent_trusted(rec))
 		ret = rec_intent_resync(rec); /* only what was being written */
-	else if (a->cfg.rec.resync || rec->st.resync_dirty)
+	else if (rec_cfg(&a->cfg)->resync || rec->st.resync_dirty)
 		ret = raid_rec_scrub(rec, RAID_SCRUB_REPAIR, true);
 	if (!ret)
 		ret = rec_intent_re_add(rec);
@@ -359,7 +359,7 @@ void *rec_thread(void *arg)
 			continue;
 		}
 		if (scrub) {
-			raid_rec_error(rec, raid_rec_scrub(rec, a->cfg.rec.scrub, false));
+			raid_rec_error(rec, raid_rec_scrub(rec, rec_cfg(&a->cfg)->scrub, false));
 			scrub = false;
 			continue;
 		}

@@ -16,6 +16,39 @@
 #include "core/options.h"
 #include "core/quiesce.h"
 #include "core/service.h"
+#include "rec_opts.h"
+
+enum raid_rec_phase { RAID_REC_BEFORE, RAID_REC_DURING, RAID_REC_AFTER };
+
+/* One per-second sample of the foreground while a rebuild is measured. */
+struct raid_rec_sample {
+	double t;
+	enum raid_rec_phase phase;
+	double iops, mbps, lat_mean_us, lat_p99_us;
+};
+
+/* What the service ran, for the stats file (valid until the array is freed). */
+struct raid_rec_snapshot {
+	int nrebuilt; /* members a rebuild started on; 0: none */
+	int members[RAID_MAX_MEMBERS];
+	const char *spares[RAID_MAX_MEMBERS];
+	bool rebuild_done;
+	double start_s, end_s, wait_s;
+	uint64_t bytes; /* per rebuilt member */
+	const struct raid_rec_sample *samples;
+	size_t nsamples;
+	bool scrubbed;
+	uint64_t stripes, mismatches, repaired;
+	bool resynced;
+	uint64_t resync_bytes; /* per member */
+	double resync_s;
+	bool resync_bitmap;    /* only the regions the write-intent bitmap had set */
+	uint64_t bitmap_chunk; /* bytes of member rows one bit covers; 0: no bitmap */
+	uint64_t bitmap_syncs; /* bits made durable before a write (each one waited) */
+	uint64_t re_added;     /* members re-added (raid_re_add), bit i: member i */
+	uint64_t re_add_bytes; /* per member */
+	double re_add_s;
+};
 
 /* the state file (state.c) */
 struct rec_state {
@@ -79,7 +112,6 @@ struct raid_recovery {
  * owning its recovery options' strings.
  */
 int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t errlen);
-int raid_rec_parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen);
 int raid_rec_parse_re_add(struct raid_config *c, const char *v, char *err, size_t errlen);
 int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size_t errlen);
 int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen);
@@ -87,9 +119,10 @@ int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char 
 				  size_t errlen);
 void raid_rec_config_free(struct raid_config *c);
 void raid_rec_config_dup(struct raid_config *c);
-extern const struct raid_option_group raid_rec_options;
 /* service.c: what the core calls (core/service.h) */
 extern const struct raid_service_ops raid_recovery_service;
+/* rec_stats.c: the service's keys of the stats file (its stats hook) */
+void raid_rec_stats(struct raid_array *a, void *o);
 
 /* pace.c: md's speed_limit_min/max, driven by the caller's clock (docs/rebuild.md) */
 /* most member bytes of one window: REC_WINDOWS of them in flight, one buffer per member */

@@ -1,6 +1,6 @@
 /*
  * rebuild_config.c - what recovery's option rows (options.c) call beyond the table's types:
- * the parsers of raid_fail's and raid_inject's lists, the checks across recovery's options
+ * the parsers of raid_fail's list, the checks across recovery's options
  * (spares, rebuild, rates, members named), and owning their strings. raid_state's file is read by state.c
  * when the option is set. Every message names the option.
  */
@@ -17,7 +17,7 @@
 /* raid_fail: "IDX@SECONDS[,IDX@SECONDS...]" */
 int raid_rec_parse_fail(struct raid_config *c, const char *v, char *err, size_t errlen)
 {
-	struct raid_recovery_config *r = &c->rec;
+	struct raid_recovery_config *r = rec_cfg(c);
 	const char *p = v;
 
 	r->nfail = 0;
@@ -47,47 +47,6 @@ bad:
 	return -EINVAL;
 }
 
-/* raid_inject: "IDX:read|write:PERCENT[,...]" */
-int raid_rec_parse_inject(struct raid_config *c, const char *v, char *err, size_t errlen)
-{
-	struct raid_recovery_config *r = &c->rec;
-	const char *p = v;
-
-	r->ninject = 0;
-	while (*p) {
-		char *end;
-		long idx = strtol(p, &end, 10);
-		enum raid_op op;
-		double pct;
-
-		if (end == p || *end != ':' || idx < 0 || idx >= RAID_MAX_MEMBERS)
-			goto bad;
-		p = end + 1;
-		if (!strncmp(p, "read:", 5))
-			op = RAID_OP_READ;
-		else if (!strncmp(p, "write:", 6))
-			op = RAID_OP_WRITE;
-		else
-			goto bad;
-		p = strchr(p, ':') + 1;
-		pct = strtod(p, &end);
-		if (end == p || (*end && *end != ',') || !(pct >= 0) || pct > 100 ||
-		    r->ninject == 2 * RAID_MAX_MEMBERS)
-			goto bad;
-		r->inject[r->ninject++] =
-		    (struct raid_inject){.member = (int)idx, .op = op, .percent = pct};
-		p = *end ? end + 1 : end;
-		if (end[0] == ',' && !*p)
-			goto bad;
-	}
-	if (r->ninject)
-		return 0;
-bad:
-	snprintf(err, errlen,
-		 "raid: raid_inject: '%s' is not IDX:read|write:PERCENT (','-separated)", v);
-	return -EINVAL;
-}
-
 /* raid_re_add: "IDX[,IDX...]", members the state file records failed, back at their path */
 int raid_rec_parse_re_add(struct raid_config *c, const char *v, char *err, size_t errlen)
 {
@@ -110,7 +69,7 @@ int raid_rec_parse_re_add(struct raid_config *c, const char *v, char *err, size_
 		p = *end ? end + 1 : end;
 	}
 	for (int i = 0; i < c->nmembers; i++)
-		if (set >> i & 1 && (c->failed_opt >> i & 1 || !(c->rec.state_failed >> i & 1))) {
+		if (set >> i & 1 && (c->failed_opt >> i & 1 || !(rec_cfg(c)->state_failed >> i & 1))) {
 			snprintf(err, errlen,
 				 "raid: raid_re_add: member %d is %s", i,
 				 c->failed_opt >> i & 1
@@ -118,7 +77,7 @@ int raid_rec_parse_re_add(struct raid_config *c, const char *v, char *err, size_
 				     : "not failed in the state file (raid_state): nothing to re-add");
 			return -EINVAL;
 		}
-	c->rec.re_add = set;
+	rec_cfg(c)->re_add = set;
 	c->failed &= ~set; /* opened with the others; recovery keeps it failed until it caught up */
 	return 0;
 }
@@ -126,7 +85,7 @@ int raid_rec_parse_re_add(struct raid_config *c, const char *v, char *err, size_
 /* raid_bitmap, raid_bitmap_chunk and raid_re_add against the others */
 static int bitmap_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen)
 {
-	const struct raid_recovery_config *r = &c->rec;
+	const struct raid_recovery_config *r = rec_cfg(c);
 
 	if (r->bitmap && !redundant) {
 		snprintf(err, errlen, "raid: raid_bitmap: raid_level=%d has no redundancy to resync",
@@ -161,7 +120,7 @@ static int bitmap_validate(const struct raid_config *c, bool redundant, char *er
 
 int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *err, size_t errlen)
 {
-	const struct raid_recovery_config *r = &c->rec;
+	const struct raid_recovery_config *r = rec_cfg(c);
 	uint64_t min = r->rebuild_min, max = r->rebuild_max; /* the option table's defaults */
 
 	if (c->nmembers + r->nspares > RAID_MAX_MEMBERS) {
@@ -206,19 +165,12 @@ int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *
 				 r->fail[i].member, c->nmembers - 1);
 			return -EINVAL;
 		}
-	for (int i = 0; i < r->ninject; i++)
-		if (r->inject[i].member >= c->nmembers) {
-			snprintf(err, errlen,
-				 "raid: raid_inject: member %d is out of range (0..%d)",
-				 r->inject[i].member, c->nmembers - 1);
-			return -EINVAL;
-		}
 	return bitmap_validate(c, redundant, err, errlen);
 }
 
 void raid_rec_config_free(struct raid_config *c)
 {
-	struct raid_recovery_config *r = &c->rec;
+	struct raid_recovery_config *r = rec_cfg(c);
 
 	for (int i = 0; i < r->nspares; i++)
 		free(r->spares[i]);
@@ -238,7 +190,7 @@ void raid_rec_config_free(struct raid_config *c)
 
 void raid_rec_config_dup(struct raid_config *c)
 {
-	struct raid_recovery_config *r = &c->rec;
+	struct raid_recovery_config *r = rec_cfg(c);
 
 	for (int i = 0; i < r->nspares; i++)
 		r->spares[i] = strdup(r->spares[i]);

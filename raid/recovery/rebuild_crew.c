@@ -64,7 +64,7 @@ static struct rec_win *take(struct crew *c)
  */
 static bool all_blockdevs(struct raid_array *a)
 {
-	for (int i = 0; i < a->geom.n + a->cfg.rec.nspares; i++) {
+	for (int i = 0; i < a->geom.n + rec_cfg(&a->cfg)->nspares; i++) {
 		struct stat st;
 
 		if (stat(a->m[i].path, &st) || !S_ISBLK(st.st_mode))
@@ -214,7 +214,7 @@ static int coordinate(struct crew *c)
 	struct rec_pass *p = c->p;
 	int ret = 0;
 
-	rec_pace_init(&c->pace, &rec->a->cfg.rec);
+	rec_pace_init(&c->pace, rec_cfg(&rec->a->cfg));
 	c->issue_at = rec_elapsed(rec);
 	while (!rec_stopping(rec)) {
 		double now, wait = 0.05;

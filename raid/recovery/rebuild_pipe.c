@@ -275,7 +275,7 @@ int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p)
 	double issue_at = rec_elapsed(rec);
 	int ret = 0;
 
-	rec_pace_init(&pace, &a->cfg.rec);
+	rec_pace_init(&pace, rec_cfg(&a->cfg));
 	p->next = p->front;
 	p->head = p->n = 0;
 	p->nslots = REC_WINDOWS;

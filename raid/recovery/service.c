@@ -4,7 +4,8 @@
  * (intent.c), marks the state dirty before a
  * writer's first write, starts the recovery thread (rebuild.c) and waits for its initial
  * resync; at the last put it waits for rebuild and scrub (SIGINT stops them at their
- * checkpoint), flushes and marks the state clean; and it hands the stats a snapshot.
+ * checkpoint), flushes and marks the state clean; it tells the core what it needs of the
+ * options (config) and stops every pass on raid_interrupt() (interrupt).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,7 @@
 
 static atomic_bool interrupted; /* raid_interrupt(): every array of the process */
 
-void raid_interrupt(void)
+static void interrupt(void)
 {
 	atomic_store(&interrupted, true);
 }
@@ -42,7 +43,7 @@ void raid_rec_error(struct raid_recovery *rec, int err)
 
 static int spares_probe(struct raid_array *a, char *err, size_t errlen)
 {
-	const struct raid_recovery_config *c = &a->cfg.rec;
+	const struct raid_recovery_config *c = rec_cfg(&a->cfg);
 
 	if (!a->be->uses_files)
 		return 0;
@@ -99,21 +100,21 @@ static int writer(struct raid_array *a, char *err, size_t errlen)
 	struct raid_recovery *rec = a->rec;
 	int ret;
 
-	if (!rec || !a->cfg.rec.state_path || rec->st.unclean)
+	if (!rec || !rec_cfg(&a->cfg)->state_path || rec->st.unclean)
 		return 0;
 	rec->st.unclean = true;
 	ret = raid_rec_state_save(a);
 	if (ret)
 		snprintf(err, errlen,
 			 "raid: raid_state: cannot mark %s dirty before the first write: %s",
-			 a->cfg.rec.state_path, strerror(-ret));
+			 rec_cfg(&a->cfg)->state_path, strerror(-ret));
 	return ret;
 }
 
 /* The last run did not end cleanly (md's dirty bit): resync, or refuse a degraded start. */
 static int dirty_start(struct raid_array *a, char *err, size_t errlen)
 {
-	struct raid_recovery_config *c = &a->cfg.rec;
+	struct raid_recovery_config *c = rec_cfg(&a->cfg);
 	bool degraded = false;
 
 	if (!c->state_dirty || !a->ops->max_failed)
@@ -145,12 +146,12 @@ static int dirty_start(struct raid_array *a, char *err, size_t errlen)
 
 static int open_array(struct raid_array *a, char *err, size_t errlen)
 {
-	const struct raid_recovery_config *c = &a->cfg.rec;
+	const struct raid_recovery_config *c = rec_cfg(&a->cfg);
 	struct raid_recovery *rec;
 	int ret;
 
-	if (!c->nspares && !c->rebuild && !c->nfail && !c->ninject && !c->scrub && !c->resync &&
-	    !c->state_path)
+	if (!c->nspares && !c->rebuild && !c->nfail && !raid_option_given(&a->cfg, "raid_inject") &&
+	    !c->scrub && !c->resync && !c->state_path)
 		return 0;
 	rec = calloc(1, sizeof(*rec));
 	if (!rec)
@@ -257,7 +258,7 @@ static int stop_array(struct raid_array *a)
 	if (active)
 		raid_log("raid: the job's I/O is done; waiting for the rebuild to finish "
 			 "(SIGINT stops it at its checkpoint)");
-	stop_thread(rec, a->cfg.rec.rebuild || a->cfg.rec.scrub);
+	stop_thread(rec, rec_cfg(&a->cfg)->rebuild || rec_cfg(&a->cfg)->scrub);
 	/* every queue is gone: no write is running; clean once what was written is durable */
 	ret = raid_array_flush(a);
 	for (int i = a->geom.n; i < a->ndev && !ret; i++)
@@ -266,7 +267,7 @@ static int stop_array(struct raid_array *a)
 				ret = -errno;
 	if (ret) {
 		raid_log("raid: cannot flush the members at the end: %s%s", strerror(-ret),
-			 a->cfg.rec.state_path ? "; the state file stays dirty" : "");
+			 rec_cfg(&a->cfg)->state_path ? "; the state file stays dirty" : "");
 		raid_rec_error(rec, ret);
 	} else if (rec->init_ret == 0 && !rec->st.repair_stopped) {
 		rec_intent_stop(rec, true); /* flushed and in sync: every idle bit goes */
@@ -296,18 +297,22 @@ static void free_array(struct raid_array *a)
 	a->rec = NULL;
 }
 
-static bool snapshot(struct raid_array *a, struct raid_rec_snapshot *out)
+/* What the core needs of c's options (core/service.h) */
+static void config(const struct raid_config *c, struct raid_service_cfg *out)
 {
-	struct raid_recovery *rec = a->rec;
+	const struct raid_recovery_config *r = rec_cfg(c);
 
-	if (!rec)
-		return false;
-	pthread_mutex_lock(&rec->mu);
-	*out = rec->res;
-	out->samples = rec->mt.samples;
-	out->nsamples = rec->mt.n;
-	pthread_mutex_unlock(&rec->mu);
-	return true;
+	if (!r)
+		return;
+	*out = (struct raid_service_cfg){
+	    .nspares = r->nspares,
+	    .spares = r->spares,
+	    .state_path = r->state_path,
+	    .orig_members = r->orig_members,
+	    .state_failed = r->state_failed,
+	    .rewrites = r->resync || r->scrub == RAID_SCRUB_REPAIR || r->state_dirty,
+	    .rebuild = r->rebuild,
+	};
 }
 
 const struct raid_service_ops raid_recovery_service = {
@@ -316,5 +321,7 @@ const struct raid_service_ops raid_recovery_service = {
     .writer = writer,
     .stop = stop_array,
     .free = free_array,
-    .snapshot = snapshot,
+    .stats = raid_rec_stats,
+    .config = config,
+    .interrupt = interrupt,
 };

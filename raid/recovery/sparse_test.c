@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/identity.h"
+#include "rec_opts.h"
 
 #define TIB (1ULL << 40)
 #define MIB (1ULL << 20)
@@ -79,7 +80,7 @@ static void test_resume_past_2tib(void **state)
 	assert_int_equal(raid_config_set(&c, "raid_spares", opt, err, sizeof(err)), 0);
 	if (raid_config_set(&c, "raid_state", st, err, sizeof(err)))
 		fail_msg("%s", err);
-	assert_int_equal(c.rec.resume_off[1], RESUME);
+	assert_int_equal(rec_cfg(&c)->resume_off[1], RESUME);
 	t_log_start();
 	if (raid_array_get(&c, &a, err, sizeof(err)))
 		fail_msg("%s", err);

@@ -136,7 +136,7 @@ static int int_field(json_object *o, const char *key, int64_t lo, int64_t hi, bo
 
 static int load_geometry(struct raid_config *c, json_object *o, char *why, size_t wlen)
 {
-	struct raid_recovery_config *r = &c->rec;
+	struct raid_recovery_config *r = rec_cfg(c);
 	json_object *g;
 	int64_t v;
 	int ret = field(o, "array", json_type_object, false, &g);
@@ -172,7 +172,7 @@ static int load_geometry(struct raid_config *c, json_object *o, char *why, size_
 
 static int load_devices(struct raid_config *c, json_object *o, char *why, size_t wlen)
 {
-	struct raid_recovery_config *r = &c->rec;
+	struct raid_recovery_config *r = rec_cfg(c);
 	json_object *arr;
 	int ret = field(o, "devices", json_type_array, false, &arr);
 
@@ -212,7 +212,7 @@ static int load_devices(struct raid_config *c, json_object *o, char *why, size_t
 static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 			 const char **spare_of, char *why, size_t wlen)
 {
-	struct raid_recovery_config *r = &c->rec;
+	struct raid_recovery_config *r = rec_cfg(c);
 	uint64_t limit = r->state_geom ? r->state_member_size : INT64_MAX;
 	json_object *js, *jd;
 	const char *sp, *v[4];
@@ -297,7 +297,7 @@ static int load_replaced(struct raid_config *c, json_object *e, uint64_t *seen,
 
 static int load(struct raid_config *c, json_object *o, char *why, size_t wlen)
 {
-	struct raid_recovery_config *r = &c->rec;
+	struct raid_recovery_config *r = rec_cfg(c);
 	const char *spare_of[RAID_MAX_MEMBERS] = {0};
 	json_object *arr, *x;
 	uint64_t seen = 0;
@@ -440,7 +440,7 @@ int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size
 	char why[RAID_ERRLEN / 2];
 	int ret;
 
-	c->rec.state_read.exists = false;
+	rec_cfg(c)->state_read.exists = false;
 	if (access(path, F_OK) && errno == ENOENT)
 		return 0; /* the first run: written at the end */
 	if (!c->nmembers)
@@ -451,7 +451,7 @@ int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size
 				 "it is member %d: the state file must be a file of its own", i);
 			return bad(path, why, err, errlen);
 		}
-	o = parse(path, &c->rec.state_read, why, sizeof(why));
+	o = parse(path, &rec_cfg(c)->state_read, why, sizeof(why));
 	if (!o)
 		return bad(path, why, err, errlen);
 	ret = load(c, o, why, sizeof(why));
@@ -461,7 +461,7 @@ int raid_rec_state_load(struct raid_config *c, const char *path, char *err, size
 
 int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char *err, size_t errlen)
 {
-	const struct raid_recovery_config *r = &c->rec;
+	const struct raid_recovery_config *r = rec_cfg(c);
 	char why[RAID_ERRLEN / 2];
 
 	if (!r->state_geom)
@@ -487,7 +487,7 @@ int raid_rec_state_check_geometry(const struct raid_config *c, int layout, char 
 
 int raid_rec_state_lock(struct raid_array *a, char *err, size_t errlen)
 {
-	const struct raid_recovery_config *r = &a->cfg.rec;
+	const struct raid_recovery_config *r = rec_cfg(&a->cfg);
 	struct raid_file_seen now = {0};
 	struct stat st;
 	char *lock;
@@ -557,7 +557,7 @@ static void describe_pair(const struct raid_ident *now, const char *id, const ch
 
 int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 {
-	struct raid_recovery_config *r = &a->cfg.rec;
+	struct raid_recovery_config *r = rec_cfg(&a->cfg);
 	const char *path = r->state_path;
 
 	if (!path)
@@ -681,7 +681,7 @@ static json_object *build(struct raid_array *a)
 			add_ident(d, "", &rec->st.ids[i]);
 			json_object_array_add(devs, d);
 		}
-		if (a->cfg.rec.replaced[i])
+		if (rec_cfg(&a->cfg)->replaced[i])
 			json_object_array_add(rep, entry(a, i, i, true, 0));
 		else if (dev != i) /* a spare that failed holds nothing a restart may trust */
 			json_object_array_add(rep, entry(a, i, dev, !f,
@@ -720,7 +720,7 @@ int rec_sync_dir(const char *path)
 int raid_rec_state_save(struct raid_array *a)
 {
 	struct raid_recovery *rec = a->rec;
-	const char *path = a->cfg.rec.state_path;
+	const char *path = rec_cfg(&a->cfg)->state_path;
 	json_object *o;
 	const char *txt;
 	char *tmp = NULL;
