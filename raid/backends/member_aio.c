@@ -148,7 +148,6 @@ static int aio_poll(struct raid_queue *q, bool block, const struct timespec *tim
 
 const struct member_backend_ops member_aio_ops = {
     .name = "libaio",
-    .kind = RAID_BE_AIO,
     .uses_files = true,
     .init = aio_init,
     .exit = aio_exit,

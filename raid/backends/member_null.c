@@ -14,7 +14,7 @@
 
 static int null_xfer(struct raid_queue *q, struct member_io *m)
 {
-	uint64_t delay = (uint64_t)q->a->cfg.null_delay_us * 1000;
+	uint64_t delay = (uint64_t)backend_opts(&q->a->cfg)->null_delay_us * 1000;
 
 	if (delay) {
 		uint64_t now = raid_now_ns(), due = now + delay;
@@ -33,7 +33,6 @@ static int null_init(struct raid_queue *q, char *err, size_t errlen)
 
 const struct member_backend_ops member_null_ops = {
     .name = "null",
-    .kind = RAID_BE_NULL,
     .uses_files = false,
     .init = null_init,
     .exit = sync_be_exit,

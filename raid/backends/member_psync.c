@@ -33,7 +33,6 @@ static int psync_init(struct raid_queue *q, char *err, size_t errlen)
 
 const struct member_backend_ops member_psync_ops = {
     .name = "psync",
-    .kind = RAID_BE_PSYNC,
     .uses_files = true,
     .init = psync_init,
     .exit = sync_be_exit,

@@ -35,7 +35,8 @@ static int ram_init(struct raid_queue *q, char *err, size_t errlen)
 
 const struct member_backend_ops member_ram_ops = {
     .name = "ram",
-    .kind = RAID_BE_RAM,
+    .help = "members in memory",
+    .in_memory = true,
     .uses_files = false,
     .init = ram_init,
     .exit = sync_be_exit,

@@ -204,7 +204,6 @@ static int uring_poll(struct raid_queue *q, bool block, const struct timespec *t
 
 const struct member_backend_ops member_uring_ops = {
     .name = "io_uring",
-    .kind = RAID_BE_URING,
     .uses_files = true,
     .init = uring_init,
     .exit = uring_exit,

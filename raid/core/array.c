@@ -352,7 +352,7 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 	ret = lock_members(a, member_lock_mode(c), err, errlen);
 	if (ret)
 		goto err;
-	if (c->backend == RAID_BE_RAM) {
+	if (a->be->in_memory) {
 		for (int i = 0; i < a->ndev; i++) {
 			if (raid_member_failed(a, i))
 				continue;
@@ -362,9 +362,9 @@ static int array_create(const struct raid_config *c, char *key, struct raid_arra
 				a->m[i].ram = NULL;
 				ret = -ENOMEM;
 				snprintf(err, errlen,
-					 "raid: raid_backend=ram: cannot map %" PRIu64
+					 "raid: raid_backend=%s: cannot map %" PRIu64
 					 " bytes for member %s",
-					 a->geom.member_size, a->m[i].path);
+					 a->be->name, a->geom.member_size, a->m[i].path);
 				goto err;
 			}
 		}

@@ -163,15 +163,10 @@ int raid_config_validate(const struct raid_config *c, char *err, size_t errlen)
 			 c->level, max, c->nmembers, names);
 		return blame_state(c, -EINVAL, err, errlen);
 	}
-	/* what the parts registered: a build may lack a backend or raid_inject's decorator */
+	/* what the parts registered: a build may have no backend at all */
 	if (!member_backend(c->backend)) {
-		snprintf(err, errlen, "raid: raid_backend: %s is not in this build",
-			 raid_backend_name(c->backend));
+		snprintf(err, errlen, "raid: raid_backend: no backend is in this build");
 		return -ENOTSUP;
-	}
-	if (c->backend != RAID_BE_NULL && raid_option_given(c, "raid_null_delay")) {
-		snprintf(err, errlen, "raid: raid_null_delay applies only with raid_backend=null");
-		return -EINVAL;
 	}
 	if (raid_option_groups_validate(c, ops, err, errlen))
 		return -EINVAL;

@@ -18,7 +18,7 @@ static void test_defaults(void **state)
 	t_config(&c, "raid_level=10", "raid_members=/a:/b:/c", NULL);
 	assert_int_equal(raid_config_validate(&c, err, sizeof(err)), 0);
 	assert_int_equal(c.chunk, 512 * 1024);
-	assert_int_equal(c.backend, RAID_BE_URING);
+	assert_string_equal(raid_backend_name(c.backend), "io_uring");
 	assert_int_equal(t_opt(&c, "raid_parity"), 0 /* cpu */);
 	assert_int_equal(c.nmembers, 3);
 	assert_string_equal(c.members[2], "/c");

@@ -42,9 +42,10 @@ struct member_io {
 };
 
 struct member_backend_ops {
-	const char *name;
-	enum raid_backend_kind kind; /* the raid_backend value it serves (a decorator: none) */
+	const char *name; /* the raid_backend value it serves (a decorator: none) */
+	const char *help; /* what raid_backend's values say of it; NULL: the name says it */
 	bool uses_files; /* opens the member paths (else members live in memory or nowhere) */
+	bool in_memory;	 /* the core maps each device's bytes (struct raid_member.ram) */
 	/* a decorator: whether it wraps the queues of an array of configuration c */
 	bool (*wraps)(const struct raid_config *c);
 	/* per-queue state in q->be_priv; sets q->be_capacity (member I/Os in flight at most) */
@@ -74,7 +75,11 @@ int member_backend_register(const struct member_backend_ops *ops);
  */
 int member_injector_register(const struct member_backend_ops *ops);
 /* The registered backend of that kind, or NULL when this build has none. */
-const struct member_backend_ops *member_backend(enum raid_backend_kind kind);
+/* The backend raid_backend's value b names (its place in the registry), or NULL. */
+const struct member_backend_ops *member_backend(int b);
+/* raid_backend's values: the registered backends' names in registration order, {NULL}-ended */
+#define MEMBER_BACKENDS_MAX 16
+extern struct raid_opt_value member_backend_values[MEMBER_BACKENDS_MAX + 1];
 const struct member_backend_ops *member_injector(void);
 
 /* A list of member I/Os (the free list, the backlog, the plug, the sync backends'). */

@@ -1,15 +1,18 @@
 /*
  * modules.c - what the parts above the core registered with it, besides their levels
- * (level.c) and option rows (options.c): the member backends, one per raid_backend value,
+ * (level.c) and option rows (options.c): the member backends by name (raid_backend's values),
  * raid_inject's decorator, and the recovery service. The core names none of them; a part
  * registers its own from the library's module list (raid/raid_modules.c, raid/README.md)
  * before any array opens.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "service.h"
 
-static const struct member_backend_ops *backends[RAID_BE_NULL + 1];
+static const struct member_backend_ops *backends[MEMBER_BACKENDS_MAX];
+static int nbackends;
+struct raid_opt_value member_backend_values[MEMBER_BACKENDS_MAX + 1];
 static const struct member_backend_ops *injector;
 
 static bool complete(const struct member_backend_ops *ops)
@@ -19,16 +22,19 @@ static bool complete(const struct member_backend_ops *ops)
 
 int member_backend_register(const struct member_backend_ops *ops)
 {
-	if (!complete(ops) || (unsigned)ops->kind > RAID_BE_NULL) {
-		raid_log("raid: backend %s not registered (a hook or its kind is missing)",
-			 ops ? ops->name : "(null)");
+	if (!complete(ops) || !ops->name || nbackends == MEMBER_BACKENDS_MAX) {
+		raid_log("raid: backend %s not registered (a hook or its name is missing, or room)",
+			 ops && ops->name ? ops->name : "(null)");
 		return -EINVAL;
 	}
-	if (backends[ops->kind]) {
-		raid_log("raid: raid_backend=%s is registered twice", ops->name);
-		return -EEXIST;
-	}
-	backends[ops->kind] = ops;
+	for (int i = 0; i < nbackends; i++)
+		if (!strcmp(backends[i]->name, ops->name)) {
+			raid_log("raid: raid_backend=%s is registered twice", ops->name);
+			return -EEXIST;
+		}
+	member_backend_values[nbackends] =
+	    (struct raid_opt_value){.name = ops->name, .value = nbackends, .help = ops->help};
+	backends[nbackends++] = ops;
 	return 0;
 }
 
@@ -42,9 +48,14 @@ int member_injector_register(const struct member_backend_ops *ops)
 	return 0;
 }
 
-const struct member_backend_ops *member_backend(enum raid_backend_kind kind)
+const struct member_backend_ops *member_backend(int b)
 {
-	return (unsigned)kind <= RAID_BE_NULL ? backends[kind] : NULL;
+	return b >= 0 && b < nbackends ? backends[b] : NULL;
+}
+
+const char *raid_backend_name(int b)
+{
+	return b >= 0 && b < nbackends ? backends[b]->name : NULL;
 }
 
 const struct member_backend_ops *member_injector(void)

@@ -22,11 +22,6 @@
 #define AT RAID_OPT_AT
 
 /* The names of the enums, also what raid_backend_name() and friends print. */
-static const struct raid_opt_value backend_values[] = {
-    {"io_uring", RAID_BE_URING, NULL}, {"libaio", RAID_BE_AIO, NULL},
-    {"psync", RAID_BE_PSYNC, NULL},    {"ram", RAID_BE_RAM, "members in memory"},
-    {"null", RAID_BE_NULL, NULL},      {NULL, 0, NULL},
-};
 static const struct raid_opt_value layout_values[] = {
     {"left-symmetric", RAID_LAYOUT_LEFT_SYM, NULL},
     {"left-asymmetric", RAID_LAYOUT_LEFT_ASYM, NULL},
@@ -42,11 +37,6 @@ static const char *name_of(const struct raid_opt_value *v, int value)
 		if (v->value == value)
 			return v->name;
 	return NULL;
-}
-
-const char *raid_backend_name(enum raid_backend_kind b)
-{
-	return name_of(backend_values, b);
 }
 
 const char *raid_layout_name(int level, enum raid_layout_kind l)
@@ -102,13 +92,10 @@ static struct raid_option table[RAID_OPTIONS_MAX + 1] = {
     {.name = "raid_member_size", .type = RAID_OPT_SIZE, .part = "core",
      .help = "bytes of each member to use; missing member files are created this size",
      .def_doc = "the smallest member", .lo = 1, .hi = INT64_MAX, AT(member_size)},
-    {.name = "raid_backend", .type = RAID_OPT_ENUM, .part = "backends",
-     .help = "how member I/O is done", .def = "io_uring", .values = backend_values,
+    /* the core's: which of the registered backends (core/member.h), by name */
+    {.name = "raid_backend", .type = RAID_OPT_ENUM, .part = "core",
+     .help = "how member I/O is done", .def = "io_uring", .values = member_backend_values,
      AT(backend)},
-    {.name = "raid_null_delay", .type = RAID_OPT_INT, .part = "backends",
-     .help = "with raid_backend=null: every member I/O takes that many microseconds, in the "
-	     "thread that submits it (a member of known latency)",
-     .def = "0", .lo = 0, .hi = 1000000, .unit = "a time in microseconds", AT(null_delay_us)},
     {.name = "raid_failed", .type = RAID_OPT_LIST, .part = "core",
      .help = "members missing from the start", .def_doc = "none",
      .syntax = "member indices (0-based), ','-separated", .parse = parse_failed},

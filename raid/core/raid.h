@@ -21,8 +21,6 @@
 
 enum raid_op { RAID_OP_READ, RAID_OP_WRITE };
 
-enum raid_backend_kind { RAID_BE_URING, RAID_BE_AIO, RAID_BE_PSYNC, RAID_BE_RAM, RAID_BE_NULL };
-
 enum raid_layout_kind {
 	RAID_LAYOUT_DEFAULT, /* the level's default: left-symmetric (5/6), near2 (10) */
 	RAID_LAYOUT_LEFT_SYM,
@@ -44,8 +42,7 @@ struct raid_config {
 	uint64_t chunk;
 	enum raid_layout_kind layout;
 	uint64_t member_size; /* 0: the smallest member */
-	enum raid_backend_kind backend;
-	int null_delay_us; /* raid_null_delay: the null backend's member I/O latency */
+	int backend; /* raid_backend: which registered backend, by its place (core/member.h) */
 	uint64_t failed; /* bit i: member i is missing from the start */
 	uint64_t failed_opt; /* the members raid_failed itself named (failed adds the state
 				file's): what two jobs of one array must agree on */
@@ -78,7 +75,7 @@ int raid_config_clash(const struct raid_config *c, const struct raid_config *ear
 		      const char *earlier_name, char *err, size_t errlen);
 /* "4k", "1m", "512K", "65536" -> bytes; -EINVAL on junk or overflow. */
 int raid_parse_size(const char *s, uint64_t *out);
-const char *raid_backend_name(enum raid_backend_kind b);
+const char *raid_backend_name(int b); /* "io_uring": the registered backend's name */
 const char *raid_layout_name(int level, enum raid_layout_kind l); /* NULL: none applies */
 
 /*

@@ -76,6 +76,18 @@ static inline long long t_opt(const struct raid_config *c, const char *name)
 	return (long long)*(const uint64_t *)p;
 }
 
+/* raid_backend's value for a backend's name (core/member.h's registry order) */
+static inline int t_backend(const char *name)
+{
+	const struct raid_option *o = raid_option_find("raid_backend");
+
+	for (int i = 0; o->values[i].name; i++)
+		if (!strcmp(o->values[i].name, name))
+			return o->values[i].value;
+	fail_msg("no backend %s", name);
+	return -1;
+}
+
 static inline int t_io(struct raid_queue *q, enum raid_op op, void *buf, uint64_t off, uint64_t len)
 {
 	struct raid_request r = {.op = op, .buf = buf, .offset = off, .length = len};

@@ -220,7 +220,7 @@ static int run_pass(int t, struct rec_pass *p, struct raid_recovery *rec)
 	atomic_store(&a->m[t].dev, a->geom.n);
 	a->be = &gate_ops;
 	ret = raid_queue_create(a, 64, false, &rec->q, err, sizeof(err));
-	a->be = member_backend(RAID_BE_RAM);
+	a->be = member_backend(t_backend("ram"));
 	if (ret)
 		fail_msg("%s", err);
 	*p = (struct rec_pass){.targets = 1ULL << t, .msize = a->geom.member_size,

@@ -58,12 +58,21 @@ static int sim_xfer(struct raid_queue *q, struct member_io *m)
 	return ret;
 }
 
-const struct member_backend_ops *__real_member_backend(enum raid_backend_kind kind);
+const struct member_backend_ops *__real_member_backend(int b);
+
+/* raid_backend's value for the ram backend (its place in the registry) */
+static inline int sim_ram(void)
+{
+	for (int i = 0; member_backend_values[i].name; i++)
+		if (!strcmp(member_backend_values[i].name, "ram"))
+			return member_backend_values[i].value;
+	return -1;
+}
 
 /* the ram backend's queue (as registered), with its transfer run through sim_xfer */
 static int sim_init(struct raid_queue *q, char *err, size_t errlen)
 {
-	int ret = __real_member_backend(RAID_BE_RAM)->init(q, err, errlen);
+	int ret = __real_member_backend(sim_ram())->init(q, err, errlen);
 	struct sync_be *s = q->be_priv;
 
 	if (!ret) {
@@ -75,7 +84,7 @@ static int sim_init(struct raid_queue *q, char *err, size_t errlen)
 
 static const struct member_backend_ops sim_ops = {
     .name = "sim",
-    .kind = RAID_BE_RAM,
+    .in_memory = true,
     .init = sim_init,
     .exit = sync_be_exit,
     .prep = sync_be_prep,
@@ -83,10 +92,10 @@ static const struct member_backend_ops sim_ops = {
     .poll = sync_be_poll,
 };
 
-const struct member_backend_ops *__wrap_member_backend(enum raid_backend_kind kind);
-const struct member_backend_ops *__wrap_member_backend(enum raid_backend_kind kind)
+const struct member_backend_ops *__wrap_member_backend(int b);
+const struct member_backend_ops *__wrap_member_backend(int b)
 {
-	return kind == RAID_BE_RAM ? &sim_ops : __real_member_backend(kind);
+	return b == sim_ram() ? &sim_ops : __real_member_backend(b);
 }
 
 /* The fake clock at `t0_s`, the engine's clock and sleep on it. */

@@ -178,7 +178,7 @@ int main(int argc, char **argv)
 
 		if (!(c.failed >> i & 1) && stat(c.members[i], &st)) {
 			if (errno == ENOENT && c.member_size) {
-				c.backend = RAID_BE_RAM;
+				raid_config_set(&c, "raid_backend", "ram", err, sizeof(err));
 				continue;
 			}
 			snprintf(err, sizeof(err), "%s: raid_members: %s: %s%s", prog, c.members[i],
