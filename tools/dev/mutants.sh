@@ -83,8 +83,9 @@ mutant member-identity raid/recovery/state.c \
 mutant geometry raid/recovery/state.c \
 	$'\tif (!r->state_geom)\n\t\treturn 0;\n\tif (r->state_level' \
 	$'\treturn 0;\n\tif (r->state_level' $T/state_test
-mutant spare-restart-from-0 raid/recovery/state.c \
-	$'"absent");\n\t\t\tr->resume_off[i] = 0;\n' $'"absent");\n\t\t\t(void)0;\n' $T/state_test
+mutant spare-refused raid/recovery/state.c \
+	'if (r->resume_off[i] && (!r->resume_id[i] || strcmp(r->resume_id[i], now->id))) {' \
+	'if (0) {' $T/state_test
 # --- the dirty mark ---
 mutant dirty-mark raid/recovery/service.c \
 	$'\trec->st.unclean = true;\n\tret = raid_rec_state_save(a);' \
