@@ -688,13 +688,19 @@ static json_object *build(struct raid_array *a)
 			add_ident(d, "", &rec->st.ids[i]);
 			json_object_array_add(devs, d);
 		}
-		if (a->cfg.rec.replaced[i])
-			json_object_array_add(rep, entry(a, i, i, true, 0));
-		else if (dev != i) /* a spare that failed holds nothing a restart may trust */
+		/*
+		 * A spare serving the slot now comes first: a slot replaced in an earlier run
+		 * whose replacement failed and was rebuilt onto another spare in this one is
+		 * that spare's now (recording the earlier one put the stale device back at
+		 * the next start). A spare that failed holds nothing a restart may trust.
+		 */
+		if (dev != i)
 			json_object_array_add(rep, entry(a, i, dev, !f,
 							 atomic_load(&a->m[i].spare_failed)
 							     ? 0
 							     : rec->sp.durable_off[i]));
+		else if (a->cfg.rec.replaced[i])
+			json_object_array_add(rep, entry(a, i, i, true, 0));
 	}
 	json_object_object_add(o, "version", json_object_new_int(STATE_VERSION));
 	json_object_object_add(o, "members", json_object_new_int(a->geom.n));

@@ -15,6 +15,12 @@ tt() { nice -n 5 "$TORTURE" --dir "$S" --no-shrink "$@"; }
 t_case "fixed seeds 1-4, 6-9, 11, 12, 12 operations each" tt --seeds 1,2,3,4,6,7,8,9,11,12 --count 12
 t_case "fixed seeds 13, 15-21, psync" tt --seeds 13,15,16,17,18,19,20,21 --count 10 --backend psync
 
+# found: a slot replaced twice (its first spare failed, rebuilt onto a second): the state
+# file kept naming the first spare, the next start read the stale one
+t_case "found: seed 5, a slot replaced twice: the second spare is recorded" \
+	tt --seed 5 --ops 'f:1:2971970712,s:0:175115919,f:1:953424071,s:2:2439003595'
+t_case "found: seed 10, raid1: a slot replaced twice, then a scrub" tt --seed 10 --count 12
+
 # --devices: a drive with a file system on it is refused by name, nothing written
 holds_data() {
 	local img=$S/fs.img dev rc
