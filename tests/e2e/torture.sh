@@ -21,6 +21,23 @@ t_case "found: seed 5, a slot replaced twice: the second spare is recorded" \
 	tt --seed 5 --ops 'f:1:2971970712,s:0:175115919,f:1:953424071,s:2:2439003595'
 t_case "found: seed 10, raid1: a slot replaced twice, then a scrub" tt --seed 10 --count 12
 
+# found: a 64-member array could take no spare ("raid_spares: members and spares exceed
+# 64"), so the issue's 64-member RAID6 whose spare took a member's place could not restart
+t_case "found: seed 14, raid6 of 64 members takes a spare" \
+	tt --seed 14 --ops 'w:46:4037745782,t:9:3556979167,s:30:1219751684,w:32:1474240170'
+raid6x64() { # through fio: written, member 5 failed, rebuilt onto a spare, restarted, verified
+	local base=(--filename=vol --raid_level=6 --raid_members="$(members 64 w)"
+		--raid_member_size=256k --raid_chunk=4k --raid_state="$S/w.state" --bs=64k
+		--size=100% --verify=crc32c --verify_state_save=0 --verify_fatal=1)
+	fio_raid --name=fill "${base[@]}" --rw=write --do_verify=0 >/dev/null || return 1
+	fio_raid --name=rebuild "${base[@]}" --raid_failed=5 --raid_spares="$S/wsp" \
+		--raid_rebuild=1 --rw=read --verify_only=1 || return 1
+	jq -e '.replaced[0].done == true' "$S/w.state" >/dev/null || return 1
+	# the same job file again (the spare still named): the restart the issue could not do
+	fio_raid --name=again "${base[@]}" --raid_spares="$S/wsp" --rw=read --verify_only=1
+}
+t_case "raid6 of 64 members: a spare takes member 5's place, the array restarts" raid6x64
+
 # --devices: a drive with a file system on it is refused by name, nothing written
 holds_data() {
 	local img=$S/fs.img dev rc
