@@ -120,7 +120,8 @@ struct session {
 	int nwrites;		/* writes to do; -1: until killed */
 	int fail_at, fail_slot; /* raid_array_fail_member(fail_slot) before write fail_at */
 	uint64_t wseed;
-	bool check, degraded_slot_set;
+	bool check;
+	const char *filler; /* filled (the disk full) just before fail_slot fails */
 	const char *stats;
 };
 
@@ -213,6 +214,16 @@ static int child(struct world *w, const struct session *s)
 		if (len > ar->vol)
 			len = ar->vol;
 		off = below(&r, (ar->vol - len) / SECTOR + 1) * SECTOR;
+		if (i == s->fail_at && s->filler) {
+			/* open, marked dirty: now the state file's disk fills */
+			static char z[4096];
+			int fd = open(s->filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+			while (fd >= 0 && write(fd, z, sizeof(z)) == sizeof(z))
+				;
+			if (fd >= 0)
+				close(fd);
+		}
 		if (i == s->fail_at) {
 			send_msg('F', (uint64_t)s->fail_slot, 0, 0);
 			raid_array_fail_member(a, s->fail_slot);
@@ -648,9 +659,7 @@ static int do_op(struct world *w, const char *op)
 		w->intact &= w->failed;
 		return 0;
 	case 'd': {
-		int fd;
 		char filler[300];
-		static char zero[4096];
 
 		if (!w->tmpfs || nf >= ar->tolerate || w->failed >> slot & 1)
 			return 1;
@@ -660,12 +669,7 @@ static int do_op(struct world *w, const char *op)
 		s.fail_at = (int)below(&r, s.nwrites);
 		s.fail_slot = slot;
 		path_of(ar, "st/filler", filler, sizeof(filler));
-		/* the disk fills once the file is written dirty: fill it now, leave the rest */
-		fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		while (fd >= 0 && write(fd, zero, sizeof(zero)) == sizeof(zero))
-			;
-		if (fd >= 0)
-			close(fd);
+		s.filler = filler;
 		run_session(w, &s, -1, &o);
 		unlink(filler);
 		read_state(w);
@@ -1074,7 +1078,7 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (!failed)
+	if (!failed && !verbose)
 		unlink(logp);
 	return failed ? 1 : 0;
 }
