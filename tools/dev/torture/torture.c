@@ -88,7 +88,8 @@ struct world {
 	bool tmpfs;			/* the state file's directory is a tmpfs of ours */
 	char why[1024];			/* the first failure */
 	long ops_run;
-	int tried; /* operations started, the failing one included */
+	int tried;    /* operations started, the failing one included */
+	long skipped; /* not applicable when their turn came */
 };
 
 static bool verbose;
@@ -888,7 +889,10 @@ static int run_seed(uint64_t seed, char ops[][OPLEN], int *nops, bool generate, 
 			break;
 		}
 		w->ops_run++;
-		total_ops++;
+		if (!k)
+			total_ops++; /* run, not skipped as not applicable */
+		else
+			w->skipped++;
 		if (verbose)
 			fprintf(stderr, "  %s%s\n", ops[i], k ? " (skipped)" : "");
 		if (!k && (check(w) || check_in_sync(w, seed + i)))
@@ -948,8 +952,8 @@ static int one_seed(uint64_t seed, const char *given, int nops, bool do_shrink)
 
 	if (run_seed(seed, ops, &n, !given, &w) == 0) {
 		describe(&w.ar, d, sizeof(d));
-		printf("seed %llu: %s: %ld operations, every check held\n",
-		       (unsigned long long)seed, d, w.ops_run);
+		printf("seed %llu: %s: %ld operations (%ld not applicable), every check held\n",
+		       (unsigned long long)seed, d, w.ops_run - w.skipped, w.skipped);
 		fflush(stdout);
 		return 0;
 	}
@@ -1066,7 +1070,7 @@ int main(int argc, char **argv)
 			nseeds++;
 		}
 	}
-	printf("raid-torture: %d seeds, %ld operations, %d failed, %ld s (library log: %s)\n",
+	printf("raid-torture: %d seeds, %ld operations run, %d failed, %ld s (library log: %s)\n",
 	       nseeds, total_ops, failed, (long)(time(NULL) - t0), logp);
 	close(log_fd);
 	for (int i = 0; i < g_ndevs; i++) { /* left as found: zeros, so the next run takes them */
