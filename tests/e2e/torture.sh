@@ -39,6 +39,13 @@ raid6x64() { # through fio: written, member 5 failed, rebuilt onto a spare, rest
 }
 t_case "raid6 of 64 members: a spare takes member 5's place, the array restarts" raid6x64
 
+# found: a RAID5 of 64 members crashed in a scrub or a rebuild (63 data chunks a row: the
+# row's pointers overran their array, sized for RAID6's 62)
+t_case "found: seed 359503589, raid5 of 64 members: scrub" \
+	tt --seed 359503589 --backend io_uring --ops 'w:3:4029257234'
+t_case "found: seed 539175793, raid5 of 64 members: a rebuild, then a scrub" \
+	tt --seed 539175793 --backend psync --ops 'f:35:301354176,s:10:2099373162'
+
 # the issue's data loss: the state file's disk fills once it is marked dirty, then a member
 # fails under writes; no write that skipped it may be acknowledged (core/failure.c's gate:
 # with it planted out, this case reads acknowledged bytes back wrong)
