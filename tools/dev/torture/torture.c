@@ -440,6 +440,30 @@ static void add_failed(struct world *w, struct session *s)
 	s->extra[s->nextra++] = b;
 }
 
+/*
+ * raid_start_dirty_degraded=1 is the user's word that rows written at the crash may read
+ * wrong (docs/rebuild.md): at RAID5/6 a torn row's missing chunk is rebuilt from parity that
+ * no longer matches it, whatever of the row was acknowledged before. So each row holding an
+ * unsure sector is unsure whole from then on (until written again).
+ */
+static void torn_rows(struct world *w)
+{
+	const struct array *ar = &w->ar;
+	uint64_t row = ar->chunk * (uint64_t)(ar->n - (ar->level == 6 ? 2 : 1)) / SECTOR;
+	uint64_t ns = ar->vol / SECTOR;
+
+	if (ar->level != 5 && ar->level != 6)
+		return;
+	for (uint64_t r = 0; r < ns; r += row) {
+		uint64_t end = r + row < ns ? r + row : ns, i;
+
+		for (i = r; i < end && !w->unsure[i]; i++)
+			;
+		if (i < end)
+			memset(w->unsure + r, 1, end - r);
+	}
+}
+
 static void base_session(struct world *w, struct session *s, bool writes)
 {
 	static char st[300];
@@ -452,8 +476,10 @@ static void base_session(struct world *w, struct session *s, bool writes)
 		s->extra[s->nextra++] = st;
 		if (w->ar.bitmap)
 			s->extra[s->nextra++] = "raid_bitmap=1";
-		if (w->dirty && popcount(w->failed))
+		if (w->dirty && popcount(w->failed)) {
 			s->extra[s->nextra++] = "raid_start_dirty_degraded=1";
+			torn_rows(w);
+		}
 	} else if (w->dirty && w->ar.tolerate) {
 		s->extra[s->nextra++] = "raid_init=resync"; /* what a user does after a crash */
 	}
