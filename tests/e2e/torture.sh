@@ -45,6 +45,12 @@ t_case "found: seed 359503589, raid5 of 64 members: scrub" \
 	tt --seed 359503589 --backend io_uring --ops 'w:3:4029257234'
 t_case "found: seed 539175793, raid5 of 64 members: a rebuild, then a scrub" \
 	tt --seed 539175793 --backend psync --ops 'f:35:301354176,s:10:2099373162'
+t_case "found: seed 539175803, raid5 of 64 members: scrub repair" \
+	tt --seed 539175803 --backend psync --ops 'c:24:2181331933'
+# found, not fixed (docs/rebuild.md, "Torture"): an unrecorded failure beside a recorded one;
+# replayed under the forced dirty degraded start's contract (torn rows unsure whole)
+t_case "found: seed 131920611, raid6: a recorded and an unrecorded failure, dirty start" \
+	tt --seed 131920611 --backend psync --ops 'e:10:2722752233,e:8:350493751,s:8:2322572470,d:4:920939646'
 
 # the data loss: the state file's disk fills once it is marked dirty, then a member
 # fails under writes; no write that skipped it may be acknowledged (core/failure.c's gate:
