@@ -7,6 +7,7 @@
 #   make sanitize the C tests and the engine's fio tests again under AddressSanitizer and
 #                 UBSan, in build-san/ (about 5 minutes; not part of `make test`, which CI
 #                 holds under 20 minutes)
+#   make torture  DURATION=SECONDS of fresh raid-torture seeds (tools/dev/torture)
 #   make clean    remove build/ and build-san/
 #
 # Each component describes itself in its own fragment (raid/raid.mk, engines/engines.mk,

@@ -143,7 +143,9 @@ static bool fio_raid_same_options(const struct thread_data *td, const struct thr
  * once and share a device, the one opened second was refused, and that could be the earlier
  * job after the later had rebuilt over its member. So the later job is refused here, before
  * anything opens, by the options of each earlier job of this engine it runs beside: those
- * back to the nearest stonewall (a job with stonewall starts once every earlier one ended).
+ * back to the nearest stonewall (a job with stonewall starts once every earlier one ended),
+ * less those its wait_for names (it starts once they ended). startdelay and exitall are not
+ * orderings fio promises (a delay does not outlast a slow job), so they count as beside.
  * An earlier job whose options are wrong is skipped: it says so itself and never runs.
  */
 static int fio_raid_clash(struct thread_data *td, const struct raid_config *c)
@@ -155,6 +157,9 @@ static int fio_raid_clash(struct thread_data *td, const struct raid_config *c)
 		struct raid_config oc;
 		int ret;
 
+		/* wait_for=NAME: this job starts once every job of that name has ended */
+		if (td->o.wait_for && !strcmp(td->o.wait_for, o->o.name))
+			continue;
 		if (!o->io_ops || strcmp(o->io_ops->name, td->io_ops->name) || !o->eo ||
 		    fio_raid_same_options(td, o) || fio_raid_parse(o, &oc, err, sizeof(err)))
 			continue;

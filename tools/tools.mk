@@ -44,3 +44,13 @@ TESTS += tests/facts/readme_test.sh tests/facts/levels_test.sh
 
 # raid-parity-bench: the parity library's benchmark (a developer's tool, docs/parity.md)
 include tools/dev/parity-bench/parity-bench.mk
+
+# raid-torture: the seeded random fault campaign (tools/dev/torture, issue 44); `make torture
+# DURATION=SECONDS` runs fresh seeds for that long, tests/e2e/torture.sh the fixed ones
+BINS += $(BUILD)/bin/raid-torture
+$(BUILD)/bin/raid-torture: $(OBJ)/tools/dev/torture/torture.o $(LIBRAID)
+TESTS += tests/e2e/torture.sh
+DURATION ?= 600
+.PHONY: torture
+torture: $(BUILD)/bin/raid-torture
+	nice -n 10 $(BUILD)/bin/raid-torture --duration $(DURATION) $(TORTURE_ARGS)

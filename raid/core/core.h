@@ -13,6 +13,9 @@
 #include "member.h"
 #include "raid.h"
 
+/* devices of an array: up to RAID_MAX_MEMBERS members, then up to as many spares */
+#define RAID_MAX_DEVICES (2 * RAID_MAX_MEMBERS)
+
 struct raid_level_ops;
 struct merge_carrier;
 
@@ -109,7 +112,8 @@ struct raid_queue {
 	bool direct;
 	unsigned dio_align; /* direct: the members' largest logical block size, else 1 */
 	bool said_misaligned;
-	int fds[RAID_MAX_MEMBERS]; /* the fd each member's I/O uses, -1 if none */
+	/* the fd each device's I/O uses (the members, then the spares), -1 if none */
+	int fds[RAID_MAX_DEVICES];
 
 	struct mio_list free_mio;
 	void **slabs;
@@ -123,7 +127,7 @@ struct raid_queue {
 	/* the plug: member I/Os issued since the last commit, merged at commit (merge.c) */
 	bool merge; /* raid_merge */
 	struct mio_list plug;
-	struct member_io *plug_run[RAID_MAX_MEMBERS * 2]; /* open run per device and op */
+	struct member_io *plug_run[RAID_MAX_DEVICES * 2]; /* open run per device and op */
 	STAILQ_HEAD(, merge_carrier) free_carriers, carriers;
 
 	STAILQ_HEAD(, raid_request) done;

@@ -24,6 +24,13 @@ void raid56_rec_span(const struct raid_geom *g, uint64_t moff, uint64_t len, uin
 }
 
 /* The data and parity pointers of one stripe row, in pq.h's order. */
+/*
+ * A row's pointers: k data, P, then Q or NULL; k + 2 entries, and a RAID5 of 64 members has
+ * 63 data chunks a row, one more than PQ_MAX_DATA (RAID6's most): sized by the members (a
+ * scrub of such a RAID5 wrote past the array and crashed).
+ */
+#define ROW_PTRS (RAID56_MAX_MEMBERS + 1)
+
 static void row_ptrs(const struct raid_geom *g, uint64_t row, uint64_t at, void **bufs, void **ptrs,
 		     struct raid56_stripe *s)
 {
@@ -87,10 +94,10 @@ static bool rows_recover_gpu(struct raid_array *a, uint64_t moff, uint64_t len, 
 		if (!a->gpu || !bufs[m] || !raid56_gpu_pinned(a, bufs[m], len))
 			return false;
 	st = calloc(n ? n : 1, sizeof(*st));
-	ptrs = calloc((n ? n : 1) * (PQ_MAX_DATA + 2), sizeof(*ptrs));
+	ptrs = calloc((n ? n : 1) * ROW_PTRS, sizeof(*ptrs));
 	ok = st && ptrs;
 	for (uint64_t at = 0; ok && at < len; at += c) {
-		void *row[PQ_MAX_DATA + 2];
+		void *row[ROW_PTRS];
 		struct raid56_stripe s;
 		struct pq_gpu_stripe op;
 
@@ -98,7 +105,7 @@ static bool rows_recover_gpu(struct raid_array *a, uint64_t moff, uint64_t len, 
 		if (!row_op(&s, lost, &op))
 			continue;
 		for (size_t j = 0; j < per; j++, k++) {
-			void **p = ptrs + k * (PQ_MAX_DATA + 2);
+			void **p = ptrs + k * ROW_PTRS;
 
 			for (int i = 0; i < s.k + 2; i++)
 				p[i] = row[i] ? (char *)row[i] + j * piece : NULL;
@@ -127,7 +134,7 @@ void raid56_rec_rows_recover(struct raid_array *a, uint64_t moff, uint64_t len, 
 	if (rows_recover_gpu(a, moff, len, lost, bufs))
 		return;
 	for (uint64_t at = 0; at < len; at += c) {
-		void *ptrs[PQ_MAX_DATA + 2];
+		void *ptrs[ROW_PTRS];
 		struct raid56_stripe s;
 		struct pq_gpu_stripe op;
 
@@ -152,7 +159,7 @@ uint64_t raid56_rec_rows_check(struct raid_array *a, uint64_t moff, uint64_t len
 	if (posix_memalign(&scratch, 4096, 2 * c)) /* page-aligned, for the SIMD parity */
 		return RAID_ROWS_NOMEM;
 	for (uint64_t at = 0; at < len; at += c) {
-		void *ptrs[PQ_MAX_DATA + 2];
+		void *ptrs[ROW_PTRS];
 		struct raid56_stripe s;
 		bool wrong;
 

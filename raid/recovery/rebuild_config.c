@@ -123,11 +123,6 @@ int raid_rec_config_validate(const struct raid_config *c, bool redundant, char *
 	const struct raid_recovery_config *r = rec_cfg(c);
 	uint64_t min = r->rebuild_min, max = r->rebuild_max; /* the option table's defaults */
 
-	if (c->nmembers + r->nspares > RAID_MAX_MEMBERS) {
-		snprintf(err, errlen, "raid: raid_spares: members and spares exceed %d",
-			 RAID_MAX_MEMBERS);
-		return -EINVAL;
-	}
 	for (int i = 0; i < r->nspares; i++)
 		for (int j = 0; j < c->nmembers + i; j++)
 			if (!strcmp(r->spares[i],

@@ -603,13 +603,20 @@ int raid_rec_state_check(struct raid_array *a, char *err, size_t errlen)
 		}
 		now = &a->rec->st.ids[a->geom.n + s];
 		if (r->resume_off[i] && (!r->resume_id[i] || strcmp(r->resume_id[i], now->id))) {
-			/* it holds nothing the array needs yet: rebuilt whole, not refused */
+			/*
+			 * Another device at the spare's path: the file's checkpoint is not its
+			 * own. Refused, as a member that is another device is, rather than quietly
+			 * rebuilt from 0: the recorded spare may be the only copy of what it holds.
+			 */
 			describe_pair(now, r->resume_id[i], r->resume_serial[i], r->resume_eui[i],
 				      is, was, sizeof(is));
-			raid_log("raid: raid_state: the spare of member %d, %s, is not the one "
-				 "recorded (%s; now %s): its rebuild starts again from 0",
-				 i, a->m[a->geom.n + s].path, was, is);
-			r->resume_off[i] = 0;
+			snprintf(err, errlen,
+				 "raid: raid_state: %s: the spare of member %d, %s, is %s; the file "
+				 "records %s, rebuilt to %" PRIu64 " (put that device back at %s, "
+				 "or remove its \"replaced\" entry to rebuild onto this one from 0)",
+				 path, i, a->m[a->geom.n + s].path, is, was, r->resume_off[i],
+				 a->m[a->geom.n + s].path);
+			return -EINVAL;
 		} else if (r->resume_off[i] && r->state_dirty) {
 			/*
 			 * Writes were running when the last run ended uncleanly: one below the
@@ -681,13 +688,19 @@ static json_object *build(struct raid_array *a)
 			add_ident(d, "", &rec->st.ids[i]);
 			json_object_array_add(devs, d);
 		}
-		if (rec_cfg(&a->cfg)->replaced[i])
-			json_object_array_add(rep, entry(a, i, i, true, 0));
-		else if (dev != i) /* a spare that failed holds nothing a restart may trust */
+		/*
+		 * A spare serving the slot now comes first: a slot replaced in an earlier run
+		 * whose replacement failed and was rebuilt onto another spare in this one is
+		 * that spare's now (recording the earlier one put the stale device back at
+		 * the next start). A spare that failed holds nothing a restart may trust.
+		 */
+		if (dev != i)
 			json_object_array_add(rep, entry(a, i, dev, !f,
 							 atomic_load(&a->m[i].spare_failed)
 							     ? 0
 							     : rec->sp.durable_off[i]));
+		else if (rec_cfg(&a->cfg)->replaced[i])
+			json_object_array_add(rep, entry(a, i, i, true, 0));
 	}
 	json_object_object_add(o, "version", json_object_new_int(STATE_VERSION));
 	json_object_object_add(o, "members", json_object_new_int(a->geom.n));

@@ -103,6 +103,10 @@ A=--raid_state="$S/j-st" t_case_fail "two jobs: job b's state file is job a's" \
 t_case "two jobs, b after a stonewall: b rebuilds onto a's spare once a has ended" \
 	two_jobs --stonewall --raid_members="$S/j-x0:$S/j-x1" --raid_failed=1 --raid_rebuild=1 \
 	--raid_spares="$S/j-sa"
+# wait_for=a orders them as a stonewall does (it was refused as running beside a)
+t_case "two jobs, b waits for a (wait_for): b rebuilds onto a's spare once a has ended" \
+	two_jobs --wait_for=a --raid_members="$S/j-x0:$S/j-x1" --raid_failed=1 --raid_rebuild=1 \
+	--raid_spares="$S/j-sa"
 t_case "two jobs of one array share it" \
 	two_jobs --raid_members="$S/j-m0:$S/j-m1" --raid_spares="$S/j-sa"
 

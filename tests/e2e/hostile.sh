@@ -179,6 +179,11 @@ if mount -t tmpfs -o size=8k tmpfs "$S/full" 2>/dev/null; then
 	t_case_fail "disk full under the state file: the writer is refused, the file intact" \
 		--msg "^raid: raid_state: cannot mark $S/full/st.json dirty before the first write: No space left on device" \
 		full_disk
+	# run.sh writes run.json and meta.json through raid-json's stdout: on the full disk
+	# it must fail (it exited 0 with an empty file)
+	json_full() { "$ROOT/build/bin/raid-json" obj a:i=1 >"$S/full/j.json"; }
+	t_case_fail "disk full under raid-json's output: it fails, naming it" \
+		--msg "^raid-json: cannot write its output: No space left on device" json_full
 else
 	echo "skipped: the full-disk case (cannot mount a tmpfs here)"
 fi

@@ -23,7 +23,7 @@ trap 'restore; exit 130' INT TERM
 
 # mutant NAME FILE OLD NEW TEST...: TEST is a build/tests/ program, "e2e:CASE-ERE" (cases
 # of tests/e2e/rebuild.sh), "hostile:CASE-ERE" (of tests/e2e/hostile.sh) or
-# "campaign:CASE-ERE" (of tests/e2e/campaign.sh)
+# "campaign:CASE-ERE" (of tests/e2e/campaign.sh) or "torture:CASE-ERE" (of tests/e2e/torture.sh)
 mutant() {
 	local name=$1 file=$2 old=$3 new=$4 out=$log/$1.log
 	shift 4
@@ -55,6 +55,7 @@ EOF
 		e2e:*) T_ONLY=${t#e2e:} bash tests/e2e/rebuild.sh ;;
 		hostile:*) T_ONLY=${t#hostile:} bash tests/e2e/hostile.sh ;;
 		campaign:*) T_ONLY=${t#campaign:} bash tests/e2e/campaign.sh ;;
+		torture:*) T_ONLY=${t#torture:} bash tests/e2e/torture.sh ;;
 		*) timeout 120 "$t" ;;
 		esac >>"$out" 2>&1 && passed+=("$t")
 	done
@@ -83,8 +84,9 @@ mutant member-identity raid/recovery/state.c \
 mutant geometry raid/recovery/state.c \
 	$'\tif (!r->state_geom)\n\t\treturn 0;\n\tif (r->state_level' \
 	$'\treturn 0;\n\tif (r->state_level' $T/state_test
-mutant spare-restart-from-0 raid/recovery/state.c \
-	$'"absent");\n\t\t\tr->resume_off[i] = 0;\n' $'"absent");\n\t\t\t(void)0;\n' $T/state_test
+mutant spare-refused raid/recovery/state.c \
+	'if (r->resume_off[i] && (!r->resume_id[i] || strcmp(r->resume_id[i], now->id))) {' \
+	'if (0) {' $T/state_test
 # --- the dirty mark ---
 mutant dirty-mark raid/recovery/service.c \
 	$'\trec->st.unclean = true;\n\tret = raid_rec_state_save(a);' \
@@ -197,13 +199,24 @@ mutant devices-taken raid/core/array.c '(ret = devices_taken(c, key, err, errlen
 mutant jobs-clash engines/fio_raid.c '	if (fio_raid_clash(td, &c)) {' '	if (0) {' \
 	'campaign:two jobs: job b'
 mutant failure-gate raid/core/queue.c '		r->error = raid_failure_gate(q->a);' '		(void)0;' \
-	$T/failure_test 'campaign:raid1: a failure the full state disk'
+	$T/failure_test 'campaign:raid1: a failure the full state disk' 'torture:state disk full'
 mutant dirty-rebuild-from-0 raid/recovery/state.c '} else if (r->resume_off[i] && r->state_dirty) {' \
 	'} else if (0) {' 'campaign:raid1 rebuild under writes, SIG'
 mutant failed-64-members raid/core/config.c 'if (c->nmembers < 64 && c->failed >> c->nmembers) {' \
 	'if (c->failed >> c->nmembers) {' 'campaign:64-member'
 mutant clones-refused engines/fio_raid.c '(td->o.numjobs > 1 || td->subjob_number)' \
 	'td->o.numjobs > 1' 'campaign:numjobs=2'
+# --- issue 44 ---
+mutant raid-json-output tools/run/json/fiojson.c 'if (fflush(stdout) == EOF || ferror(stdout)) {' \
+	'if (0) {' 'hostile:raid-json'
+mutant wait-for engines/fio_raid.c 'if (td->o.wait_for && !strcmp(td->o.wait_for, o->o.name))' \
+	'if (0)' 'campaign:wait_for'
+mutant replaced-twice raid/recovery/state.c $'\t\tif (dev != i)\n' \
+	$'\t\tif (dev != i && !a->cfg.rec.replaced[i])\n' 'torture:seed 5' 'torture:seed 10'
+mutant spares-64 raid/recovery/rebuild_config.c \
+	$'\tfor (int i = 0; i < r->nspares; i++)\n\t\tfor (int j = 0; j < c->nmembers + i; j++)' \
+	$'\tif (c->nmembers + r->nspares > RAID_MAX_MEMBERS)\n\t\treturn -EINVAL;\n\tfor (int i = 0; i < r->nspares; i++)\n\t\tfor (int j = 0; j < c->nmembers + i; j++)' \
+	'torture:seed 14' 'torture:64 members: a spare'
 
 make -s all >/dev/null 2>&1 # the tree as it is again
 echo "$survived survived"

@@ -311,7 +311,7 @@ static int cmd_steadystate(const char *path)
 	return !asked;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "obj")) {
 		json_object *o = json_object_new_object();
@@ -356,4 +356,20 @@ int main(int argc, char **argv)
 		"FIO_JSON | steadystate FIO_JSON | client FIO_JSON HOST PORT\n",
 		prog);
 	return 2;
+}
+
+/*
+ * What went to stdout is the result (run.sh writes run.json and meta.json with it): a
+ * stdout that cannot take it (a full disk) fails the command, else the file is silently
+ * empty or cut short.
+ */
+int main(int argc, char **argv)
+{
+	int ret = run(argc, argv);
+
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "%s: cannot write its output: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return ret;
 }
