@@ -28,6 +28,11 @@ $(BUILD)/bin/raid-mdadm: $(OBJ)/tools/run/mdadm/raid_mdadm.o $(LIBRAID)
 TESTS += tests/md/mdvm_test.sh tests/md/raid_mdadm_test.sh
 TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh tests/md/nvme_test.sh tests/md/host_test.sh
 
+# raid-mdstats: md's figures for run.sh's md target (tools/run/mdstats), the rates by the
+# engine's formula (raid_rate_of)
+BINS += $(BUILD)/bin/raid-mdstats
+$(BUILD)/bin/raid-mdstats: $(OBJ)/tools/run/mdstats/mdstats.o $(LIBRAID)
+
 # raid-preset: run.sh's presets (presets/*.preset) and the job files' facts, checked against
 # the engine's level table (tools/run/preset, presets/README.md)
 BINS += $(BUILD)/bin/raid-preset

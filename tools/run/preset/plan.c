@@ -296,6 +296,34 @@ void field(const char *k, const char *fmt, ...)
 	printf("\t%s=%s", k, v);
 }
 
+/*
+ * md_opt: the options of mdadm --create that this level has, in the order run/md.sh gives
+ * them (its level facts are the engine's table: RAID0 keeps nothing consistent, so no
+ * bitmap; RAID1 has no chunk; the layout as mdadm spells it, near2 as n2).
+ */
+static void md_create_opts(const struct opts *o, const struct raid_level_info *l, int members,
+			   unsigned long long csz, unsigned long long per, const char *bm,
+			   const char *cp)
+{
+	const char *lay = raid_layout_name(l->level, l->default_layout);
+
+	if (l->max_failed != 0)
+		field("md_opt", "--bitmap=%s", bm);
+	if (!strcmp(cp, "ppl"))
+		field("md_opt", "--consistency-policy=ppl");
+	if (l->uses_chunk)
+		field("md_opt", "--chunk=%llu", csz / 1024);
+	if (lay && *lay)
+		field("md_opt", "--layout=%s", !strncmp(lay, "near2", 5) ? "n2" : lay);
+	/* mdadm refuses a one-member array without it */
+	if (members == 1)
+		field("md_opt", "--force");
+	/* --size keeps md to the part of each drive the engine uses (KiB); RAID0 has none, and
+	 * member files are of that size already */
+	if (o->drives && l->level != 0)
+		field("md_opt", "--size=%llu", per / 1024);
+}
+
 /* One test's line (presets/README.md lists the fields). */
 static void print_test(const struct preset *p, const struct opts *o, const struct test *t, int idx,
 		       int rep, bool last)
@@ -370,7 +398,6 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("parity", "%s", dev ? "" : md ? "md" : a->parity);
 	field("has_parity", "%d", l.parity > 0);
 	field("data_members", "%d", jbod || dev ? a->members : a->members - l.parity);
-	field("md_chunk_kib", "%llu", csz / 1024);
 	field("layout", "%s", jbod || dev ? "" : raid_layout_name(l.level, l.default_layout) ?: "");
 	field("state", "%s", r->state);
 	field("bays", "%s", bays);
@@ -395,14 +422,13 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("cpus", "%s", cpus);
 	field("mem", "%s", mem);
 	field("last", "%d", last);
-	/* md's --size: the part of each drive the engine uses (KiB) */
-	field("md_size_kib", "%llu", o->drives && l.level != 0 ? per / 1024 : 0);
 	if (md) { /* --bitmap and the consistency policy md runs with (measure.c) */
 		const char *bm, *cp;
 
 		md_policy(o, &l, o->drives ? per / 1024 : o->msize / 1024, &bm, &cp);
 		field("md_bitmap", "%s", bm);
 		field("md_consistency", "%s", cp);
+		md_create_opts(o, &l, a->members, csz, per, bm, cp);
 	}
 	field("role", "%s", r->precond ? "precondition" : "measure");
 	field("span_rw", "%s", span_rw);
