@@ -46,6 +46,8 @@ $(BUILD)/bin/raid-tool: $(OBJ)/tools/run/raidtool/raid_tool.o $(LIBRAID)
 # one source for each fact: the README's option table and fio's --enghelp are the engine's
 # table; the level facts run.sh and raid-hwinfo use are the engine's
 TESTS += tests/facts/readme_test.sh tests/facts/levels_test.sh
+# and every path a README names is a file or folder of the tree
+TESTS += tests/facts/readme_paths_test.sh
 
 # raid-parity-bench: the parity library's benchmark (a developer's tool, docs/parity.md)
 include tools/dev/parity-bench/parity-bench.mk
