@@ -228,59 +228,25 @@ void parse(struct preset *p, const char *file)
 		die("%s: needs a runtime and a member-size line", file);
 }
 
-/* 512k, 1G, 4096 -> bytes; -EINVAL if not a size */
-static int to_bytes(const char *s, unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	switch (tolower((unsigned char)*end)) {
-	case 0:
-		*out = v;
-		return 0;
-	case 'k':
-		v <<= 10;
-		break;
-	case 'm':
-		v <<= 20;
-		break;
-	case 'g':
-		v <<= 30;
-		break;
-	case 't':
-		v <<= 40;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (end[1])
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* A scale rule: VALUE [scaled] [min=MIN] -> max(MIN, int(VALUE x scale)) or VALUE */
 unsigned long long rule(const struct preset *p, char *const *r, int line, double scale, bool size)
 {
-	unsigned long long v, min = 0;
+	uint64_t v, min = 0;
 	bool scaled = false;
 
-	if (to_bytes(r[0], &v) || (!size && strpbrk(r[0], "kKmMgGtT")))
+	/* the engine's size syntax (raid_parse_size): a preset's sizes read as a job file's */
+	if (raid_parse_size(r[0], &v) || (!size && strpbrk(r[0], "kKmMgGtT")))
 		die("%s:%d: '%s' is not a %s", p->file, line, r[0], size ? "size" : "number");
 	for (int i = 1; i < 3 && r[i]; i++) {
 		if (!strcmp(r[i], "scaled"))
 			scaled = true;
-		else if (!strncmp(r[i], "min=", 4) && !to_bytes(r[i] + 4, &min))
+		else if (!strncmp(r[i], "min=", 4) && !raid_parse_size(r[i] + 4, &min))
 			continue;
 		else
 			die("%s:%d: '%s': expected 'scaled' or min=VALUE", p->file, line, r[i]);
 	}
 	if (scaled)
-		v = (unsigned long long)((double)v * scale);
+		v = (uint64_t)((double)v * scale);
 	return v < min ? min : v;
 }
 
