@@ -13,6 +13,7 @@ FIO=$ROOT/build/bin/fio
 ENGINE=$ROOT/build/engines/raid.so
 HWINFO=$ROOT/build/bin/raid-hwinfo
 RJSON=$ROOT/build/bin/raid-json
+MDSTATS=$ROOT/build/bin/raid-mdstats
 REPORT=$ROOT/build/bin/raid-report
 PRESET=$ROOT/build/bin/raid-preset
 PRESET_DIR=$ROOT/presets

@@ -115,21 +115,13 @@ md_settings_args() { # DEV -> raid-json args: the settings the array has (what m
 	done
 }
 
-md_create_cmd() { # TEST clean|resync DEVS... -> the mdadm --create line of its array
+md_create_cmd() { # TEST clean|resync DEVS... -> the mdadm --create line of its array: the
+	# options the plan gave its level (md_opt: bitmap, policy, chunk, layout, --size)
 	local -n mc_=$1
-	local mode=$2 level=${mc_[level]} dev=${MD_DEV[${mc_[array]}]:-/dev/mdN}
+	local mode=$2 dev=${MD_DEV[${mc_[array]}]:-/dev/mdN} opts
+	test_list "$1" md_opt opts
 	shift 2
-	local c=(mdadm --create "$dev" --run --metadata=1.0 --level="$level" --raid-devices="${mc_[members]}")
-	# the bitmap and consistency policy the plan chose (--md-bitmap auto: mdadm's own choice
-	# for this size, given explicitly so that md runs what the plan and the results say)
-	[[ $level == 0 ]] || c+=(--bitmap="${mc_[md_bitmap]}")
-	[[ ${mc_[md_consistency]} != ppl ]] || c+=(--consistency-policy=ppl)
-	[[ $level == 1 ]] || c+=(--chunk="${mc_[md_chunk_kib]}")
-	[[ -z ${mc_[layout]} ]] || c+=("--layout=${mc_[layout]/#near2/n2}")
-	[[ ${mc_[members]} != 1 ]] || c+=(--force)
-	# --size keeps md to the part of each member the engine uses (drives, --member-size);
-	# mdadm ignores it for RAID0 (the plan gives 0 there and for member files)
-	[[ ${mc_[md_size_kib]} == 0 ]] || c+=(--size="${mc_[md_size_kib]}")
+	local c=(mdadm --create "$dev" --run --metadata=1.0 --level="${mc_[level]}" --raid-devices="${mc_[members]}" "${opts[@]}")
 	[[ $mode == clean ]] && c+=(--assume-clean)
 	echo "${c[*]} $*"
 }
@@ -282,51 +274,18 @@ md_prepare_test() { # TEST: its md array up; fio's jobs spanned over md's size
 	test_env_set "$1" $("$PRESET" span "${sectors}s" "${mp_[span_rw]:-${mp_[rw]}}" "${mp_[bs]}" "${mp_[numjobs]}")
 }
 
-# ---- device statistics: member I/Os per volume I/O, as the engine counts them ----
-md_iostat() { # DEV... -> "reads writes read_bytes write_bytes" summed (/sys/block/X/stat)
-	local d r=0 w=0 rs=0 ws=0 f s
-	for d in "$@"; do
-		[[ -L $d ]] && d=$(readlink -f "$d")
-		f=/sys/class/block/${d##*/}/stat
-		[[ -r $f ]] || continue
-		read -r -a s <"$f"
-		r=$((r + s[0])) rs=$((rs + s[2])) w=$((w + s[4])) ws=$((ws + s[6]))
-	done
-	echo "$r $w $((rs * 512)) $((ws * 512))"
-}
-
+# ---- md's figures: counted by raid-mdstats (tools/run/mdstats), as the engine counts its own ----
 md_slaves() { # DEV -> its member devices (/dev/X)
 	local s
 	for s in /sys/block/${1#/dev/}/slaves/*; do [[ -e $s ]] && echo "/dev/${s##*/}"; done
 }
 
-md_samples() { # TEST START_S END_S -> MD_SAMPLES: rebuild.samples from fio's per-second logs
-	# (the engine's fields; no p99: fio's averaged logs have none), phase against md's rebuild
-	local -n ms_=$1
-	local l=${RUN[work]}/${ms_[id]} bs_bytes=${ms_[bs_bytes]}
-	shift
-	MD_SAMPLES=()
-	[[ -s ${l}_iops.log ]] || return 0
-	# (averaged logs carry no block size: the test's own)
-	mapfile -t MD_SAMPLES < <(awk -F', *' -v s0="$1" -v e0="$2" -v bs="$bs_bytes" '
-		FILENAME ~ /_iops\.log$/ { k = int(($1 + 999) / 1000); io[k] += $2; if (k > m) m = k }
-		FILENAME ~ /_clat\.log$/ { k = int(($1 + 999) / 1000); lat[k] += $2; nl[k]++ }
-		END {
-			for (k = 1; k <= m; k++)
-				printf "rebuild.samples:aj={\"t\":%d,\"phase\":\"%s\",\"iops\":%.1f,\"mbps\":%.3f,\"lat_mean_us\":%.1f}\n",
-				    k, k < s0 ? "before" : (k <= e0 ? "during" : "after"), io[k], io[k] * bs / 1e6,
-				    nl[k] ? lat[k] / nl[k] / 1e3 : 0
-		}' "${l}_iops.log" "${l}_clat.log" 2>/dev/null)
-	rm -f "$l"_*.log
-}
-
-declare -A MDT_VOL0=() MDT_MEM0=() MDT_T0=() MDT_REB_T0=() MDT_WATCH_PID=()
+declare -A MDT_SNAP=() MDT_T0=() MDT_REB_T0=() MDT_WATCH_PID=()
 md_test_begin() { # TEST: before fio: snapshot the counters of the array and its members
 	local -n mb_=$1
 	local dev=${MD_DEV[${mb_[array]}]} test_id=${mb_[id]} work=${RUN[work]} rdir=${RUN[rdir]}
 	local array=${mb_[array]} state=${mb_[state]}
-	MDT_VOL0[$test_id]=$(md_iostat "$dev")
-	MDT_MEM0[$test_id]=$(md_iostat $(md_slaves "$dev"))
+	MDT_SNAP[$test_id]=$("$MDSTATS" snap "$dev")
 	MDT_T0[$test_id]=$EPOCHREALTIME
 	: >"$work/$test_id.md-watch"
 	if [[ $state == rebuilding ]]; then
@@ -364,51 +323,18 @@ md_watch() { # DEV: "T done total speed" lines while md recovers (sync_completed
 
 md_test_end() { # TEST: after fio: wait for a rebuild to end, write the stats file of the test
 	local -n me_=$1
-	local array=${me_[array]} test_id=${me_[id]} work=${RUN[work]} rdir=${RUN[rdir]} state=${me_[state]}
-	local dev=${MD_DEV[${me_[array]}]} stats=${RUN[rdir]}/tests/${me_[id]}.stats.json vol mem reb=()
-	mapfile -t reb < <(resync_md_stats "$1")
-	local MD_WATCH=$work/$test_id.md-watch MD_FIO_T0=${MDT_T0[$test_id]}
-	if [[ $state == rebuilding ]]; then
-		local t_end t_first total sectors wait0=$EPOCHREALTIME done=false
+	local test_id=${me_[id]} work=${RUN[work]} dev=${MD_DEV[${me_[array]}]} reb=()
+	local stats=${RUN[rdir]}/tests/$test_id.stats.json watch=${RUN[work]}/$test_id.md-watch
+	if [[ ${me_[state]} == rebuilding ]]; then
+		reb=(rebuild "$watch" "${MDT_T0[$test_id]}" "${MDT_REB_T0[$test_id]:-}" "$EPOCHREALTIME"
+			"${me_[spare_paths]%%:*}" "$work/$test_id" "${me_[bs_bytes]}")
 		wait "${MDT_WATCH_PID[$test_id]}" 2>/dev/null || true
-		t_end=$(awk '$2 == "idle" { print $1 }' "$MD_WATCH" | tail -1)
-		# no end seen: the array went away before md finished (rebuild.done says so)
-		[[ -n $t_end ]] && done=true || t_end=$EPOCHREALTIME
-		sectors=$(awk 'NF == 4 { s = $3 } END { print s + 0 }' "$MD_WATCH")
-		[[ $sectors -gt 0 ]] || sectors=$(($(cat "$(md_sysfs "$dev" component_size)") * 2))
-		total=$((sectors * 512))
-		t_first=${MDT_REB_T0[$test_id]:-$MD_FIO_T0}
-		reb=($(awk -v t0="$MD_FIO_T0" -v s="$t_first" -v e="$t_end" -v b="$total" -v w0="$wait0" \
-			'BEGIN { d = e - s; if (d <= 0) d = 1e-6;
-			  printf "rebuild.start_s:f=%.3f rebuild.end_s:f=%.3f rebuild.bytes:i=%d ", s - t0, e - t0, b;
-			  printf "rebuild.mbps:f=%.2f rebuild.min_per_tb:f=%.2f rebuild.wait_s:f=%.3f",
-			    b / 1e6 / d, d / 60 / (b / 1e12), (e > w0 ? e - w0 : 0) }'))
-		reb+=(rebuild.member:i=0 rebuild.members:ai=0 "rebuild.spare:s=${me_[spare_paths]%%:*}"
-			rebuild.done:b=$done
-			"rebuild.source:s=md sync_completed and /proc/mdstat, polled every 0.2 s")
-		md_samples "$1" "${reb[0]#*=}" "${reb[1]#*=}"
-		reb+=("${MD_SAMPLES[@]}")
-		grep -q . "$MD_WATCH" && cp "$MD_WATCH" "$rdir/logs/$test_id.md-rebuild.log"
 	fi
-	read -r -a vol <<<"$(md_iostat "$dev")"
-	local v0 m0
-	read -r -a v0 <<<"${MDT_VOL0[$test_id]}"
-	read -r -a m0 <<<"${MDT_MEM0[$test_id]}"
-	read -r -a mem <<<"$(md_iostat $(md_slaves "$dev"))"
-	# md's own answer: its level, member count and chunk as the array has them
-	local dg="" lv="" nd="" ck=""
-	read -r dg 2>/dev/null <"$(md_sysfs "$dev" degraded)" || true
-	read -r lv 2>/dev/null <"$(md_sysfs "$dev" level)" || true
-	read -r nd 2>/dev/null <"$(md_sysfs "$dev" raid_disks)" || true
-	read -r ck 2>/dev/null <"$(md_sysfs "$dev" chunk_size)" || true
-	"$RJSON" obj target:s=md level:i="${lv#raid}" members:i="$nd" chunk:i="${ck:-0}" \
-		"layout:s=${me_[layout]}" backend:s=md state:s="$state" device:s="$dev" \
-		volume.reads:i=$((vol[0] - v0[0])) volume.writes:i=$((vol[1] - v0[1])) \
-		volume.read_bytes:i=$((vol[2] - v0[2])) volume.write_bytes:i=$((vol[3] - v0[3])) \
-		member_io.reads:i=$((mem[0] - m0[0])) member_io.writes:i=$((mem[1] - m0[1])) \
-		member_io.read_bytes:i=$((mem[2] - m0[2])) member_io.write_bytes:i=$((mem[3] - m0[3])) \
-		"member_io.source:s=/sys/block/*/stat of the array and its members" \
-		$(md_settings_args "$dev") md.degraded:${dg:+i=}${dg:-n} "${reb[@]}" >"$stats"
+	"$MDSTATS" write "$dev" "$stats" "${MDT_SNAP[$test_id]}" "${me_[state]}" "${me_[layout]}" "${reb[@]}"
+	rm -f "$work/$test_id"_*.log
+	grep -q . "$watch" && cp "$watch" "${RUN[rdir]}/logs/$test_id.md-rebuild.log"
+	mapfile -t reb < <(resync_md_stats "$1")
+	((${#reb[@]} == 0)) || "$RJSON" set "$stats" "${reb[@]}"
 	# a non-optimal array was made for this test alone (its loop devices stay for the next)
-	[[ $state == optimal ]] || md_stop "$array"
+	[[ ${me_[state]} == optimal ]] || md_stop "${me_[array]}"
 }

@@ -91,7 +91,7 @@ test_load() {
 	IFS=$'\t' read -r -a fields <<<"$2"
 	for f in "${fields[@]}"; do
 		case ${f%%=*} in
-		env | arg | out) tl_[${f%%=*}]+=${f#*=}$'\t' ;;
+		env | arg | out | md_opt) tl_[${f%%=*}]+=${f#*=}$'\t' ;;
 		*) tl_[${f%%=*}]=${f#*=} ;;
 		esac
 	done

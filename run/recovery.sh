@@ -28,7 +28,8 @@ rebuild_transfers() {
 	wait
 	t1=$EPOCHREALTIME
 	rm -f "$tmp"
-	"$RJSON" set "$meta" refs.transfers_mbps:f="$(awk -v b="$bytes" -v a="$t0" -v z="$t1" 		'BEGIN { printf "%.1f", b / 1e6 / (z - a) }')" 		"refs.transfers_how:s=${rt_[rebuild_reads]} read + 1 written at once by dd (1 MiB blocks, the write fdatasync'ed), before the test"
+	"$RJSON" set "$meta" refs.transfers_mbps:f="$("$MDSTATS" rate "$bytes" "$t0" "$t1")" \
+		"refs.transfers_how:s=${rt_[rebuild_reads]} read + 1 written at once by dd (1 MiB blocks, the write fdatasync'ed), before the test"
 }
 
 declare -A RESYNC_MD=() # test id -> raid-json args of md's resync, for its stats file
@@ -224,17 +225,10 @@ resync_md_assemble() {
 	local last="" size=""
 	read -r last 2>/dev/null <"$f/last_sync_action" || true
 	read -r size 2>/dev/null <"$f/component_size" || true
-	# the resync's own time by md's clock: its "resync of RAID array" and "resync done"
-	# lines (the last pair: the name may have served earlier tests); else the polled time,
-	# which counts the assembly too
-	local wall ksec src="md's kernel log (resync of RAID array .. resync done)"
-	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-	ksec=$(dmesg 2>/dev/null | awk -v d="${dev#/dev/}" '
-		{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
-		$0 ~ ("resync of RAID array " d "$") { s = t; e = "" }
-		$0 ~ (" " d ": resync done") && s != "" { e = t }
-		END { if (s != "" && e != "") printf "%.3f", e - s }')
-	[[ -n $ksec ]] || { ksec=$wall src="resync_start and sync_action polled every 20 ms from mdadm --assemble"; }
+	# the resync's own time by md's clock (raid-mdstats: its kernel log's last "resync of RAID
+	# array" and "resync done" pair), else the polled time, which counts the assembly too
+	local wall ksec src
+	{ read -r ksec && read -r src && read -r wall; } < <(dmesg 2>/dev/null | "$MDSTATS" resync "$t0" "$t1" "$dev")
 	RESYNC_MD[${ra_[id]}]="resync.seconds:f=$ksec
 resync.wall_s:f=$wall
 resync.bytes:i=$((${size:-0} * 1024))

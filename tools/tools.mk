@@ -28,12 +28,22 @@ $(BUILD)/bin/raid-mdadm: $(OBJ)/tools/run/mdadm/raid_mdadm.o $(LIBRAID)
 TESTS += tests/md/mdvm_test.sh tests/md/raid_mdadm_test.sh
 TESTS += tests/md/md_judge.sh tests/md/numa2_test.sh tests/md/nvme_test.sh tests/md/host_test.sh
 
+# raid-mdstats: md's figures for run.sh's md target (tools/run/mdstats), the rates by the
+# engine's formula (raid_rate_of)
+BINS += $(BUILD)/bin/raid-mdstats
+$(BUILD)/bin/raid-mdstats: $(OBJ)/tools/run/mdstats/mdstats.o $(LIBRAID)
+
 # raid-preset: run.sh's presets (presets/*.preset) and the job files' facts, checked against
 # the engine's level table (tools/run/preset, presets/README.md)
 BINS += $(BUILD)/bin/raid-preset
 $(BUILD)/bin/raid-preset: $(addprefix $(OBJ)/tools/run/preset/,preset.o plan.o options.o drives.o measure.o \
-	resync.o) $(LIBRAID)
+	resync.o sizes.o) $(LIBRAID)
 TESTS += tests/presets/preset_test.sh
+# the plan's arithmetic, case by case (each failure names the case and the figure)
+TESTS += $(BUILD)/tests/sizes_test
+$(BUILD)/tests/sizes_test: $(OBJ)/tools/run/preset/sizes_test.o $(OBJ)/tools/run/preset/sizes.o \
+	$(LIBRAID)
+LDLIBS_sizes_test := -lcmocka
 
 # raid-tool: the engine's level and option tables, for run.sh, the tests and the README
 BINS += $(BUILD)/bin/raid-tool
@@ -41,6 +51,8 @@ $(BUILD)/bin/raid-tool: $(OBJ)/tools/run/raidtool/raid_tool.o $(LIBRAID)
 # one source for each fact: the README's option table and fio's --enghelp are the engine's
 # table; the level facts run.sh and raid-hwinfo use are the engine's
 TESTS += tests/facts/readme_test.sh tests/facts/levels_test.sh
+# and every path a README names is a file or folder of the tree
+TESTS += tests/facts/readme_paths_test.sh
 
 # raid-parity-bench: the parity library's benchmark (a developer's tool, docs/parity.md)
 include tools/dev/parity-bench/parity-bench.mk

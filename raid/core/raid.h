@@ -204,6 +204,13 @@ int raid_array_fail_member(struct raid_array *a, int idx);
 int raid_array_flush(struct raid_array *a);
 /* Write the stats JSON (results/README.md schema) of what has completed so far. */
 int raid_array_write_stats(struct raid_array *a, const char *path, char *err, size_t errlen);
+/* A transfer's rate as every stats file gives it (the engine's rebuild, md's through
+ * raid-mdstats): MB/s (10^6 bytes a second) and minutes per TB (10^12 bytes); 0 and 0 when
+ * no time passed or nothing moved. */
+struct raid_rate {
+	double mbps, min_per_tb;
+};
+struct raid_rate raid_rate_of(uint64_t bytes, double seconds);
 
 struct raid_queue;
 /* Work handed back to a queue by another thread: raid_queue_post() below. */

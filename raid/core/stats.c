@@ -49,6 +49,17 @@ static json_object *gpu_obj(const struct raid_array *a, const struct raid_counte
 	return x;
 }
 
+struct raid_rate raid_rate_of(uint64_t bytes, double seconds)
+{
+	struct raid_rate r = {0, 0};
+
+	if (seconds > 0 && bytes > 0) {
+		r.mbps = (double)bytes / 1e6 / seconds;
+		r.min_per_tb = 1e6 / r.mbps / 60;
+	}
+	return r;
+}
+
 static json_object *build(struct raid_array *a)
 {
 	json_object *o = json_object_new_object(), *failed = json_object_new_array(), *x;

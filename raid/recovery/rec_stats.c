@@ -39,8 +39,7 @@ static json_object *sample_obj(const struct raid_rec_sample *s)
 
 static json_object *rebuild_obj(const struct raid_rec_snapshot *r)
 {
-	double secs = r->end_s - r->start_s;
-	double mbps = secs > 0 ? (double)r->bytes / 1e6 / secs : 0;
+	struct raid_rate rate = raid_rate_of(r->bytes, r->end_s - r->start_s);
 	json_object *x = json_object_new_object(), *arr = json_object_new_array();
 
 	json_object_object_add(x, "member", json_object_new_int(r->members[0]));
@@ -52,9 +51,8 @@ static json_object *rebuild_obj(const struct raid_rec_snapshot *r)
 	json_object_object_add(x, "start_s", json_object_new_double(r->start_s));
 	json_object_object_add(x, "end_s", json_object_new_double(r->end_s));
 	json_object_object_add(x, "bytes", json_object_new_int64((int64_t)r->bytes));
-	json_object_object_add(x, "mbps", json_object_new_double(mbps));
-	json_object_object_add(x, "min_per_tb",
-			       json_object_new_double(mbps > 0 ? 1e6 / mbps / 60 : 0));
+	json_object_object_add(x, "mbps", json_object_new_double(rate.mbps));
+	json_object_object_add(x, "min_per_tb", json_object_new_double(rate.min_per_tb));
 	json_object_object_add(x, "wait_s", json_object_new_double(r->wait_s));
 	arr = json_object_new_array();
 	for (size_t i = 0; i < r->nsamples; i++)

@@ -82,7 +82,8 @@ struct rr_analysis {
 };
 
 void rr_eff_fill(struct rr_analysis *an, const struct rr_run *run, const struct rr_pubset *pub);
-long rr_size_of(const char *s, long dflt); /* "4k" -> 4096; dflt when empty */
+long rr_size_of(const char *s, long dflt); /* "4k" -> 4096; dflt when empty or not a size */
+long rr_default_chunk(void);		   /* raid_chunk's default, the option table's */
 long rr_pub_bs(const struct rr_pub *p);
 double rr_spec_figure(json_object *profile, const struct rr_pub *p, int drives, char *why,
 		      size_t len);

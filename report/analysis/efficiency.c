@@ -6,9 +6,12 @@
  * profile (marked "spec"). */
 #include "report/analysis/analysis.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "raid/core/raid.h"
 
 /* The engine's measured member work per volume I/O: bytes for large tests, counts below. */
 static double stats_per_io(const struct rr_test *t)
@@ -169,22 +172,21 @@ static int pub_level(const struct rr_pub *p)
 	return strncmp(p->array, "raid", 4) ? -2 : atoi(p->array + 4);
 }
 
+/* the engine's size syntax (raid_parse_size), as a job file's */
 long rr_size_of(const char *s, long dflt)
 {
-	char *end;
-	double v = strtod(s ? s : "", &end);
-	if (end == s || v <= 0)
-		return dflt;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		return (long)(v * 1024);
-	case 'm':
-	case 'M':
-		return (long)(v * 1048576);
-	default:
-		return (long)v;
-	}
+	uint64_t v;
+
+	return !raid_parse_size(s, &v) && v > 0 && v <= LONG_MAX ? (long)v : dflt;
+}
+
+/* the engine's default chunk, its option table's (raid_chunk), for a row or test that
+ * names none */
+long rr_default_chunk(void)
+{
+	const struct raid_option *o = raid_option_find("raid_chunk");
+
+	return o && o->def ? rr_size_of(o->def, 0) : 0;
 }
 
 /* A published row's block size: its bs, else 1M for a sequential bandwidth row (review B
@@ -246,7 +248,7 @@ static void fill_pub(struct rr_analysis *an, const struct rr_pubset *pub, const 
 	if (!(e0.raw_figure > 0))
 		return;
 	struct rr_ioc c;
-	long chunk = rr_size_of(p->chunk, 524288);
+	long chunk = rr_size_of(p->chunk, rr_default_chunk());
 	long bs = rr_pub_bs(p);
 	e0.io_per_io = NAN;
 	/* a sequential stream through md's or a controller's stripe cache is written in whole

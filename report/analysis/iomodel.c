@@ -123,7 +123,7 @@ static void striped(int width, int copies, double c, double bs, int write, struc
 
 static int one_way(int level, int n, long chunk, long bs, int write, struct rr_ioc *o)
 {
-	double c = chunk > 0 ? (double)chunk : 524288, b = (double)bs;
+	double c = chunk > 0 ? (double)chunk : (double)rr_default_chunk(), b = (double)bs;
 	memset(o, 0, sizeof(*o));
 	switch (level) {
 	case -1: /* JBOD: one drive per I/O */

@@ -555,7 +555,7 @@ static void flag_published(struct rr_proj *p, json_object *prof)
 	int lvl = !strcmp(pub->array, "jbod") ? -1 : atoi(pub->array + 4), bi = -1, nx;
 	/* a chunk the review did not publish is given its most favourable value, 4k to 1m:
 	 * a figure is only called impossible when no chunk makes it possible */
-	long c0 = *pub->chunk ? rr_size_of(pub->chunk, 524288) : 4096;
+	long c0 = *pub->chunk ? rr_size_of(pub->chunk, rr_default_chunk()) : 4096;
 	long c1 = *pub->chunk ? c0 : 1048576, chosen = c0;
 	for (long c = c0; c <= c1; c *= 2) {
 		snprintf(q.path, sizeof(q.path), "%s", pub_is_gpu(pub) ? "cuda" : "cpu");

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raid/core/raid.h"
 #include "bench.h"
 
 #define STR2(x) #x
@@ -66,39 +67,13 @@ static void die(const char *fmt, const char *a, const char *b)
 	exit(2);
 }
 
-/* "64k", "1m", "4096": bytes, or 0 when malformed */
+/* "64k", "1m", "4096": bytes by the engine's syntax (raid_parse_size), or 0 when malformed
+ * or above 1 TiB */
 static size_t parse_size(const char *s)
 {
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-
-	if (errno || end == s || *s == '-')
-		return 0;
-	unsigned long long mul = 1;
-
-	switch (*end) {
-	case 'k':
-	case 'K':
-		mul = 1ull << 10, end++;
-		break;
-	case 'm':
-	case 'M':
-		mul = 1ull << 20, end++;
-		break;
-	case 'g':
-	case 'G':
-		mul = 1ull << 30, end++;
-		break;
-	}
-	if (*end == 'i' && mul > 1)
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v > (1ull << 40) / mul)
-		return 0;
-	return (size_t)(v * mul);
+	return raid_parse_size(s, &v) || v > (1ull << 40) ? 0 : (size_t)v;
 }
 
 /* split a comma list in place, calling fn on each item */

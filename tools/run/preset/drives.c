@@ -96,7 +96,7 @@ static void rename_count(char *name, size_t len, int planned, int now)
 	if (!done)
 		snprintf(out + o, sizeof(out) - o, "-%dm", now);
 	if (strlen(out) >= len)
-		die("--fit: the name '%s' is too long", out);
+		preset_die("--fit: the name '%s' is too long", out);
 	memcpy(name, out, strlen(out) + 1);
 }
 
@@ -176,35 +176,37 @@ const char *preset_name(const struct preset *p, char *out, size_t len)
 
 /* Arrays over more drives than --drives gave: refused, naming each with the drives it needs
  * (its most demanding test: a rebuild needs a spare), unless --fit */
-void check_drives(const struct preset *p, const struct opts *o)
+void check_drives(struct plan *pl, const struct preset *p, const struct opts *o)
 {
 	char bad[LINE_MAX_] = "", name[128];
 	size_t b = 0;
 	int d = list_count(o->drives), kept = 0;
 
-	for (int i = 0; i < nrows; i++) {
+	for (int i = 0; i < pl->nrows; i++) {
 		int m = 0, first = i;
 
-		for (int k = 0; k < nrows; k++)
-			if (!strcmp(rows[k].a.name, rows[i].a.name)) {
-				m = drives_needed(&rows[k]) > m ? drives_needed(&rows[k]) : m;
+		for (int k = 0; k < pl->nrows; k++)
+			if (!strcmp(pl->rows[k].a.name, pl->rows[i].a.name)) {
+				m = drives_needed(&pl->rows[k]) > m ? drives_needed(&pl->rows[k])
+								    : m;
 				first = k < first ? k : first;
 			}
 		if (m > d && first == i && b + 160 < sizeof(bad))
-			b += snprintf(bad + b, sizeof(bad) - b, " %s (%d),", rows[i].a.name, m);
+			b += snprintf(bad + b, sizeof(bad) - b, " %s (%d),", pl->rows[i].a.name, m);
 	}
 	if (!*bad)
 		return;
 	if (!o->fit) {
 		bad[b - 1] = 0;
-		die("--drives: %d given, too few for preset %s's arrays (drives each needs):%s; "
+		preset_die(
+		    "--drives: %d given, too few for preset %s's arrays (drives each needs):%s; "
 		    "--fit runs them on the drives there are",
 		    d, preset_name(p, name, sizeof(name)), bad);
 	}
-	for (int i = 0; i < nrows; i++)
-		if (fit_row(&rows[i], d))
-			rows[kept++] = rows[i];
-	nrows = kept;
+	for (int i = 0; i < pl->nrows; i++)
+		if (fit_row(&pl->rows[i], d))
+			pl->rows[kept++] = pl->rows[i];
+	pl->nrows = kept;
 }
 
 /* --member-size on drives: each drive holds at least that much */
@@ -217,10 +219,10 @@ void check_drive_sizes(const struct opts *o, const char *given)
 		int fd = open(d, O_RDONLY);
 
 		if (fd < 0 || ioctl(fd, BLKGETSIZE64, &bytes))
-			die("--drives: %s: %s", d, strerror(errno));
+			preset_die("--drives: %s: %s", d, strerror(errno));
 		close(fd);
 		if (bytes < o->msize)
-			die("--drives: %s holds %llu bytes, less than --member-size %s", d,
-			    (unsigned long long)bytes, given);
+			preset_die("--drives: %s holds %llu bytes, less than --member-size %s", d,
+				   (unsigned long long)bytes, given);
 	}
 }

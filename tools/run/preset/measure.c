@@ -31,7 +31,8 @@ static unsigned long long seconds(const struct preset *p, int line, const char *
 	unsigned long long n = strtoull(v, &end, 10);
 
 	if (!isdigit((unsigned char)*v) || (*end && strcmp(end, "s")))
-		die("%s:%d: %s: '%s' is not a whole number of seconds", p->file, line, what, v);
+		preset_die("%s:%d: %s: '%s' is not a whole number of seconds", p->file, line, what,
+			   v);
 	return n;
 }
 
@@ -46,25 +47,26 @@ static void parse_precond(const struct preset *p, struct measure *m)
 		if (!strncmp(w, "fill=", 5)) {
 			m->fill = strtol(w + 5, &end, 10);
 			if (!isdigit((unsigned char)w[5]) || *end || m->fill > 100)
-				die("%s:%d: precondition: fill=N (passes, 0..100), not '%s'",
-				    p->file, p->precond_line, w);
+				preset_die("%s:%d: precondition: fill=N (passes, 0..100), not '%s'",
+					   p->file, p->precond_line, w);
 		} else if (!strncmp(w, "random=", 7) && w[strlen(w) - 1] == 'x') {
 			m->rand_x = strtol(w + 7, &end, 10), m->rand_s = 0;
 			if (!isdigit((unsigned char)w[7]) || strcmp(end, "x") || m->rand_x > 100)
-				die("%s:%d: precondition: random=Nx (volumes, 0..100), not '%s'",
+				preset_die(
+				    "%s:%d: precondition: random=Nx (volumes, 0..100), not '%s'",
 				    p->file, p->precond_line, w);
 		} else if (!strncmp(w, "random=", 7)) {
 			m->rand_s = seconds(p, p->precond_line, "precondition random", w + 7);
 			m->rand_x = 0;
 		} else {
-			die("%s:%d: precondition: '%s': expected fill=N, random=SECONDS or "
-			    "random=Nx",
-			    p->file, p->precond_line, w);
+			preset_die("%s:%d: precondition: '%s': expected fill=N, random=SECONDS or "
+				   "random=Nx",
+				   p->file, p->precond_line, w);
 		}
 	}
 	if (!m->fill && !m->rand_s && !m->rand_x)
-		die("%s:%d: precondition: nothing to write (fill=0 and no random=)", p->file,
-		    p->precond_line);
+		preset_die("%s:%d: precondition: nothing to write (fill=0 and no random=)", p->file,
+			   p->precond_line);
 }
 
 /* steadystate CRITERION window=S [ramp=S] [max=S]; CRITERION as fio's steadystate= takes it */
@@ -75,8 +77,8 @@ static void parse_steady(const struct preset *p, struct measure *m)
 	bool ok = false;
 
 	if (w->n < 2)
-		die("%s:%d: steadystate CRITERION window=S [ramp=S] [max=S]", p->file,
-		    p->steady_line);
+		preset_die("%s:%d: steadystate CRITERION window=S [ramp=S] [max=S]", p->file,
+			   p->steady_line);
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		if (!strncmp(w->w[0], kinds[k], strlen(kinds[k]))) {
 			const char *v = w->w[0] + strlen(kinds[k]);
@@ -86,7 +88,8 @@ static void parse_steady(const struct preset *p, struct measure *m)
 			ok = end != v && (!*end || !strcmp(end, "%")) && strlen(w->w[0]) < 64;
 		}
 	if (!ok)
-		die("%s:%d: steadystate: '%s' is not fio's criterion (iops, iops_slope, bw or "
+		preset_die(
+		    "%s:%d: steadystate: '%s' is not fio's criterion (iops, iops_slope, bw or "
 		    "bw_slope, ':' and a limit, e.g. iops_slope:10%%)",
 		    p->file, p->steady_line, w->w[0]);
 	snprintf(m->criterion, sizeof(m->criterion), "%s", w->w[0]);
@@ -99,14 +102,14 @@ static void parse_steady(const struct preset *p, struct measure *m)
 								     : NULL;
 
 		if (!dst)
-			die("%s:%d: steadystate: '%s': expected window=, ramp= or max=", p->file,
-			    p->steady_line, s);
+			preset_die("%s:%d: steadystate: '%s': expected window=, ramp= or max=",
+				   p->file, p->steady_line, s);
 		*dst = seconds(p, p->steady_line, "steadystate", strchr(s, '=') + 1);
 	}
 	/* fio 3.33 writes a one-second window's slope as -nan, which is not JSON */
 	if (m->window < 2)
-		die("%s:%d: steadystate: window=S (seconds, at least 2) is required", p->file,
-		    p->steady_line);
+		preset_die("%s:%d: steadystate: window=S (seconds, at least 2) is required",
+			   p->file, p->steady_line);
 }
 
 static bool on_off(const char *opt, const char *v, bool dflt)
@@ -114,7 +117,7 @@ static bool on_off(const char *opt, const char *v, bool dflt)
 	if (!v)
 		return dflt;
 	if (strcmp(v, "on") && strcmp(v, "off"))
-		die("%s must be on or off, not '%s'", opt, v);
+		preset_die("%s must be on or off, not '%s'", opt, v);
 	return v[1] == 'n';
 }
 
@@ -129,14 +132,15 @@ void measure_setup(const struct preset *p, struct opts *o)
 
 	if (o->md_bitmap && strcmp(o->md_bitmap, "none") && strcmp(o->md_bitmap, "internal") &&
 	    strcmp(o->md_bitmap, "auto"))
-		die("--md-bitmap must be none, internal or auto, not '%s'", o->md_bitmap);
+		preset_die("--md-bitmap must be none, internal or auto, not '%s'", o->md_bitmap);
 	if (o->md_consistency && strcmp(o->md_consistency, "resync") &&
 	    strcmp(o->md_consistency, "ppl"))
-		die("--md-consistency must be resync or ppl, not '%s'", o->md_consistency);
+		preset_die("--md-consistency must be resync or ppl, not '%s'", o->md_consistency);
 	/* md keeps one of the two in the space by its superblock (md(4), "PPL") */
 	if (o->md_bitmap && !strcmp(o->md_bitmap, "internal") && o->md_consistency &&
 	    !strcmp(o->md_consistency, "ppl"))
-		die("--md-bitmap internal and --md-consistency ppl exclude each other: md keeps "
+		preset_die(
+		    "--md-bitmap internal and --md-consistency ppl exclude each other: md keeps "
 		    "either a write-intent bitmap or a partial parity log");
 
 	/* forced on without a line: one sequential pass, one volume of random writes; IOPS

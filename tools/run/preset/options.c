@@ -33,7 +33,7 @@ static const char *engine_int(const char *opt, const char *name, const char *v)
 	long long n = strtoll(v, &end, 10);
 
 	if (!*v || *end || n < ro->lo || n > ro->hi)
-		die("%s must be %s %lld..%lld, not '%s'", opt, ro->unit, ro->lo, ro->hi, v);
+		preset_die("%s must be %s %lld..%lld, not '%s'", opt, ro->unit, ro->lo, ro->hi, v);
 	return v;
 }
 
@@ -94,13 +94,13 @@ void parse_opts(struct opts *o, int argc, char **argv)
 			continue;
 		}
 		if (!v)
-			die("%s needs a value", k);
+			preset_die("%s needs a value", k);
 		i++;
 		if (!strcmp(k, "--dev")) { /* --dev LABEL DESC */
 			struct dev *d = &o->devs[o->ndevs];
 
 			if (i + 1 >= argc || o->ndevs == MAX_DEVS)
-				die("--dev LABEL DESC, at most %d", MAX_DEVS);
+				preset_die("--dev LABEL DESC, at most %d", MAX_DEVS);
 			snprintf(d->label, sizeof(d->label), "%s", v);
 			desc_get(argv[++i], "level", d->level, sizeof(d->level));
 			desc_get(argv[i], "members", d->members, sizeof(d->members));
@@ -114,26 +114,26 @@ void parse_opts(struct opts *o, int argc, char **argv)
 			if (!strcmp(k, opt_words[j].name))
 				dst = (const char **)((char *)o + opt_words[j].off);
 		if (!dst)
-			die("plan: unknown option '%s'", k);
+			preset_die("plan: unknown option '%s'", k);
 		*dst = v;
 	}
 	scale = o->scale_s, runtime = o->runtime_s, msize = o->msize_s;
 	targets = o->targets_s ? o->targets_s : "engine";
 	if (!o->workloads)
-		die("plan: --workloads DIR is required");
+		preset_die("plan: --workloads DIR is required");
 	if (o->parity && strcmp(o->parity, "cpu") && strcmp(o->parity, "cuda") &&
 	    strcmp(o->parity, "auto"))
-		die("--parity must be cpu, cuda or auto, not '%s'", o->parity);
+		preset_die("--parity must be cpu, cuda or auto, not '%s'", o->parity);
 	if (runtime && (strspn(runtime, "0123456789") != strlen(runtime) || atoll(runtime) < 1))
-		die("--runtime must be a whole number of seconds, not '%s'", runtime);
+		preset_die("--runtime must be a whole number of seconds, not '%s'", runtime);
 	o->runtime = runtime ? strtoull(runtime, NULL, 10) : 0;
 	if (o->repeat_s) {
 		char *end;
 
 		o->repeat = strtol(o->repeat_s, &end, 10);
 		if (!*o->repeat_s || *end || o->repeat < 1 || o->repeat > MAX_REPEAT)
-			die("--repeat must be a whole number 1..%d, not '%s'", MAX_REPEAT,
-			    o->repeat_s);
+			preset_die("--repeat must be a whole number 1..%d, not '%s'", MAX_REPEAT,
+				   o->repeat_s);
 	}
 	if (o->gpu)
 		engine_int("--gpu", "raid_gpu", o->gpu);
@@ -145,12 +145,12 @@ void parse_opts(struct opts *o, int argc, char **argv)
 
 		o->scale = strtod(scale, &end);
 		if (!*scale || *end || !(o->scale > 0 && o->scale <= 1))
-			die("--scale must be a number in (0, 1], not '%s'", scale);
+			preset_die("--scale must be a number in (0, 1], not '%s'", scale);
 	}
 	if (msize) {
 		o->msize = size_of("--member-size", msize);
 		if (o->msize < MIB)
-			die("--member-size must be at least 1M");
+			preset_die("--member-size must be at least 1M");
 		o->member_size_given = true;
 		check_drive_sizes(o, msize);
 	}

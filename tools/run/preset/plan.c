@@ -2,9 +2,10 @@
  * plan.c - `raid-preset plan`: every test of a preset with run.sh's options applied, one line
  * each, carrying everything run.sh needs to run it (presets/README.md, "The plan"): its id,
  * target, sizes, fio's environment and argument list, members and placement. The arithmetic
- * is here, over the engine's own tables (raid_parse_size, the level table, the option table),
- * so that run.sh only starts, watches, tears down and collects. Its options: options.c; the
- * drives and --fit: drives.c.
+ * is sizes.c's, over the engine's own tables (raid_parse_size, the level table, the option
+ * table), so that run.sh only starts, watches, tears down and collects. Its options:
+ * options.c; the drives and --fit: drives.c. What it builds (rows, tests) is a struct plan
+ * that plan_main allocates and passes down: no globals.
  *
  * A line is KEY=VALUE fields separated by tabs (a value holds no tab or newline: paths with
  * one are refused); env= and arg= repeat, in order. run.sh reads a line with
@@ -23,23 +24,19 @@
 #include "preset.h"
 #include "plan.h"
 
-struct row rows[MAX_TESTS];
-int nrows;
-static struct test tests[MAX_TESTS];
-static int ntests;
-
 static void add_row(struct preset *p, const char *group, const struct inst *a, const char *state,
 		    const char *job)
 {
-	struct row *r = &rows[nrows];
+	struct plan *pl = p->ctx;
+	struct row *r = &pl->rows[pl->nrows];
 
-	if (nrows == MAX_TESTS)
-		die("%s: more than %d runs", p->file, MAX_TESTS);
+	if (pl->nrows == MAX_TESTS)
+		preset_die("%s: more than %d runs", p->file, MAX_TESTS);
 	snprintf(r->group, sizeof(r->group), "%s", group);
 	snprintf(r->state, sizeof(r->state), "%s", state);
 	snprintf(r->job, sizeof(r->job), "%s", job);
 	r->a = *a;
-	nrows++;
+	pl->nrows++;
 }
 
 bool is_jbod(const struct inst *a)
@@ -53,7 +50,7 @@ struct raid_level_info level_of(const char *level)
 	struct raid_level_info l;
 
 	if (raid_level_get(atoi(level), &l))
-		die("level '%s' is not in the engine's level table", level);
+		preset_die("level '%s' is not in the engine's level table", level);
 	return l;
 }
 
@@ -62,21 +59,8 @@ unsigned long long size_of(const char *what, const char *s)
 	uint64_t v;
 
 	if (raid_parse_size(s, &v))
-		die("%s: '%s' is not a size (e.g. 256M)", what, s);
+		preset_die("%s: '%s' is not a size (e.g. 256M)", what, s);
 	return v;
-}
-
-/*
- * The volume an array of n members of member_bytes each gives, as the engine sizes it:
- * (n - parity) members' worth over the copies, in whole chunks where the level stripes.
- */
-static unsigned long long volume(const struct raid_level_info *l, int n,
-				 unsigned long long member_bytes, unsigned long long chunk)
-{
-	unsigned long long unit = l->uses_chunk ? chunk : member_bytes;
-	int copies = l->copies == RAID_ALL_MEMBERS ? n : l->copies;
-
-	return member_bytes / unit * (unsigned long long)(n - l->parity) / copies * unit;
 }
 
 /* A level with something to resync: a member it can lose (RAID0 has none) */
@@ -85,42 +69,18 @@ static bool redundant(const struct raid_level_info *l)
 	return l->max_failed != 0;
 }
 
-/* published figure -> figure at this scale, at least 1 */
-static long scaled(const char *pub, double scale)
-{
-	long v = (long)(atof(pub) * scale + 0.5);
-
-	return v < 1 ? 1 : v;
-}
-
-/* Each job's span: random jobs share the volume, sequential ones get a slice each, as
- * separate streams on the array do. */
-static void job_span(const char *rw, unsigned long long vol, unsigned long long span,
-		     unsigned long long bs, long numjobs, int jbod_members,
-		     unsigned long long *size, unsigned long long *offset)
-{
-	unsigned long long slice = span / numjobs / bs * bs;
-
-	*size = vol;
-	*offset = 0;
-	if (strncmp(rw, "rand", 4) && slice >= bs) {
-		*size = jbod_members ? slice * jbod_members : slice;
-		*offset = slice;
-	}
-}
-
-static void add_test(const struct row *r, const char *target, const struct inst *a,
+static void add_test(struct plan *pl, const struct row *r, const char *target, const struct inst *a,
 		     const char *array)
 {
-	struct test *t = &tests[ntests];
+	struct test *t = &pl->tests[pl->ntests];
 
-	if (ntests == MAX_TESTS)
-		die("more than %d tests", MAX_TESTS);
+	if (pl->ntests == MAX_TESTS)
+		preset_die("more than %d tests", MAX_TESTS);
 	t->r = r;
 	t->a = *a;
 	snprintf(t->target, sizeof(t->target), "%s", target);
 	snprintf(t->array, sizeof(t->array), "%s", array);
-	ntests++;
+	pl->ntests++;
 }
 
 /*
@@ -128,31 +88,29 @@ static void add_test(const struct row *r, const char *target, const struct inst 
  * before its first test there: a sequential fill, then random writes. Once per array and
  * target in a run: the drives stay written between segments.
  */
-static void add_precond(const struct opts *o, const char *target, const struct inst *a,
-			const char *array)
+static void add_precond(struct plan *pl, const struct opts *o, const char *target,
+			const struct inst *a, const char *array)
 {
-	static char done[MAX_TESTS][240];
-	static int ndone;
 	char key[240];
 
 	if (!o->m.precond || !on_block(o, target))
 		return;
 	snprintf(key, sizeof(key), "%s %s", target, array);
-	for (int i = 0; i < ndone; i++)
-		if (!strcmp(done[i], key))
+	for (int i = 0; i < pl->nprecond_done; i++)
+		if (!strcmp(pl->precond_done[i], key))
 			return;
-	snprintf(done[ndone++], sizeof(done[0]), "%s", key);
+	snprintf(pl->precond_done[pl->nprecond_done++], sizeof(pl->precond_done[0]), "%s", key);
 	for (int k = 0; k < 2; k++) {
-		struct row *r = &rows[nrows];
+		struct row *r = &pl->rows[pl->nrows];
 
 		if (k == 0 ? !o->m.fill : !(o->m.rand_s || o->m.rand_x))
 			continue;
-		if (nrows == MAX_TESTS)
-			die("more than %d runs with preconditioning", MAX_TESTS);
+		if (pl->nrows == MAX_TESTS)
+			preset_die("more than %d runs with preconditioning", MAX_TESTS);
 		*r = (struct row){.group = "-", .state = "optimal", .precond = k ? 'r' : 'f', .a = *a};
 		snprintf(r->job, sizeof(r->job), "%s", k ? "precond-random" : "precond-fill");
-		nrows++;
-		add_test(r, target, a, array);
+		pl->nrows++;
+		add_test(pl, r, target, a, array);
 	}
 }
 
@@ -163,39 +121,42 @@ static void add_precond(const struct opts *o, const char *target, const struct i
  * array); a dev: volume takes each workload once, from the optimal rows whose level and
  * member count its description names (all of them without).
  */
-static void expand_targets(const struct opts *o)
+static void expand_targets(struct plan *pl, const struct opts *o)
 {
 	char seen[MAX_TESTS][160];
-	int nseen = 0, n0 = nrows; /* add_precond appends rows */
+	int nseen = 0, n0 = pl->nrows; /* add_precond appends rows */
 
 	for (int s = 0, e; s < n0; s = e) {
-		const char *key = strcmp(rows[s].group, "-") ? rows[s].group : rows[s].a.name;
+		const char *key =
+		    strcmp(pl->rows[s].group, "-") ? pl->rows[s].group : pl->rows[s].a.name;
 
 		for (e = s + 1; e < n0; e++)
-			if (strcmp(strcmp(rows[e].group, "-") ? rows[e].group : rows[e].a.name,
+			if (strcmp(strcmp(pl->rows[e].group, "-") ? pl->rows[e].group
+								  : pl->rows[e].a.name,
 				   key))
 				break;
 		for (int i = s; i < e; i++)
-			if (is_jbod(&rows[i].a))
-				add_precond(o, "jbod", &rows[i].a, rows[i].a.name);
+			if (is_jbod(&pl->rows[i].a))
+				add_precond(pl, o, "jbod", &pl->rows[i].a, pl->rows[i].a.name);
 		for (int i = s; i < e; i++)
-			if (is_jbod(&rows[i].a))
-				add_test(&rows[i], "jbod", &rows[i].a, rows[i].a.name);
+			if (is_jbod(&pl->rows[i].a))
+				add_test(pl, &pl->rows[i], "jbod", &pl->rows[i].a,
+					 pl->rows[i].a.name);
 		for (int k = 0; k < o->ntargets; k++) {
 			const char *t = o->targets[k];
 
 			for (int i = s; i < e && strncmp(t, "dev:", 4); i++)
-				if (!is_jbod(&rows[i].a) &&
-				    (strcmp(t, "md") || strcmp(rows[i].a.parity, "cuda")))
-					add_precond(o, t, &rows[i].a, rows[i].a.name);
+				if (!is_jbod(&pl->rows[i].a) &&
+				    (strcmp(t, "md") || strcmp(pl->rows[i].a.parity, "cuda")))
+					add_precond(pl, o, t, &pl->rows[i].a, pl->rows[i].a.name);
 			for (int i = s; i < e; i++) {
-				const struct row *r = &rows[i];
+				const struct row *r = &pl->rows[i];
 
 				if (is_jbod(&r->a) ||
 				    (!strcmp(t, "md") && !strcmp(r->a.parity, "cuda")))
 					continue;
 				if (strncmp(t, "dev:", 4)) {
-					add_test(r, t, &r->a, r->a.name);
+					add_test(pl, r, t, &r->a, r->a.name);
 					continue;
 				}
 				const struct dev *d = NULL;
@@ -223,8 +184,8 @@ static void expand_targets(const struct opts *o)
 				snprintf(a.chunk, sizeof(a.chunk), "%s",
 					 d && *d->chunk ? d->chunk : "-");
 				snprintf(arr, sizeof(arr), "dev-%s", t + 4);
-				add_precond(o, t, &a, arr);
-				add_test(r, t, &a, arr);
+				add_precond(pl, o, t, &a, arr);
+				add_test(pl, r, t, &a, arr);
 			}
 		}
 	}
@@ -242,7 +203,7 @@ static void placement(const char *file, const char *array, char *cpus, size_t cl
 		return;
 	f = fopen(file, "r");
 	if (!f)
-		die("%s: %s", file, strerror(errno));
+		preset_die("%s: %s", file, strerror(errno));
 	while (fgets(buf, sizeof(buf), f)) {
 		char *tab = strchr(buf, '\t');
 
@@ -280,7 +241,7 @@ static void paths(const struct opts *o, const char *array, const char *bays, con
 		w += snprintf(out + w, w < len ? len - w : 0, "%s%s", i ? ":" : "", d);
 	}
 	if (w >= len)
-		die("the member paths of %s are longer than %zu characters", array, len);
+		preset_die("the member paths of %s are longer than %zu characters", array, len);
 }
 
 void field(const char *k, const char *fmt, ...)
@@ -292,8 +253,36 @@ void field(const char *k, const char *fmt, ...)
 	vsnprintf(v, sizeof(v), fmt, ap);
 	va_end(ap);
 	if (strpbrk(v, "\t\n"))
-		die("%s: '%s' holds a tab or newline, which the plan cannot carry", k, v);
+		preset_die("%s: '%s' holds a tab or newline, which the plan cannot carry", k, v);
 	printf("\t%s=%s", k, v);
+}
+
+/*
+ * md_opt: the options of mdadm --create that this level has, in the order run/md.sh gives
+ * them (its level facts are the engine's table: RAID0 keeps nothing consistent, so no
+ * bitmap; RAID1 has no chunk; the layout as mdadm spells it, near2 as n2).
+ */
+static void md_create_opts(const struct opts *o, const struct raid_level_info *l, int members,
+			   unsigned long long csz, unsigned long long per, const char *bm,
+			   const char *cp)
+{
+	const char *lay = raid_layout_name(l->level, l->default_layout);
+
+	if (l->max_failed != 0)
+		field("md_opt", "--bitmap=%s", bm);
+	if (!strcmp(cp, "ppl"))
+		field("md_opt", "--consistency-policy=ppl");
+	if (l->uses_chunk)
+		field("md_opt", "--chunk=%llu", csz / 1024);
+	if (lay && *lay)
+		field("md_opt", "--layout=%s", !strncmp(lay, "near2", 5) ? "n2" : lay);
+	/* mdadm refuses a one-member array without it */
+	if (members == 1)
+		field("md_opt", "--force");
+	/* --size keeps md to the part of each drive the engine uses (KiB); RAID0 has none, and
+	 * member files are of that size already */
+	if (o->drives && l->level != 0)
+		field("md_opt", "--size=%llu", per / 1024);
 }
 
 /* One test's line (presets/README.md lists the fields). */
@@ -308,9 +297,9 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	char spare_paths[4 * PATH_MAX], cpus[256], mem[256], stats[PATH_MAX];
 	struct job_facts j;
 	struct raid_level_info l = {0};
-	unsigned long long bs, csz, per, vol = 0, size = 0, off = 0;
+	unsigned long long bs, csz, per, vol, size, off;
 	long numjobs, iodepth;
-	unsigned long long run_time = o->runtime;
+	unsigned long long run_time;
 	const char *res = o->results;
 	char id[sizeof(t->id) + 16];
 
@@ -320,31 +309,34 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 		snprintf(id, sizeof(id), "%s@%d", t->id, rep);
 	snprintf(file, sizeof(file), "%s/%s.fio", p->workloads, r->job);
 	job_read(file, &j);
-	bs = size_of(file, j.bs);
-	numjobs = scaled(j.numjobs, o->scale);
-	iodepth = scaled(j.iodepth, o->scale);
 	if (!jbod && !dev)
 		l = level_of(a->level);
-	/* a dev: volume's chunk is what its description says, if anything */
-	csz = jbod || !strcmp(a->chunk, "-") ? MIB : size_of("chunk", a->chunk);
-	per = o->msize / csz * csz;
-	if (!strncmp(j.id, "REBUILD-", 8))
-		run_time *= 4;
 	/* preconditioning writes each job's slice, its random writes too (so that N passes
 	 * write N volumes); steady state caps a measured test at its max (measure.c) */
 	const char *span_rw = r->precond ? "write" : j.rw;
 	bool steady = o->m.steady && !r->precond && on_block(o, t->target) && j.timed &&
 		      !strcmp(r->state, "optimal");
+	/* the arithmetic (sizes.c); a dev: volume's chunk is what its description says */
+	const struct plan_shape shape = {
+	    .l = jbod || dev ? NULL : &l,
+	    .jbod = jbod,
+	    .members = a->members,
+	    .msize = o->msize,
+	    .chunk = jbod || !strcmp(a->chunk, "-") ? MIB : size_of("chunk", a->chunk),
+	    .bs = size_of(file, j.bs),
+	    .numjobs = plan_scaled(j.numjobs, o->scale),
+	    .rw = span_rw,
+	    .resync = resync_state(r->state),
+	    .runtime = o->runtime,
+	    .rebuild_job = !strncmp(j.id, "REBUILD-", 8),
+	    .steady_max = steady ? o->m.max : 0,
+	};
+	struct plan_sizes z;
 
-	if (steady && run_time < o->m.max)
-		run_time = o->m.max;
-	if (jbod)
-		job_span(span_rw, per * a->members, per, bs, numjobs, a->members, &size, &off);
-	else if (!dev)
-		vol = volume(&l, a->members, per, csz),
-		job_span(span_rw, vol, vol, bs, numjobs, 0, &size, &off);
-	if (resync_state(r->state))
-		size = resync_span(vol, bs), off = 0;
+	plan_sizes(&shape, &z);
+	csz = shape.chunk, bs = shape.bs, numjobs = shape.numjobs;
+	iodepth = plan_scaled(j.iodepth, o->scale);
+	per = z.per, vol = z.vol, size = z.size, off = z.off, run_time = z.run_time;
 	if (dev)
 		bays[0] = spares[0] = 0;
 	else
@@ -370,7 +362,6 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("parity", "%s", dev ? "" : md ? "md" : a->parity);
 	field("has_parity", "%d", l.parity > 0);
 	field("data_members", "%d", jbod || dev ? a->members : a->members - l.parity);
-	field("md_chunk_kib", "%llu", csz / 1024);
 	field("layout", "%s", jbod || dev ? "" : raid_layout_name(l.level, l.default_layout) ?: "");
 	field("state", "%s", r->state);
 	field("bays", "%s", bays);
@@ -395,14 +386,13 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("cpus", "%s", cpus);
 	field("mem", "%s", mem);
 	field("last", "%d", last);
-	/* md's --size: the part of each drive the engine uses (KiB) */
-	field("md_size_kib", "%llu", o->drives && l.level != 0 ? per / 1024 : 0);
 	if (md) { /* --bitmap and the consistency policy md runs with (measure.c) */
 		const char *bm, *cp;
 
 		md_policy(o, &l, o->drives ? per / 1024 : o->msize / 1024, &bm, &cp);
 		field("md_bitmap", "%s", bm);
 		field("md_consistency", "%s", cp);
+		md_create_opts(o, &l, a->members, csz, per, bm, cp);
 	}
 	field("role", "%s", r->precond ? "precondition" : "measure");
 	field("span_rw", "%s", span_rw);
@@ -495,7 +485,13 @@ out:
 int plan_main(struct preset *p, int argc, char **argv)
 {
 	struct opts o = {.scratch = "", .results = "", .engine = ""};
+	struct plan *pl = calloc(1, sizeof(*pl));
+	struct test *tests;
 	regex_t re;
+
+	if (!pl)
+		preset_die("out of memory for the plan");
+	tests = pl->tests;
 
 	parse_opts(&o, argc, argv);
 	if (!o.runtime)
@@ -508,15 +504,16 @@ int plan_main(struct preset *p, int argc, char **argv)
 	p->workloads = o.workloads;
 	p->layout = o.layout;
 	p->row = add_row;
+	p->ctx = pl;
 	expand(p);
 	if (o.drives)
-		check_drives(p, &o);
-	expand_targets(&o);
+		check_drives(pl, p, &o);
+	expand_targets(pl, &o);
 	if (o.only && regcomp(&re, o.only, REG_EXTENDED | REG_NOSUB))
-		die("--only: '%s' is not an extended regular expression", o.only);
+		preset_die("--only: '%s' is not an extended regular expression", o.only);
 	int kept = 0;
 
-	for (int i = 0; i < ntests; i++) {
+	for (int i = 0; i < pl->ntests; i++) {
 		struct test *t = &tests[i];
 		char file[PATH_MAX];
 		struct job_facts j;
@@ -530,25 +527,26 @@ int plan_main(struct preset *p, int argc, char **argv)
 		t->keep = !o.only || !regexec(&re, t->id, 0, NULL, 0);
 	}
 	/* an array's preconditioning stays when --only keeps one of its tests on that target */
-	for (int i = 0; i < ntests; i++)
-		for (int k = 0; k < ntests && tests[i].r->precond && !tests[i].keep; k++)
+	for (int i = 0; i < pl->ntests; i++)
+		for (int k = 0; k < pl->ntests && tests[i].r->precond && !tests[i].keep; k++)
 			tests[i].keep = tests[k].keep && !tests[k].r->precond &&
 					!strcmp(tests[k].array, tests[i].array) &&
 					!strcmp(tests[k].target, tests[i].target);
-	for (int i = 0; i < ntests; i++)
+	for (int i = 0; i < pl->ntests; i++)
 		if (tests[i].keep)
 			tests[kept++] = tests[i];
-	ntests = kept;
-	if (!ntests && o.only) {
+	pl->ntests = kept;
+	if (!pl->ntests && o.only) {
 		char name[128];
 
 		preset_name(p, name, sizeof(name));
-		die("--only: '%s' matches none of preset %s's test ids (./run.sh %s --dry-run "
+		preset_die(
+		    "--only: '%s' matches none of preset %s's test ids (./run.sh %s --dry-run "
 		    "lists them)",
 		    o.only, name, name);
 	}
-	if (!ntests)
-		die("%s planned no tests", p->file);
+	if (!pl->ntests)
+		preset_die("%s planned no tests", p->file);
 	if (!o.repeat)
 		o.repeat = p->repeat ? p->repeat : 1;
 	/*
@@ -564,27 +562,28 @@ int plan_main(struct preset *p, int argc, char **argv)
 	bool files = false;
 	int npre = 0; /* preconditioning runs in the first round only */
 
-	for (int i = 0; i < ntests; i++)
+	for (int i = 0; i < pl->ntests; i++)
 		files |= !on_block(&o, tests[i].target), npre += tests[i].r->precond != 0;
 	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%ld\tconfigs=%d\t"
 	       "repeats=%ld\tclocksource=%s\tprecondition=%s\tsteadystate=%s\tprecond_runs=%d\n",
-	       o.scale, o.runtime, o.msize, (ntests - npre) * o.repeat + npre, ntests - npre, o.repeat,
-	       *o.clock ? o.clock : "default", measure_state(&o, false, files),
-	       measure_state(&o, true, files), npre);
+	       o.scale, o.runtime, o.msize, (pl->ntests - npre) * o.repeat + npre,
+	       pl->ntests - npre, o.repeat, *o.clock ? o.clock : "default",
+	       measure_state(&o, false, files), measure_state(&o, true, files), npre);
 	/* Round K runs every test once before round K + 1, so that drift over the run (heat,
 	 * the page cache, a neighbour) falls on every configuration alike. */
 	for (int k = 1, idx = 1; k <= o.repeat; k++)
-		for (int i = 0; i < ntests; i++, idx++) {
+		for (int i = 0; i < pl->ntests; i++, idx++) {
 			bool last = k == o.repeat;
 
 			if (k > 1 && tests[i].r->precond) {
 				idx--;
 				continue;
 			}
-			for (int j = i + 1; j < ntests && last; j++)
+			for (int j = i + 1; j < pl->ntests && last; j++)
 				last &= strcmp(tests[j].array, tests[i].array) != 0;
 			print_test(p, &o, &tests[i], idx, k, last);
 		}
+	free(pl);
 	return 0;
 }
 
@@ -596,15 +595,15 @@ int span_main(int argc, char **argv)
 	size_t l = argc == 4 ? strlen(argv[0]) : 0;
 
 	if (argc != 4)
-		die("usage: span VOLUME RW BS NUMJOBS");
+		preset_die("usage: span VOLUME RW BS NUMJOBS");
 	if (l > 1 && argv[0][l - 1] == 's') {
 		argv[0][l - 1] = 0;
 		vol = size_of("span", argv[0]) * 512;
 	} else {
 		vol = size_of("span", argv[0]);
 	}
-	job_span(argv[1], vol, vol, size_of("span", argv[2]), atol(argv[3]) > 0 ? atol(argv[3]) : 1,
-		 0, &size, &off);
+	plan_job_span(argv[1], vol, vol, size_of("span", argv[2]),
+		      atol(argv[3]) > 0 ? atol(argv[3]) : 1, 0, &size, &off);
 	printf("JOB_SIZE=%llu JOB_OFFSET=%llu\n", size, off);
 	return 0;
 }
@@ -615,9 +614,10 @@ int volume_main(int argc, char **argv)
 	struct raid_level_info l;
 
 	if (argc != 4)
-		die("usage: volume LEVEL MEMBERS MEMBER_BYTES CHUNK");
+		preset_die("usage: volume LEVEL MEMBERS MEMBER_BYTES CHUNK");
 	l = level_of(argv[0]);
 	printf("%llu\n",
-	       volume(&l, atoi(argv[1]), size_of("volume", argv[2]), size_of("volume", argv[3])));
+	       plan_volume(&l, atoi(argv[1]), size_of("volume", argv[2]),
+			   size_of("volume", argv[3])));
 	return 0;
 }

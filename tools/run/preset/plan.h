@@ -64,12 +64,44 @@ struct opts {
 	int ndevs;
 };
 
-extern struct row rows[MAX_TESTS]; /* the preset's rows, in order */
-extern int nrows;
+/* The plan being built, passed down from plan_main (no globals): the preset's rows in
+ * order, the tests over them (rows x targets), the arrays preconditioned so far */
+struct plan {
+	struct row rows[MAX_TESTS];
+	int nrows;
+	struct test tests[MAX_TESTS];
+	int ntests;
+	char precond_done[MAX_TESTS][240]; /* "TARGET ARRAY" */
+	int nprecond_done;
+};
 
 bool is_jbod(const struct inst *a);
 struct raid_level_info level_of(const char *level);	     /* the level table's entry */
 unsigned long long size_of(const char *what, const char *s); /* raid_parse_size, or die */
+
+/* sizes.c: the plan's arithmetic. A test's shape (l NULL: a JBOD, or a dev: volume, sized at
+ * run time) -> its member bytes, volume, each job's size and offset, and run time */
+struct plan_shape {
+	const struct raid_level_info *l;
+	bool jbod, resync, rebuild_job; /* a resync state; a REBUILD- workload */
+	int members;
+	unsigned long long msize, chunk, bs; /* member size as the run gives it, chunk, block */
+	long numjobs;
+	const char *rw; /* the jobs' pattern over their span (a fill's: write) */
+	unsigned long long runtime, steady_max; /* seconds; steady state's cap (0: none) */
+};
+struct plan_sizes {
+	unsigned long long per, vol, size, off, run_time;
+};
+void plan_sizes(const struct plan_shape *s, struct plan_sizes *z);
+unsigned long long plan_volume(const struct raid_level_info *l, int n,
+			       unsigned long long member_bytes, unsigned long long chunk);
+long plan_scaled(const char *pub, double scale); /* a published figure at scale, at least 1 */
+/* each job's span: random jobs share the volume, sequential ones get a slice each, as
+ * separate streams on the array do */
+void plan_job_span(const char *rw, unsigned long long vol, unsigned long long span,
+		   unsigned long long bs, long numjobs, int jbod_members, unsigned long long *size,
+		   unsigned long long *offset);
 
 /* plan.c: one field of the test's plan line */
 void field(const char *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -99,7 +131,7 @@ void split_bays(const struct inst *a, const char *state, char *bays, size_t blen
 		size_t slen);
 int max_bay(const char *list);
 const char *preset_name(const struct preset *p, char *out, size_t len);
-void check_drives(const struct preset *p, const struct opts *o);
+void check_drives(struct plan *pl, const struct preset *p, const struct opts *o);
 void check_drive_sizes(const struct opts *o, const char *given);
 
 #endif

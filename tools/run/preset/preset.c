@@ -33,7 +33,7 @@
 
 const char *prog = "raid-preset";
 
-void die(const char *fmt, ...)
+void preset_die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -50,7 +50,7 @@ char *xstrdup(const char *s)
 	char *d = strdup(s);
 
 	if (!d)
-		die("out of memory");
+		preset_die("out of memory");
 	return d;
 }
 
@@ -117,8 +117,8 @@ static void check_fields(const struct preset *p, const struct item *it, const ch
 		for (int k = 0; ok[k] && eq; k++)
 			known |= strlen(ok[k]) == l && !strncmp(ok[k], it->f.w[i], l);
 		if (!known || !eq[1])
-			die("%s:%d: %s: '%s' is not one of its FIELD=VALUE fields", p->file,
-			    it->line, it->name, it->f.w[i]);
+			preset_die("%s:%d: %s: '%s' is not one of its FIELD=VALUE fields", p->file,
+				   it->line, it->name, it->f.w[i]);
 	}
 }
 
@@ -132,14 +132,14 @@ static struct item *find(const struct preset *p, char kind, const char *name)
 	return NULL;
 }
 
-void parse(struct preset *p, const char *file)
+void preset_parse(struct preset *p, const char *file)
 {
 	char buf[LINE_MAX_], copy[LINE_MAX_];
 	FILE *f = fopen(file, "r");
 	int line = 0;
 
 	if (!f)
-		die("%s: %s", file, strerror(errno));
+		preset_die("%s: %s", file, strerror(errno));
 	memset(p, 0, sizeof(*p));
 	p->file = file;
 	STAILQ_INIT(&p->items);
@@ -150,10 +150,11 @@ void parse(struct preset *p, const char *file)
 
 		line++;
 		if (!strchr(buf, '\n') && !feof(f))
-			die("%s:%d: line longer than %d characters", file, line, LINE_MAX_ - 2);
+			preset_die("%s:%d: line longer than %d characters", file, line,
+				   LINE_MAX_ - 2);
 		snprintf(copy, sizeof(copy), "%s", buf);
 		if (split(buf, &w))
-			die("%s:%d: more than %d words", file, line, MAXW);
+			preset_die("%s:%d: more than %d words", file, line, MAXW);
 		if (!w.n)
 			continue;
 		kw = w.w[0];
@@ -163,12 +164,12 @@ void parse(struct preset *p, const char *file)
 			d += strspn(d, " \t");
 			d[strcspn(d, "\r\n")] = 0;
 			if (p->doc || !*d)
-				die("%s:%d: doc: one line of text, once", file, line);
+				preset_die("%s:%d: doc: one line of text, once", file, line);
 			p->doc = xstrdup(d);
 		} else if (!strcmp(kw, "profile")) {
 			if (w.n != 2 || p->profile)
-				die("%s:%d: profile NAME (a hw-profiles/NAME.json), once", file,
-				    line);
+				preset_die("%s:%d: profile NAME (a hw-profiles/NAME.json), once",
+					   file, line);
 			p->profile = xstrdup(w.w[1]);
 		} else if (!strcmp(kw, "repeat")) {
 			/* each test N times, interleaved (presets/README.md, "Repeats") */
@@ -176,7 +177,7 @@ void parse(struct preset *p, const char *file)
 
 			p->repeat = w.n == 2 ? strtol(w.w[1], &end, 10) : 0;
 			if (w.n != 2 || *end || p->repeat < 1 || p->repeat > MAX_REPEAT || p->repeat_line)
-				die("%s:%d: repeat N (1..%d), once", file, line, MAX_REPEAT);
+				preset_die("%s:%d: repeat N (1..%d), once", file, line, MAX_REPEAT);
 			p->repeat_line = line;
 		} else if (!strcmp(kw, "precondition") || !strcmp(kw, "steadystate")) {
 			/* checked by the plan (measure.c), which knows the runtime they relate to */
@@ -184,7 +185,7 @@ void parse(struct preset *p, const char *file)
 			struct words *dst = pre ? &p->precond : &p->steady;
 
 			if (*(pre ? &p->precond_line : &p->steady_line))
-				die("%s:%d: %s: once", file, line, kw);
+				preset_die("%s:%d: %s: once", file, line, kw);
 			for (int i = 1; i < w.n; i++)
 				dst->w[dst->n++] = xstrdup(w.w[i]);
 			*(pre ? &p->precond_line : &p->steady_line) = line;
@@ -193,7 +194,8 @@ void parse(struct preset *p, const char *file)
 			char **dst = rt ? p->runtime : p->msize;
 
 			if (w.n < 2 || w.n > 4 || dst[0])
-				die("%s:%d: %s VALUE [scaled] [min=VALUE], once", file, line, kw);
+				preset_die("%s:%d: %s VALUE [scaled] [min=VALUE], once", file, line,
+					   kw);
 			for (int i = 1; i < w.n; i++)
 				dst[i - 1] = xstrdup(w.w[i]);
 			*(rt ? &p->runtime_line : &p->msize_line) = line;
@@ -202,85 +204,54 @@ void parse(struct preset *p, const char *file)
 			bool run = kw[1] == 'u';
 
 			if (w.n < (run ? 2 : 3))
-				die("%s:%d: %s %s", file, line, kw,
-				    run ? "FIELD=LIST..." : "NAME FIELD...");
+				preset_die("%s:%d: %s %s", file, line, kw,
+					   run ? "FIELD=LIST..." : "NAME FIELD...");
 			it = calloc(1, sizeof(*it));
 			if (!it)
-				die("out of memory");
+				preset_die("out of memory");
 			it->line = line;
 			it->kind = run ? 'r' : kw[1] == 'i' ? 'l' : kw[1] == 'r' ? 'a' : 'y';
 			it->name = xstrdup(run ? "run" : w.w[1]);
 			for (int i = run ? 1 : 2; i < w.n; i++)
 				it->f.w[it->f.n++] = xstrdup(w.w[i]);
 			if (!run && find(p, 0, it->name))
-				die("%s:%d: '%s' is defined twice", file, line, it->name);
+				preset_die("%s:%d: '%s' is defined twice", file, line, it->name);
 			STAILQ_INSERT_TAIL(&p->items, it, next);
 		} else {
-			die("%s:%d: unknown keyword '%s' (doc, profile, runtime, member-size, repeat, "
-			    "precondition, steadystate, list, array, layout, run)",
-			    file, line, kw);
+			preset_die("%s:%d: unknown keyword '%s' (doc, profile, runtime, "
+				   "member-size, repeat, "
+				   "precondition, steadystate, list, array, layout, run)",
+				   file, line, kw);
 		}
 	}
 	fclose(f);
 	if (!p->doc)
-		die("%s: no doc line", file);
+		preset_die("%s: no doc line", file);
 	if (!p->runtime[0] || !p->msize[0])
-		die("%s: needs a runtime and a member-size line", file);
-}
-
-/* 512k, 1G, 4096 -> bytes; -EINVAL if not a size */
-static int to_bytes(const char *s, unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	switch (tolower((unsigned char)*end)) {
-	case 0:
-		*out = v;
-		return 0;
-	case 'k':
-		v <<= 10;
-		break;
-	case 'm':
-		v <<= 20;
-		break;
-	case 'g':
-		v <<= 30;
-		break;
-	case 't':
-		v <<= 40;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (end[1])
-		return -EINVAL;
-	*out = v;
-	return 0;
+		preset_die("%s: needs a runtime and a member-size line", file);
 }
 
 /* A scale rule: VALUE [scaled] [min=MIN] -> max(MIN, int(VALUE x scale)) or VALUE */
 unsigned long long rule(const struct preset *p, char *const *r, int line, double scale, bool size)
 {
-	unsigned long long v, min = 0;
+	uint64_t v, min = 0;
 	bool scaled = false;
 
-	if (to_bytes(r[0], &v) || (!size && strpbrk(r[0], "kKmMgGtT")))
-		die("%s:%d: '%s' is not a %s", p->file, line, r[0], size ? "size" : "number");
+	/* the engine's size syntax (raid_parse_size): a preset's sizes read as a job file's */
+	if (raid_parse_size(r[0], &v) || (!size && strpbrk(r[0], "kKmMgGtT")))
+		preset_die("%s:%d: '%s' is not a %s", p->file, line, r[0],
+			   size ? "size" : "number");
 	for (int i = 1; i < 3 && r[i]; i++) {
 		if (!strcmp(r[i], "scaled"))
 			scaled = true;
-		else if (!strncmp(r[i], "min=", 4) && !to_bytes(r[i] + 4, &min))
+		else if (!strncmp(r[i], "min=", 4) && !raid_parse_size(r[i] + 4, &min))
 			continue;
 		else
-			die("%s:%d: '%s': expected 'scaled' or min=VALUE", p->file, line, r[i]);
+			preset_die("%s:%d: '%s': expected 'scaled' or min=VALUE", p->file, line,
+				   r[i]);
 	}
 	if (scaled)
-		v = (unsigned long long)((double)v * scale);
+		v = (uint64_t)((double)v * scale);
 	return v < min ? min : v;
 }
 
@@ -347,7 +318,7 @@ static void check_inst(const struct preset *p, int line, const struct inst *x)
 		ret = raid_config_validate(&c, err, sizeof(err));
 	raid_config_free(&c);
 	if (ret)
-		die("%s:%d: %s: %s", p->file, line, x->name, err);
+		preset_die("%s:%d: %s: %s", p->file, line, x->name, err);
 }
 
 /* The parity variants of an array: --parity, or its own list. */
@@ -379,7 +350,7 @@ static void expand_name(const struct preset *p, const struct item *it, const cha
 	}
 	out[o < len ? o : len - 1] = 0;
 	if (o >= len - 1)
-		die("%s:%d: %s: name too long", p->file, it->line, it->name);
+		preset_die("%s:%d: %s: name too long", p->file, it->line, it->name);
 }
 
 /* The instances of an array template, in the order its list fields are written. */
@@ -398,44 +369,51 @@ static int expand_array(const struct preset *p, const struct item *it, struct in
 
 	check_fields(p, it, ok);
 	if (!level || !members)
-		die("%s:%d: %s: level= and members= are required", p->file, it->line, it->name);
+		preset_die("%s:%d: %s: level= and members= are required", p->file, it->line,
+			   it->name);
 	m = atoi(members);
 	if (m < 1 || strspn(members, "0123456789") != strlen(members))
-		die("%s:%d: %s: members=%s is not a count", p->file, it->line, it->name, members);
+		preset_die("%s:%d: %s: members=%s is not a count", p->file, it->line, it->name,
+			   members);
 	if (jbod && (chunk || field(it, "parity")))
-		die("%s:%d: %s: a jbod has no chunk= or parity=", p->file, it->line, it->name);
+		preset_die("%s:%d: %s: a jbod has no chunk= or parity=", p->file, it->line,
+			   it->name);
 	if (!jbod && (!chunk || !field(it, "parity")))
-		die("%s:%d: %s: chunk= and parity= are required", p->file, it->line, it->name);
+		preset_die("%s:%d: %s: chunk= and parity= are required", p->file, it->line,
+			   it->name);
 	if (unless && strcmp(unless, "--parity"))
-		die("%s:%d: %s: unless= takes only --parity", p->file, it->line, it->name);
+		preset_die("%s:%d: %s: unless= takes only --parity", p->file, it->line, it->name);
 	if (unless && p->parity)
 		return 0;
 	if (bays) {
 		if (bay_list(bays, bl, sizeof(bl), &nb))
-			die("%s:%d: %s: bays=%s is not a list of bays (0-3,8)", p->file, it->line,
-			    it->name, bays);
+			preset_die("%s:%d: %s: bays=%s is not a list of bays (0-3,8)", p->file,
+				   it->line, it->name, bays);
 		if (nb != m)
-			die("%s:%d: %s: %d bays for %d members", p->file, it->line, it->name, nb,
-			    m);
+			preset_die("%s:%d: %s: %d bays for %d members", p->file, it->line, it->name,
+				   nb, m);
 	}
 	if (spares && bay_list(spares, sl, sizeof(sl), &nb))
-		die("%s:%d: %s: spares=%s is not a list of bays", p->file, it->line, it->name,
-		    spares);
+		preset_die("%s:%d: %s: spares=%s is not a list of bays", p->file, it->line,
+			   it->name, spares);
 	if (jbod) {
 		pw.n = cw.n = 1;
 		pw.w[0] = cw.w[0] = "-";
 	} else {
 		if (parities(p, it, plist, &pw))
-			die("%s:%d: %s: parity= is an empty list", p->file, it->line, it->name);
+			preset_die("%s:%d: %s: parity= is an empty list", p->file, it->line,
+				   it->name);
 		snprintf(clist, sizeof(clist), "%s", chunk);
 		if (split_list(clist, &cw))
-			die("%s:%d: %s: chunk= is an empty list", p->file, it->line, it->name);
+			preset_die("%s:%d: %s: chunk= is an empty list", p->file, it->line,
+				   it->name);
 		/* the list written first varies slowest */
 		parity_first = field_at(it, "parity") < field_at(it, "chunk");
 	}
 	if ((pw.n > 1 && !strstr(it->name, "{parity}")) ||
 	    (cw.n > 1 && !strstr(it->name, "{chunk}")))
-		die("%s:%d: %s: several parity/chunk values need {parity}/{chunk} in the name",
+		preset_die(
+		    "%s:%d: %s: several parity/chunk values need {parity}/{chunk} in the name",
 		    p->file, it->line, it->name);
 	for (int i = 0; i < (parity_first ? pw.n : cw.n); i++) {
 		for (int j = 0; j < (parity_first ? cw.n : pw.n); j++) {
@@ -444,12 +422,12 @@ static int expand_array(const struct preset *p, const struct item *it, struct in
 			struct inst *x = &out[n];
 
 			if (n == max)
-				die("%s:%d: %s: more than %d arrays", p->file, it->line, it->name,
-				    max);
+				preset_die("%s:%d: %s: more than %d arrays", p->file, it->line,
+					   it->name, max);
 			expand_name(p, it, par, ch, x->name, sizeof(x->name));
 			if (!plain(x->name))
-				die("%s:%d: array name '%s': letters, digits, . _ + - only",
-				    p->file, it->line, x->name);
+				preset_die("%s:%d: array name '%s': letters, digits, . _ + - only",
+					   p->file, it->line, x->name);
 			snprintf(x->level, sizeof(x->level), "%s", level);
 			snprintf(x->chunk, sizeof(x->chunk), "%s", ch);
 			snprintf(x->parity, sizeof(x->parity), "%s", par);
@@ -475,16 +453,16 @@ static int expand_layout(const struct preset *p, const struct item *it, struct i
 
 	check_fields(p, it, ok);
 	if (!chunk || !field(it, "parity"))
-		die("%s:%d: layout %s: chunk= and parity= are required", p->file, it->line,
-		    it->name);
+		preset_die("%s:%d: layout %s: chunk= and parity= are required", p->file, it->line,
+			   it->name);
 	if (!p->layout)
-		die("%s:%d: layout %s: run.sh passes the profile's layout (--layout)", p->file,
-		    it->line, it->name);
+		preset_die("%s:%d: layout %s: run.sh passes the profile's layout (--layout)",
+			   p->file, it->line, it->name);
 	if (parities(p, it, plist, &pw) || pw.n != 1)
-		die("%s:%d: layout %s: one parity= value", p->file, it->line, it->name);
+		preset_die("%s:%d: layout %s: one parity= value", p->file, it->line, it->name);
 	f = fopen(p->layout, "r");
 	if (!f)
-		die("%s: %s", p->layout, strerror(errno));
+		preset_die("%s: %s", p->layout, strerror(errno));
 	while (fgets(buf, sizeof(buf), f))
 		if (!split(buf, &w) && w.n == 3 && !strcmp(w.w[0], "spares") &&
 		    !strcmp(w.w[1], it->name))
@@ -498,12 +476,12 @@ static int expand_layout(const struct preset *p, const struct item *it, struct i
 		    strcmp(w.w[1], it->name))
 			continue;
 		if (n == max)
-			die("%s: layout %s: more than %d arrays", p->layout, it->name, max);
+			preset_die("%s: layout %s: more than %d arrays", p->layout, it->name, max);
 		if (bay_list(w.w[4], x->bays, sizeof(x->bays), &nb))
-			die("%s: layout %s: array %s: bays '%s'", p->layout, it->name, w.w[2],
-			    w.w[4]);
+			preset_die("%s: layout %s: array %s: bays '%s'", p->layout, it->name,
+				   w.w[2], w.w[4]);
 		if (!plain(w.w[2]))
-			die("%s: layout %s: array name '%s'", p->layout, it->name, w.w[2]);
+			preset_die("%s: layout %s: array name '%s'", p->layout, it->name, w.w[2]);
 		snprintf(x->name, sizeof(x->name), "%s", w.w[2]);
 		snprintf(x->level, sizeof(x->level), "%s", w.w[3]);
 		snprintf(x->chunk, sizeof(x->chunk), "%s", chunk);
@@ -519,8 +497,8 @@ static int expand_layout(const struct preset *p, const struct item *it, struct i
 	}
 	fclose(f);
 	if (!n)
-		die("%s:%d: the profile has no layout '%s' with arrays", p->file, it->line,
-		    it->name);
+		preset_die("%s:%d: the profile has no layout '%s' with arrays", p->file, it->line,
+			   it->name);
 	return n;
 }
 
@@ -556,14 +534,14 @@ static void array_elems(const struct preset *p, const struct item *run, char *li
 					  *y = find(p, 'y', parts.w[j]);
 
 			if (!a && !y)
-				die("%s:%d: run: no array or layout named '%s'", p->file, run->line,
-				    parts.w[j]);
+				preset_die("%s:%d: run: no array or layout named '%s'", p->file,
+					   run->line, parts.w[j]);
 			k += a ? expand_array(p, a, tmp + k, MAXW - k)
 			       : expand_layout(p, y, tmp + k, MAXW - k);
 		}
 		if (parts.n > 1) { /* one group */
 			if (*nout == MAXW)
-				die("%s:%d: run: too many arrays", p->file, run->line);
+				preset_die("%s:%d: run: too many arrays", p->file, run->line);
 			memcpy(out[*nout].a, tmp, k * sizeof(tmp[0]));
 			out[*nout].n = k;
 			out[(*nout)++].group = true;
@@ -571,7 +549,7 @@ static void array_elems(const struct preset *p, const struct item *run, char *li
 		}
 		for (int j = 0; j < k; j++) {
 			if (*nout == MAXW)
-				die("%s:%d: run: too many arrays", p->file, run->line);
+				preset_die("%s:%d: run: too many arrays", p->file, run->line);
 			out[*nout].a[0] = tmp[j];
 			out[*nout].n = 1;
 			out[(*nout)++].group = false;
@@ -586,17 +564,18 @@ static void list_items(const struct preset *p, const struct item *run, const cha
 	struct words w;
 
 	if (split_list(val, &w))
-		die("%s:%d: run: %s= is an empty list", p->file, run->line, key);
+		preset_die("%s:%d: run: %s= is an empty list", p->file, run->line, key);
 	out->n = 0;
 	for (int i = 0; i < w.n; i++) {
 		const struct item *l = w.w[i][0] == '@' ? find(p, 'l', w.w[i] + 1) : NULL;
 
 		if (w.w[i][0] == '@' && !l)
-			die("%s:%d: run: no list named '%s'", p->file, run->line, w.w[i] + 1);
+			preset_die("%s:%d: run: no list named '%s'", p->file, run->line,
+				   w.w[i] + 1);
 		for (int j = 0; j < (l ? l->f.n : 1); j++) {
 			if (out->n == MAXW)
-				die("%s:%d: run: %s= has more than %d items", p->file, run->line,
-				    key, MAXW);
+				preset_die("%s:%d: run: %s= has more than %d items", p->file,
+					   run->line, key, MAXW);
 			out->w[out->n++] = l ? l->f.w[j] : w.w[i];
 		}
 	}
@@ -613,11 +592,13 @@ static void split_workload(const struct preset *p, const struct item *run, const
 	*state = at ? at + 1 : "optimal";
 	if (strcmp(*state, "optimal") && strcmp(*state, "degraded") && strcmp(*state, "rebuilding") &&
 	    strcmp(*state, "resync"))
-		die("%s:%d: run: %s: state '%s' is not optimal, degraded, rebuilding or resync",
+		preset_die(
+		    "%s:%d: run: %s: state '%s' is not optimal, degraded, rebuilding or resync",
 		    p->file, run->line, item, *state);
 	snprintf(path, sizeof(path), "%s/%s.fio", p->workloads, job);
 	if (!plain(job) || access(path, R_OK))
-		die("%s:%d: run: workload '%s': %s is missing", p->file, run->line, job, path);
+		preset_die("%s:%d: run: workload '%s': %s is missing", p->file, run->line, job,
+			   path);
 }
 
 /* Nested loops over a run's fields, the first written varying slowest. */
@@ -665,7 +646,8 @@ void expand(struct preset *p)
 		arr = field(it, "array");
 		wl = field(it, "workload");
 		if (!arr || !wl)
-			die("%s:%d: run: array= and workload= are required", p->file, it->line);
+			preset_die("%s:%d: run: array= and workload= are required", p->file,
+				   it->line);
 		arr = xstrdup(arr); /* split below, and the line's words stay as written */
 		wl = xstrdup(wl);
 		c.array_first = field_at(it, "array") < field_at(it, "workload");
@@ -688,7 +670,7 @@ void job_read(const char *file, struct job_facts *j)
 	bool timed = false;
 
 	if (!f)
-		die("%s: %s", file, strerror(errno));
+		preset_die("%s: %s", file, strerror(errno));
 	while (fgets(buf, sizeof(buf), f)) {
 		struct words w;
 
@@ -698,7 +680,8 @@ void job_read(const char *file, struct job_facts *j)
 			continue;
 		if (!strcmp(w.w[1], "@workload")) {
 			if (w.n != 3 || id || !plain(w.w[2]))
-				die("%s:%d: '; @workload ID' (letters, digits, . _ + -), once",
+				preset_die(
+				    "%s:%d: '; @workload ID' (letters, digits, . _ + -), once",
 				    file, line);
 			id = xstrdup(w.w[2]);
 		} else if (!strcmp(w.w[1], "@published")) {
@@ -711,20 +694,20 @@ void job_read(const char *file, struct job_facts *j)
 					strncmp(keys[k], w.w[i], eq - w.w[i])))
 					k++;
 				if (!eq || k == 4 || !plain(eq + 1) || val[k])
-					die("%s:%d: @published: '%s' is not one of rw= bs= "
-					    "iodepth= "
-					    "numjobs= (each once, a plain value)",
-					    file, line, w.w[i]);
+					preset_die("%s:%d: @published: '%s' is not one of rw= bs= "
+						   "iodepth= "
+						   "numjobs= (each once, a plain value)",
+						   file, line, w.w[i]);
 				val[k] = xstrdup(eq + 1);
 			}
 		}
 	}
 	fclose(f);
 	if (!id)
-		die("%s: no '; @workload ID' line", file);
+		preset_die("%s: no '; @workload ID' line", file);
 	for (int k = 0; k < 4; k++)
 		if (!val[k])
-			die("%s: @published has no %s=", file, keys[k]);
+			preset_die("%s: @published has no %s=", file, keys[k]);
 	*j = (struct job_facts){id, val[0], val[1], val[2], val[3], timed};
 }
 
@@ -738,7 +721,7 @@ static int list(const char *dir)
 	snprintf(path, sizeof(path), "%s/index", dir);
 	f = fopen(path, "r");
 	if (!f)
-		die("%s: %s", path, strerror(errno));
+		preset_die("%s: %s", path, strerror(errno));
 	while (fgets(buf, sizeof(buf), f)) {
 		struct preset p;
 		struct words w;
@@ -746,11 +729,11 @@ static int list(const char *dir)
 
 		line++;
 		if (split(buf, &w) || w.n > 1)
-			die("%s:%d: one preset name a line", path, line);
+			preset_die("%s:%d: one preset name a line", path, line);
 		if (!w.n)
 			continue;
 		snprintf(file, sizeof(file), "%s/%s.preset", dir, w.w[0]);
-		parse(&p, file);
+		preset_parse(&p, file);
 		printf("%s %s\n", w.w[0], p.doc);
 	}
 	fclose(f);
@@ -800,12 +783,12 @@ int main(int argc, char **argv)
 		printf("%s %s %s %s %s\n", j.id, j.rw, j.bs, j.iodepth, j.numjobs);
 		return 0;
 	}
-	parse(&p, argv[2]);
+	preset_parse(&p, argv[2]);
 	if (!strcmp(argv[1], "plan"))
 		return plan_main(&p, argc - 3, argv + 3);
 	for (int i = 3; i < argc; i++) {
 		if (i + 1 == argc)
-			die("%s needs a value", argv[i]);
+			preset_die("%s needs a value", argv[i]);
 		if (!strcmp(argv[i], "--scale"))
 			scale = strtod(argv[++i], NULL);
 		else if (!strcmp(argv[i], "--parity"))
@@ -815,7 +798,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--layout"))
 			layout = argv[++i];
 		else
-			die("unknown option '%s'", argv[i]);
+			preset_die("unknown option '%s'", argv[i]);
 	}
 	if (!strcmp(argv[1], "info")) {
 		const struct item *y = NULL, *it;

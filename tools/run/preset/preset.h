@@ -68,11 +68,11 @@ struct job_facts {
 };
 
 extern const char *prog;
-void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
+void __attribute__((noreturn, format(printf, 1, 2))) preset_die(const char *fmt, ...);
 char *xstrdup(const char *s);
 bool plain(const char *s);
 int split_list(char *s, struct words *w);
-void parse(struct preset *p, const char *file);
+void preset_parse(struct preset *p, const char *file);
 unsigned long long rule(const struct preset *p, char *const *r, int line, double scale, bool size);
 void expand(struct preset *p);
 void job_read(const char *file, struct job_facts *j);

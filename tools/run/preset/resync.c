@@ -32,15 +32,6 @@ bool resync_state(const char *state)
 	return !strcmp(state, "resync") || !strcmp(state, "resync-bitmap");
 }
 
-/* The part of the volume the writes before the stop cover: 1/64 of it (at least one block),
- * so that a bitmap's resync has less to do than the full one; the same span for every job */
-unsigned long long resync_span(unsigned long long vol, unsigned long long bs)
-{
-	unsigned long long span = vol / 64 / bs * bs;
-
-	return span < bs ? bs : span;
-}
-
 void resync_fields(const struct opts *o, const char *array, const char *state, bool engine,
 		   unsigned long long run_time, unsigned long long span)
 {
