@@ -44,3 +44,4 @@ TESTS += tests/facts/readme_test.sh tests/facts/levels_test.sh
 
 # raid-parity-bench: the parity library's benchmark (a developer's tool, docs/parity.md)
 include tools/dev/parity-bench/parity-bench.mk
+include tools/dev/workcount/workcount.mk
