@@ -140,6 +140,17 @@ format2() {
 	! grep -q 'passed$' "$T_SCRATCH/f2.out" && grep -q 'cannot tell' "$T_SCRATCH/f2.out"
 }
 t_case "a format 2 baseline still gates (range rule), nothing passes" format2
+# the page says it too: one row a figure with its verdict in words and the detectable change
+gate_page() {
+	"$RR" gate --baseline "$T_SCRATCH/rep-base.json" "$REP" --html "$T_SCRATCH/gate.html" >/dev/null || return 1
+	xmllint --html --noout "$T_SCRATCH/gate.html" &&
+		[[ $(grep -c '<tr class=' "$T_SCRATCH/gate.html") -eq $(jq '.figures | length' "$T_SCRATCH/rep-base.json") ]] &&
+		grep -q '<td>passed</td></tr>' "$T_SCRATCH/gate.html" &&
+		grep -Eq '<td>cannot tell \(detectable: [0-9.]+%\)</td></tr>' "$T_SCRATCH/gate.html"
+}
+t_case "gate --html: the page gives each figure's verdict and detectable change" gate_page
+t_case_fail "gate --html into a missing directory: exit 2" --msg 'nodir/g.html: No such file' \
+	bash -c "'$RR' gate --baseline '$T_SCRATCH/rep-base.json' '$REP' --html '$T_SCRATCH/nodir/g.html' >/dev/null; [[ \$? == 2 ]] && exit 3; exit 0"
 
 "$RR" baseline "$RUN" >"$T_SCRATCH/base.json"
 t_case "gate passes against its own baseline" \

@@ -185,3 +185,41 @@ void rr_gate_junit(FILE *f, const struct rr_gate_result *g, double tol)
 	}
 	fprintf(f, "</testsuite>\n</testsuites>\n");
 }
+
+void rr_gate_html(FILE *f, const struct rr_run *run, const struct rr_gate_result *g, double tol)
+{
+	static const char *const cls[] = {"passed", "regressed", "missing",
+					  "new",    "improved",	 "cannot"};
+	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gate: ");
+	rr_html_esc(f, run->id);
+	fprintf(f, "</title><style>td,th{padding:2px 8px;text-align:left}"
+		   ".regressed,.missing{background:#f8d0d0}.improved{background:#d0f0d0}"
+		   ".cannot{background:#f4f0c8}</style></head><body>\n<h1>gate: ");
+	rr_html_esc(f, run->id);
+	fprintf(f, " against ");
+	rr_html_esc(f, g->brun ? g->brun : "?");
+	fprintf(f,
+		"</h1>\n<p>threshold %.1f%%: %zu figures, %zu regressed or missing, %zu cannot "
+		"tell (docs/report.md, \"The statistical tier\")</p>\n<table>\n<tr><th>figure"
+		"</th><th>kind</th><th>baseline</th><th>this run</th><th>change</th><th>test"
+		"</th><th>detectable</th><th>repetitions for 10%%</th><th>verdict</th></tr>\n",
+		tol, g->n, g->bad, g->cannot);
+	for (size_t i = 0; i < g->n; i++) {
+		const struct rr_gate_row *r = &g->rows[i];
+		char b[80], c[80], v[64], d[32] = "-";
+		fig_text(b, sizeof(b), r->base, r->blo, r->bhi, r->bn);
+		fig_text(c, sizeof(c), r->cur, r->clo, r->chi, r->cn);
+		pct_text(d, sizeof(d), r);
+		rr_gate_verdict_text(r, v, sizeof(v));
+		fprintf(f, "<tr class=\"%s\"><td>", cls[r->v]);
+		rr_html_esc(f, r->id);
+		fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>", r->kind, b, c);
+		if (!isnan(r->cur) && !isnan(r->base) && r->base != 0)
+			fprintf(f, "%+.1f%%", 100 * (r->cur - r->base) / r->base);
+		fprintf(f, "</td><td>%s</td><td>%s</td><td>", r->pw.test ? r->pw.test : "-", d);
+		if (r->pw.test)
+			fprintf(f, "%d", r->pw.repeats_for_10);
+		fprintf(f, "</td><td>%s</td></tr>\n", v);
+	}
+	fprintf(f, "</table>\n</body></html>\n");
+}
