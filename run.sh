@@ -10,7 +10,7 @@ ORIG_ARGS=("$@")
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FIO=$ROOT/build/bin/fio
-ENGINE=$ROOT/build/engines/raid.so
+ENGINE=${FIO_RAID_ENGINE:-$ROOT/build/engines/raid.so} # another build's: run/ab.sh
 HWINFO=$ROOT/build/bin/raid-hwinfo
 RJSON=$ROOT/build/bin/raid-json
 MDSTATS=$ROOT/build/bin/raid-mdstats
@@ -24,7 +24,7 @@ die() {
 	exit 1
 }
 # shellcheck source-path=SCRIPTDIR
-for f in hosts md targets plan exec guard recovery; do source "$ROOT/run/$f.sh"; done
+for f in hosts md targets plan exec guard recovery ab; do source "$ROOT/run/$f.sh"; done
 
 # The presets (presets/index, in order) and their doc lines (again after make, when the
 # program was not built yet).
@@ -77,6 +77,8 @@ Options:
   --repeat N             run each test N times, round by round (every test once, then again),
                          so that drift falls on every configuration alike; results tests/T@K.*
                          (default: the preset's repeat line: 3 for quick, else 1)
+  --ab OTHER.so           A/B: this build's engine and OTHER's alternately, test by test and
+                         repeat by repeat, then OTHER gated against this build (run/ab.sh)
   --scale F              multiply threads, queue depth and sizes by F (0 < F <= 1); default
                          auto: min(1, cores/32) rounded down to a power of two
                          (here: ${L[scale_auto]}); recorded in run.json and each meta.json
@@ -239,6 +241,7 @@ members() {
 }
 
 main() {
+	ab_maybe "$@" # --ab OTHER_ENGINE: run/ab.sh
 	parse_options "$@"
 	build
 	RUN[work]=$(mktemp -d "${TMPDIR:-/tmp}/fio-raid-run.XXXXXX")

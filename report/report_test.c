@@ -437,6 +437,56 @@ static void gate_rule(void **state)
 	assert_true(rr_gate_worse(&p, 1, 0.15));
 }
 
+/* The statistical tier (power.c) on synthetic repetitions, higher is better, threshold 15%:
+ * the test that fits the count, a 25% drop caught with 9 against 3 and with 3 against 3 when
+ * the figure repeats well, the same drop in a figure that spreads by +-20% cannot be told,
+ * an unchanged steady figure passes with a small detectable change, and one repetition a
+ * side has no test at all. The gate before this tier had none of it: a range rule only. */
+static void gate_power(void **state)
+{
+	(void)state;
+	struct rr_power pw;
+	double b9[] = {100, 101, 99, 102, 98, 100, 101, 99, 100}, c3[] = {75, 76, 74};
+	rr_power_judge(b9, 9, c3, 3, 1, 0.15, RR_GATE_ALPHA, &pw);
+	assert_string_equal(pw.test, "mann-whitney"); /* 1 in C(12, 3) = 220 can reach 5% */
+	assert_int_equal(pw.verdict, RR_P_WORSE);
+	assert_true(pw.p_worse < 0.01);
+	assert_true(pw.detectable < 0.10);
+	/* 3 against 3: no split is rarer than 1 in 20, the bootstrap decides */
+	assert_false(rr_rank_can_reach(3, 3, RR_GATE_ALPHA));
+	assert_true(rr_rank_can_reach(4, 4, RR_GATE_ALPHA));
+	double b3[] = {100, 101, 99};
+	rr_power_judge(b3, 3, c3, 3, 1, 0.15, RR_GATE_ALPHA, &pw);
+	assert_string_equal(pw.test, "bootstrap");
+	assert_int_equal(pw.verdict, RR_P_WORSE);
+	/* lower is better (latency): the same drop read the other way */
+	double l3[] = {133, 132, 134};
+	rr_power_judge(b9, 9, l3, 3, 0, 0.15, RR_GATE_ALPHA, &pw);
+	assert_int_equal(pw.verdict, RR_P_WORSE);
+	rr_power_judge(b9, 9, l3, 3, 1, 0.15, RR_GATE_ALPHA, &pw);
+	assert_int_equal(pw.verdict, RR_P_BETTER);
+	/* spread +-20%: a 25% drop is not told apart; detectable above the threshold, and the
+	 * repetitions it would take for 10% more than we have */
+	double nb[] = {80, 120, 100}, nc[] = {60, 90, 75};
+	rr_power_judge(nb, 3, nc, 3, 1, 0.15, RR_GATE_ALPHA, &pw);
+	assert_int_equal(pw.verdict, RR_P_SAME);
+	assert_true(pw.detectable > 0.15);
+	assert_true(pw.repeats_for_10 > 3);
+	/* unchanged and steady: nothing moved, a small change would have shown */
+	double s9[] = {2, 2, 2, 2, 2, 2, 2, 2, 2}, s3[] = {2, 2, 2};
+	rr_power_judge(s9, 9, s3, 3, 0, 0.15, RR_GATE_ALPHA, &pw);
+	assert_int_equal(pw.verdict, RR_P_SAME);
+	assert_true(pw.detectable < 0.01);
+	/* a 10% drop, significant but under the 15% threshold: not a regression */
+	double c10[] = {90, 91, 89};
+	rr_power_judge(b9, 9, c10, 3, 1, 0.15, RR_GATE_ALPHA, &pw);
+	assert_int_equal(pw.verdict, RR_P_SAME);
+	assert_true(pw.p_worse < 0.05);
+	/* one repetition: no test */
+	rr_power_judge(b9, 1, c3, 1, 1, 0.15, RR_GATE_ALPHA, &pw);
+	assert_string_equal(pw.test, "none");
+}
+
 static void gate_verdicts(void **state)
 {
 	(void)state;
@@ -454,6 +504,9 @@ static void gate_verdicts(void **state)
 
 	json_object *b = rr_baseline_json(&run, 1);
 	assert_int_equal(gate(b, 10), RR_OK);
+	/* measured once on both sides: nothing passes, every figure cannot tell */
+	assert_null(strstr(gate_out, "  passed\n"));
+	assert_non_null(strstr(gate_out, "  cannot tell (detectable: -)\n"));
 	assert_non_null(strstr(json_object_get_string(at(at(b, "machine"), "member_kind")),
 			       "files"));
 	json_object_put(b);
@@ -549,6 +602,7 @@ int main(void)
 	    cmocka_unit_test(stats_figures),	  cmocka_unit_test(malformed_input),
 	    cmocka_unit_test(published_csv_quotes), cmocka_unit_test(published_matching),
 	    cmocka_unit_test(gate_rule),
+	    cmocka_unit_test(gate_power),
 	    cmocka_unit_test(gate_verdicts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -116,6 +116,41 @@ repeats_gate() {
 	[[ $rc -eq 1 ]] && ! grep REGRESSED "$T_SCRATCH/rep-gate.out" | grep -vq '^raid5-4-SEQ1M-Q8T64-read'
 }
 t_case "repeats: the gate flags a test slowed by 25% in every repetition, nothing else" repeats_gate
+# the statistical tier: per figure its test, the change it could detect and the repetitions
+# for 10%; a steady figure passes, one whose repetitions spread more than the threshold cannot
+# tell (never "passed"); a run measured once passes nothing
+repeats_power() {
+	"$RR" gate --baseline "$T_SCRATCH/rep-base.json" "$REP" >"$T_SCRATCH/rep-pw.out" || return 1
+	cat "$T_SCRATCH/rep-pw.out"
+	grep -Eq '^raid5-4-SEQ1M-Q8T64-read member_ios_per_io .* bootstrap +0\.0% +4  passed$' "$T_SCRATCH/rep-pw.out" &&
+		grep -Eq '^raid5-4-SEQ1M-Q8T64-read MB/s .* bootstrap +[0-9.]+% +[0-9]+  cannot tell \(detectable: [0-9.]+%\)$' "$T_SCRATCH/rep-pw.out" &&
+		! grep -E ' MB/s .*passed$' "$T_SCRATCH/rep-pw.out" &&
+		tail -1 "$T_SCRATCH/rep-pw.out" | grep -q 'PASS (passed [1-9][0-9]*, improved 0, cannot tell [1-9]'
+}
+t_case "repeats: per figure test, detectable change, repeats for 10%; noisy ones cannot tell" repeats_power
+once_never_passes() {
+	"$RR" baseline "$RUN" >"$T_SCRATCH/once.json" && "$RR" gate --baseline "$T_SCRATCH/once.json" "$RUN" >"$T_SCRATCH/once.out" || return 1
+	! grep -q 'passed$' "$T_SCRATCH/once.out" && grep -q 'cannot tell (detectable: -)$' "$T_SCRATCH/once.out"
+}
+t_case "measured once: no figure passes, each cannot tell" once_never_passes
+# a format 2 baseline (ranges, no samples) is still read: the range rule, nothing passes
+format2() {
+	jq '.format = 2 | del(.figures[].samples)' "$T_SCRATCH/rep-base.json" >"$T_SCRATCH/rep-f2.json"
+	"$RR" gate --baseline "$T_SCRATCH/rep-f2.json" "$REP" >"$T_SCRATCH/f2.out" || return 1
+	! grep -q 'passed$' "$T_SCRATCH/f2.out" && grep -q 'cannot tell' "$T_SCRATCH/f2.out"
+}
+t_case "a format 2 baseline still gates (range rule), nothing passes" format2
+# the page says it too: one row a figure with its verdict in words and the detectable change
+gate_page() {
+	"$RR" gate --baseline "$T_SCRATCH/rep-base.json" "$REP" --html "$T_SCRATCH/gate.html" >/dev/null || return 1
+	xmllint --html --noout "$T_SCRATCH/gate.html" &&
+		[[ $(grep -c '<tr class=' "$T_SCRATCH/gate.html") -eq $(jq '.figures | length' "$T_SCRATCH/rep-base.json") ]] &&
+		grep -q '<td>passed</td></tr>' "$T_SCRATCH/gate.html" &&
+		grep -Eq '<td>cannot tell \(detectable: [0-9.]+%\)</td></tr>' "$T_SCRATCH/gate.html"
+}
+t_case "gate --html: the page gives each figure's verdict and detectable change" gate_page
+t_case_fail "gate --html into a missing directory: exit 2" --msg 'nodir/g.html: No such file' \
+	bash -c "'$RR' gate --baseline '$T_SCRATCH/rep-base.json' '$REP' --html '$T_SCRATCH/nodir/g.html' >/dev/null; [[ \$? == 2 ]] && exit 3; exit 0"
 
 "$RR" baseline "$RUN" >"$T_SCRATCH/base.json"
 t_case "gate passes against its own baseline" \
@@ -139,8 +174,9 @@ t_case "JUnit XML of a failure parses" xmllint --noout "$T_SCRATCH/fail.xml"
 several_runs() {
 	cp -r "$RUN" "$T_SCRATCH/run2"
 	"$RR" baseline "$RUN" "$T_SCRATCH/run2" >"$T_SCRATCH/two.json" || return 1
-	jq -e '.format == 2 and .repetitions == 2 and (.machine.cpu_model | length > 0) and
-	       all(.figures[]; .n == 2 and .min == .value and .max == .value)' "$T_SCRATCH/two.json" &&
+	jq -e '.format == 3 and .repetitions == 2 and (.machine.cpu_model | length > 0) and
+	       all(.figures[]; .n == 2 and .min == .value and .max == .value and
+	           .samples == [.value, .value])' "$T_SCRATCH/two.json" &&
 		"$RR" gate --baseline "$T_SCRATCH/two.json" "$RUN"
 }
 t_case "baseline of several runs: median, range, n, machine; gated" several_runs

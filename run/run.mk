@@ -5,7 +5,7 @@
 # reused members, a missing scratch; edges: run.sh's bad input; hosts: --hosts end to end on
 # fio servers on loopback ports).
 TESTS += tests/presets/profiles_test.sh tests/presets/dryrun_test.sh tests/presets/quick_test.sh
-TESTS += tests/presets/edges_test.sh tests/presets/hosts_test.sh
+TESTS += tests/presets/edges_test.sh tests/presets/hosts_test.sh tests/presets/ab_test.sh
 TESTS += tests/presets/plan_test.sh tests/presets/drives_test.sh
 TESTS += tests/presets/repeat_test.sh tests/presets/guard_test.sh tests/presets/measure_test.sh \
 	tests/presets/resync_test.sh

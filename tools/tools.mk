@@ -66,3 +66,4 @@ DURATION ?= 600
 .PHONY: torture
 torture: $(BUILD)/bin/raid-torture
 	nice -n 10 $(BUILD)/bin/raid-torture --duration $(DURATION) $(TORTURE_ARGS)
+include tools/dev/workcount/workcount.mk

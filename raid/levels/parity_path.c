@@ -183,6 +183,7 @@ int parity_path_create(const struct raid_config *cfg, int max_k, size_t max_len,
 		/* cpu, and what the GPU path leaves to the CPU: the fastest variant here */
 		p->calls = pq_best();
 	}
+	p->calls = pq_test_slow(p->calls); /* unset outside the exact tier's bench */
 	if (c->parity == RAID_PARITY_CUDA || c->parity == RAID_PARITY_AUTO) {
 		ret = choose_gpu(p, c, max_k, max_len, err, errlen);
 		if (ret) {

@@ -61,6 +61,11 @@ extern const struct pq_calls *const pq_all_calls[];
  * Thread-safe.
  */
 const struct pq_calls *pq_best(void);
+/*
+ * c itself, or with RAID_TEST_SLOW_PARITY=PERCENT set, c doing PERCENT% more parity work per
+ * call (pq_slow.c): a planted slowdown for the exact tier's bench, never for a run.
+ */
+const struct pq_calls *pq_test_slow(const struct pq_calls *c);
 /* pq_best()->name: for the benchmark's output and the engine's stats. */
 const char *pq_best_name(void);
 /* why pq_best() is what it is: "AVX-512 F/BW/VL + GFNI" or "forced by RAID_PARITY_IMPL" */

@@ -134,7 +134,7 @@ double rr_hosts_spread_pct(const struct rr_test *t);
 /* gate.c: the figures a run is judged by, each the median of its repetitions (and runs) with
  * their range; ratios within one run are "ratio" (compared on any machine), the rest
  * "absolute" (compared only against a baseline of the same machine and settings) */
-enum { RR_BASELINE_FORMAT = 2 };
+enum { RR_BASELINE_FORMAT = 3 }; /* 3: each figure's samples; 2 (ranges only) is still read */
 struct rr_figure {
 	char id[200];
 	char kind[12];	/* "ratio" (stable across machines) or "absolute" */
@@ -143,6 +143,7 @@ struct rr_figure {
 	double value;  /* the median */
 	double lo, hi; /* the range over the repetitions */
 	size_t n;      /* repetitions that measured it */
+	double *samples; /* each repetition's value, ascending (n of them; rr_figures_spread) */
 };
 struct rr_figures {
 	struct rr_figure *f;
@@ -159,7 +160,28 @@ json_object *rr_run_conditions(const struct rr_run *run);
 json_object *rr_run_machine(const struct rr_run *run);
 /* run.json's host facts (hostname, cpu_model, cores, memory_bytes) that differ, ", "-joined */
 void rr_host_diff(const struct rr_run *a, const struct rr_run *b, char *out, size_t len);
-enum rr_verdict { RR_V_OK, RR_V_REGRESSED, RR_V_MISSING, RR_V_NEW };
+/* power.c: one figure's repetitions in the baseline and in this run, judged (higher: the
+ * figure's better direction; threshold: the change that matters, a fraction) */
+enum rr_power_verdict { RR_P_SAME, RR_P_WORSE, RR_P_BETTER };
+struct rr_power {
+	const char *test;	     /* "mann-whitney", "bootstrap", "none" (fewer than 2 a side) */
+	enum rr_power_verdict verdict; /* worse or better: significant and beyond the threshold */
+	double p_worse, p_better;
+	double detectable;  /* smallest change the test calls worse here, a fraction; inf: none */
+	int repeats_for_10; /* repetitions a side that would bring it to 10% */
+};
+#define RR_GATE_ALPHA 0.05
+int rr_rank_can_reach(size_t nb, size_t nc, double alpha);
+void rr_power_judge(const double *bs, size_t nb, const double *cs, size_t nc, int higher,
+		    double threshold, double alpha, struct rr_power *out);
+enum rr_verdict {
+	RR_V_OK, /* "passed": no change beyond the threshold, and one that large was detectable */
+	RR_V_REGRESSED,
+	RR_V_MISSING,
+	RR_V_NEW,
+	RR_V_IMPROVED,
+	RR_V_CANNOT_TELL /* neither, and the detectable change is above the threshold */
+};
 extern const char *const rr_verdict_names[];
 struct rr_gate_row {
 	const char *id, *kind, *unit;
@@ -167,6 +189,9 @@ struct rr_gate_row {
 	double cur, clo, chi;  /* this run's */
 	int bn, cn;	       /* repetitions behind each */
 	enum rr_verdict v;
+	double *bs;	       /* the baseline's samples, owned (NULL: format 2 has none) */
+	const double *cs;      /* this run's (its figures') */
+	struct rr_power pw;    /* the statistical tier's numbers (test "none": the range rule) */
 };
 /* the verdict's rule: r's ranges separated in the bad direction by more than floor (a
  * fraction); a run measured once takes the baseline's relative range */
@@ -174,6 +199,7 @@ int rr_gate_worse(const struct rr_gate_row *r, int higher, double floor);
 struct rr_gate_result {
 	struct rr_gate_row *rows;
 	size_t n, bad;	 /* bad: regressed or missing */
+	size_t cannot;	 /* rows that cannot tell */
 	size_t left_out; /* absolute figures not compared (another machine or settings) */
 	int same_machine;
 	char differ[512];	  /* the settings that differ from the baseline's, "" when none */

@@ -42,6 +42,8 @@ static void fig_add(struct rr_figures *fs, const char *kind, const char *better,
 
 void rr_figures_free(struct rr_figures *f)
 {
+	for (size_t i = 0; i < f->n; i++)
+		free(f->f[i].samples);
 	free(f->f);
 	memset(f, 0, sizeof(*f));
 }
@@ -256,6 +258,10 @@ void rr_figures_spread(const struct rr_run *runs, size_t nruns, struct rr_figure
 		f->lo = vals[0];
 		f->hi = vals[n - 1];
 		f->n = n;
+		f->samples = malloc(n * sizeof(*f->samples));
+		if (!f->samples)
+			abort();
+		memcpy(f->samples, vals, n * sizeof(*f->samples));
 	}
 	for (size_t v = 1; v < nfs; v++)
 		rr_figures_free(&fs[v]);
@@ -278,7 +284,8 @@ static const char *jstr(json_object *o, const char *key)
 	return NULL;
 }
 
-const char *const rr_verdict_names[] = {"ok", "REGRESSED", "MISSING", "new"};
+const char *const rr_verdict_names[] = {"passed", "REGRESSED", "MISSING",
+					"new",	  "improved",  "cannot tell"};
 
 /* The keys of the baseline's machine that differ from the run's, the memory bandwidth
  * aside (recorded, not compared) */
@@ -308,7 +315,7 @@ static int judge_header(const struct rr_run *run, json_object *baseline, const c
 	json_object *fmt = NULL;
 	if (!json_object_object_get_ex(baseline, "format", &fmt) ||
 	    !json_object_is_type(fmt, json_type_int) ||
-	    json_object_get_int(fmt) != RR_BASELINE_FORMAT) {
+	    (json_object_get_int(fmt) != RR_BASELINE_FORMAT && json_object_get_int(fmt) != 2)) {
 		if (fmt && json_object_is_type(fmt, json_type_int) && json_object_get_int(fmt) == 1)
 			snprintf(err, errlen,
 				 "%s: format 1 has no figure's range, which the gate needs (remake "
@@ -317,7 +324,7 @@ static int judge_header(const struct rr_run *run, json_object *baseline, const c
 		else
 			snprintf(err, errlen,
 				 "%s: format %s is not a baseline format this raid-report reads "
-				 "(%d; write one with raid-report baseline)",
+				 "(2 or %d; write one with raid-report baseline)",
 				 bp, fmt ? json_object_to_json_string(fmt) : "(none)",
 				 RR_BASELINE_FORMAT);
 		return -EINVAL;
@@ -372,6 +379,33 @@ int rr_gate_worse(const struct rr_gate_row *r, int higher, double floor)
 	return higher ? chi < r->blo * (1 - floor) : clo > r->bhi * (1 + floor);
 }
 
+/* The verdict: with two repetitions or more a side (and a baseline that kept them), the
+ * statistical tier's (power.c): regressed or improved when the test says so and the medians
+ * moved by more than the threshold, else passed when a change of the threshold was detectable
+ * here, else cannot tell. Fewer: the range rule (rr_gate_worse) can still call a regression
+ * (or an improvement), but nothing passes on one repetition. */
+static void judge_verdict(struct rr_gate_row *r, int higher, double floor)
+{
+	if (r->bs && r->cs)
+		rr_power_judge(r->bs, (size_t)r->bn, r->cs, (size_t)r->cn, higher, floor,
+			       RR_GATE_ALPHA, &r->pw);
+	else
+		r->pw = (struct rr_power){.test = "none",
+					  .detectable = NAN,
+					  .p_worse = NAN,
+					  .p_better = NAN,
+					  .repeats_for_10 = 4};
+	if (strcmp(r->pw.test, "none"))
+		r->v = r->pw.verdict == RR_P_WORSE    ? RR_V_REGRESSED
+		       : r->pw.verdict == RR_P_BETTER ? RR_V_IMPROVED
+		       : r->pw.detectable > floor     ? RR_V_CANNOT_TELL
+						      : RR_V_OK;
+	else
+		r->v = rr_gate_worse(r, higher, floor)	  ? RR_V_REGRESSED
+		       : rr_gate_worse(r, !higher, floor) ? RR_V_IMPROVED
+							  : RR_V_CANNOT_TELL;
+}
+
 /* One baseline figure against this run's; -EINVAL when the baseline's entry is not one (a
  * value that is no finite positive number would gate nothing and pass). */
 static int judge_one(json_object *f, size_t i, const char *bp, const struct rr_figures *cur,
@@ -399,6 +433,28 @@ static int judge_one(json_object *f, size_t i, const char *bp, const struct rr_f
 			 json_object_to_json_string(hi));
 		return -EINVAL;
 	}
+	/* format 3: each repetition's value; a format 2 baseline has only the range */
+	r->bs = NULL;
+	r->cs = NULL;
+	json_object *sv = rr_jget(f, "samples");
+	if (sv && json_object_is_type(sv, json_type_array) &&
+	    json_object_array_length(sv) == (size_t)r->bn) {
+		r->bs = malloc(r->bn * sizeof(*r->bs));
+		if (!r->bs)
+			abort();
+		for (int k = 0; k < r->bn; k++) {
+			json_object *e = json_object_array_get_idx(sv, k);
+			if (!positive(e)) {
+				snprintf(err, errlen,
+					 "%s: figure %zu (%s): sample %d is not a positive number",
+					 bp, i, id, k);
+				free(r->bs);
+				r->bs = NULL;
+				return -EINVAL;
+			}
+			r->bs[k] = json_object_get_double(e);
+		}
+	}
 	r->id = id;
 	r->kind = kind;
 	r->unit = jstr(f, "unit") ? jstr(f, "unit") : "";
@@ -412,8 +468,8 @@ static int judge_one(json_object *f, size_t i, const char *bp, const struct rr_f
 		r->clo = cur->f[k].lo;
 		r->chi = cur->f[k].hi;
 		r->cn = (int)cur->f[k].n;
-		r->v = rr_gate_worse(r, !strcmp(better, "higher"), floor) ? RR_V_REGRESSED
-									 : RR_V_OK;
+		r->cs = cur->f[k].samples;
+		judge_verdict(r, !strcmp(better, "higher"), floor);
 	}
 	return 0;
 }
@@ -439,6 +495,8 @@ int rr_gate_judge(const struct rr_run *run, json_object *baseline, double floor_
 		/* another machine or other settings: its absolute figures are not compared
 		 * at all (a raw MB/s of another machine is no verdict on this one) */
 		if (rc == 0 && !g->same_machine && strcmp(r->kind, "ratio")) {
+			free(r->bs);
+			r->bs = NULL;
 			g->left_out++;
 			continue;
 		}
@@ -460,8 +518,10 @@ int rr_gate_judge(const struct rr_run *run, json_object *baseline, double floor_
 						       .cn = (int)f->n,
 						       .v = RR_V_NEW};
 	}
-	for (size_t i = 0; rc == 0 && i < g->n; i++)
+	for (size_t i = 0; rc == 0 && i < g->n; i++) {
 		g->bad += g->rows[i].v == RR_V_REGRESSED || g->rows[i].v == RR_V_MISSING;
+		g->cannot += g->rows[i].v == RR_V_CANNOT_TELL;
+	}
 	free(seen);
 	if (rc)
 		rr_gate_result_free(g);
@@ -470,6 +530,8 @@ int rr_gate_judge(const struct rr_run *run, json_object *baseline, double floor_
 
 void rr_gate_result_free(struct rr_gate_result *g)
 {
+	for (size_t i = 0; g->rows && i < g->n; i++)
+		free(g->rows[i].bs);
 	free(g->rows);
 	rr_figures_free(&g->cur);
 	memset(g, 0, sizeof(*g));

@@ -28,6 +28,7 @@ enum { RR_GATE_FLOOR_PCT = 15 }; /* the gate's default floor (docs/report.md "Th
 struct rr_gate_opts {
 	double tolerance_pct; /* the floor, % */
 	const char *junit_path;	   /* NULL: none */
+	const char *html_path;	   /* the verdicts as a page; NULL: none */
 	const char *baseline_path; /* named in errors; NULL: "baseline" */
 };
 /* The gate's table on out and its JUnit file: RR_OK, RR_REGRESSED, or < 0 with err set */

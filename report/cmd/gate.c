@@ -1,4 +1,5 @@
-/* report/cmd/gate.c: raid-report gate --baseline FILE RESULTS_DIR [--tolerance PCT]: the
+/* report/cmd/gate.c: raid-report gate --baseline FILE RESULTS_DIR [--tolerance PCT] [--junit
+ * FILE] [--html FILE]: the
  * run's figures against a baseline's (report/analysis/gate.c judges, report/render/gate_out.c
  * writes the table and JUnit); exit 1 when one regressed or is missing. --tolerance is the
  * floor: how far apart the run's and the baseline's ranges must be to call it a regression
@@ -12,13 +13,16 @@
 int rr_cmd_gate(int argc, char **argv)
 {
 	const char *base = NULL, *dir = NULL;
-	struct rr_gate_opts o = {.tolerance_pct = RR_GATE_FLOOR_PCT, .junit_path = NULL};
+	struct rr_gate_opts o = {
+	    .tolerance_pct = RR_GATE_FLOOR_PCT, .junit_path = NULL, .html_path = NULL};
 	for (int i = 0; i < argc; i++) {
 		int more = i + 1 < argc;
 		if (!strcmp(argv[i], "--baseline") && more) {
 			base = argv[++i];
 		} else if (!strcmp(argv[i], "--junit") && more) {
 			o.junit_path = argv[++i];
+		} else if (!strcmp(argv[i], "--html") && more) {
+			o.html_path = argv[++i];
 		} else if (!strcmp(argv[i], "--tolerance") && more) {
 			char *end;
 			o.tolerance_pct = strtod(argv[++i], &end);
@@ -27,7 +31,8 @@ int rr_cmd_gate(int argc, char **argv)
 			    !(o.tolerance_pct >= 0 && o.tolerance_pct < 100))
 				return rr_fail("gate: --tolerance '%s': a percentage from 0 to 99",
 					       argv[i]);
-		} else if (!strcmp(argv[i], "--baseline") || !strcmp(argv[i], "--junit")) {
+		} else if (!strcmp(argv[i], "--baseline") || !strcmp(argv[i], "--junit") ||
+			   !strcmp(argv[i], "--html")) {
 			return rr_missing_value("gate", argv[i], "a FILE");
 		} else if (!strcmp(argv[i], "--tolerance")) {
 			return rr_missing_value("gate", argv[i], "a percentage");
@@ -76,6 +81,19 @@ int rr_gate(const struct rr_run *run, json_object *baseline, const struct rr_gat
 			rr_gate_junit(jf, &g, o->tolerance_pct);
 			if (rr_close(jf)) {
 				snprintf(err, errlen, "%s: write failed", o->junit_path);
+				rc = -EIO;
+			}
+		}
+	}
+	if (rc >= 0 && o->html_path) {
+		FILE *hf = fopen(o->html_path, "w");
+		if (!hf) {
+			snprintf(err, errlen, "%s: %s", o->html_path, strerror(errno));
+			rc = -errno;
+		} else {
+			rr_gate_html(hf, run, &g, o->tolerance_pct);
+			if (rr_close(hf)) {
+				snprintf(err, errlen, "%s: write failed", o->html_path);
 				rc = -EIO;
 			}
 		}

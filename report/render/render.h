@@ -72,8 +72,13 @@ int rr_compare(const struct rr_run *a, const struct rr_run *b, const char *outdi
 
 /* gate_out.c: the baseline file, the gate's table and its JUnit XML */
 json_object *rr_baseline_json(const struct rr_run *runs, size_t nruns);
+/* a row's verdict in words: "passed", "cannot tell (detectable: 23.0%)", ... */
+void rr_gate_verdict_text(const struct rr_gate_row *r, char *buf, size_t len);
 void rr_gate_print(FILE *out, const struct rr_run *run, const struct rr_gate_result *g,
 		   double floor_pct);
+/* the gate's table as a page: one row a figure, its verdict in words */
+void rr_gate_html(FILE *f, const struct rr_run *run, const struct rr_gate_result *g,
+		  double tolerance_pct);
 void rr_gate_junit(FILE *f, const struct rr_gate_result *g, double tolerance_pct);
 
 /* project_out.c, project_html.c: the efficiency and projection figures: summary's columns,

@@ -66,5 +66,18 @@ for r in "${test[@]}"; do
 	extra=$((extra + $(grep -vxFf "$OUT/$n.touched" "$OUT/$n.slow.flagged" | grep -cvxFf "$OUT/$n.flagged" || true)))
 done
 echo "== gate bench: baseline of 3 quick runs, 5 unchanged runs, $SLOW slowed by 25% ($OUT)"
+echo "command: $RR baseline RUN1 RUN4 RUN7 > baseline.json; $RR gate --baseline baseline.json RUN (and its slowed copy)"
 awk -v a="$alarms" -v j="$judged" 'BEGIN { printf "false alarms: %d of %d figures judged (%.1f in 100; aim: at most 1)\n", a, j, 100 * a / j }'
 awk -v c="$caught" -v t="$touched" -v e="$extra" 'BEGIN { printf "detection: %d of %d figures the slowdown touched flagged (%.0f%%; aim: 95%%), %d other figures flagged beyond the unchanged runs\n", c, t, 100 * c / t, e }'
+# the statistical tier's verdicts over the unchanged runs, and (c): the change each figure of
+# one default quick run could have been told by, with the repetitions a side for 10%
+# (columns of the gate's table: test, detectable, n@10%, verdict)
+cat "$OUT"/*-quick.gate | awk '$1 != "gate:" && $1 != "figure" { v = $NF ~ /%\)$/ ? "cannot tell" : $NF; n[v]++ }
+	END { printf "verdicts over the unchanged runs:"; for (k in n) printf " %s %d", k, n[k]; print "" }'
+first=$(ls "$OUT"/*-quick.gate | head -1)
+echo "== (c) detectable change per figure of one default quick run (--repeat 3, 1 s) against the baseline (9 repetitions), threshold ${BENCH_FLOOR:-15}%"
+echo "command: $RR gate --baseline baseline.json $(basename "${first%.gate}")"
+awk '$1 != "gate:" && $1 != "figure" {
+	d = ""; n10 = ""; for (i = 1; i <= NF; i++) if ($i ~ /^(mann-whitney|bootstrap|-)$/ && i > 4) { d = $(i + 1); n10 = $(i + 2); t = $i }
+	id = $0; sub(/ +(ratio|absolute) .*/, "", id)
+	printf "  %-64s %-12s detectable %8s  repeats for 10%%: %s\n", id, t, d, n10 }' "$first"
