@@ -34,6 +34,7 @@ declare -A MDVM_MODPARAMS=([loop]="max_loop=16")
 MDVM_KERNEL_DEFAULT=6.12
 declare -A MDVM_KERNEL_SUITE=([6.1]=bookworm [6.12]=trixie)
 MDVM_DEB_MIRROR=${MDVM_DEB_MIRROR:-http://deb.debian.org/debian}
+MDVM_DEB_SECURITY=${MDVM_DEB_SECURITY:-http://deb.debian.org/debian-security}
 
 mdvm__say() { echo "mdvm: $*" >&2; }
 
@@ -100,7 +101,9 @@ mdvm__kernel_pkg() {
 	mapfile -t o < <(mdvm__apt_opts "$suite")
 	if [[ ! -s $a/sources.list ]] || ! compgen -G "$a/lists/*Packages*" >/dev/null; then
 		mkdir -p "$a/lists/partial" "$a/cache/archives/partial" || return 1
-		echo "deb $MDVM_DEB_MIRROR $suite main" >"$a/sources.list"
+		# the point release and its security updates, as the host's own sources have them
+		printf 'deb %s %s main\ndeb %s %s-security main\n' "$MDVM_DEB_MIRROR" "$suite" \
+			"$MDVM_DEB_SECURITY" "$suite" >"$a/sources.list"
 		apt-get "${o[@]}" update -qq >"$a/update.log" 2>&1 ||
 			{ mdvm__say "apt-get update of $suite's list failed (log: $a/update.log)"; return 1; }
 	fi
