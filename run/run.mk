@@ -10,4 +10,4 @@ TESTS += tests/presets/plan_test.sh tests/presets/drives_test.sh
 TESTS += tests/presets/repeat_test.sh tests/presets/guard_test.sh tests/presets/measure_test.sh \
 	tests/presets/resync_test.sh
 TESTS += tests/targets/hostcpu_test.sh tests/targets/dev_test.sh tests/targets/md_test.sh
-BENCHES += tests/bench/targets_bench.sh
+BENCHES += tests/bench/targets_bench.sh tests/bench/ublk_bench.sh
