@@ -256,6 +256,7 @@ mdvm__accel() {
 }
 
 mdvm_check() {
+	mdvm__kernel >/dev/null || return 2
 	if mdvm_host_md; then
 		echo "mdvm: md from the host kernel"
 		return 0
