@@ -24,7 +24,7 @@ die() {
 	exit 1
 }
 # shellcheck source-path=SCRIPTDIR
-for f in hosts md targets plan exec guard recovery ab; do source "$ROOT/run/$f.sh"; done
+for f in hosts md targets plan exec guard recovery ab ublk; do source "$ROOT/run/$f.sh"; done
 
 # The presets (presets/index, in order) and their doc lines (again after make, when the
 # program was not built yet).
@@ -96,6 +96,9 @@ Options:
                            md             the same arrays made by mdadm over the same members
                                           (fio's io_uring on /dev/mdN); on a kernel without
                                           md the whole preset runs in the md appliance
+                           ublk           the engine's arrays as /dev/ublkbN (build/bin/raid-ublk;
+                                          RAID_UBLK=PATH), fio's io_uring on them; on a
+                                          kernel without ublk, in the appliance (6.12)
                            dev:PATH[=L]   an existing RAID volume (refused when it holds data
                                           unless --force; when mounted, always)
   --target-desc "..."    what a dev: volume is, e.g. "level=5 members=24 chunk=64k card=...":

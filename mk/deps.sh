@@ -8,8 +8,9 @@ PKGS=(gcc g++ make pkg-config libaio-dev liburing-dev libhwloc-dev hwloc libjson
       libisal-dev libcmocka-dev libnuma-dev zlib1g-dev gnuplot-nox xz-utils
       ca-certificates util-linux libxml2-utils jq)
 # the md appliance (tools/mdvm): without them only the md tests are skipped, so they are
-# installed as root but never required
-OPT_PKGS=(qemu-system-x86 busybox-static mdadm)
+# installed as root but never required; e2fsprogs (mkfs.ext4, fsck.ext4) for the file
+# systems the ublk tests put on an array (the guest runs the host's programs)
+OPT_PKGS=(qemu-system-x86 busybox-static mdadm e2fsprogs)
 
 absent() {
 	local p st

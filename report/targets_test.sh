@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # report/targets_test.sh: raid-report on a run with several targets, made from the fixture run:
 # the RAID5 sequential write gets an md twin (md-...) whose fio output is the fixture's RAID0
-# write, and a dev: volume twin whose output is its own; host_cpu in every meta.json. Checked:
+# write, a ublk twin (ublk-...) whose output is the 3-member RAID5 write, and a dev: volume twin
+# whose output is its own; host_cpu in every meta.json. Checked: the three-way table,
 # the target column, the ratio to md (= RAID5 / RAID0 of the fixture, computed here from its
 # summary), the host CPU per I/O from host_cpu, the side-by-side charts and page section, the
 # gate's md reference figures, --compare's vs_md, and old runs (no target key) read as engine.
@@ -19,6 +20,10 @@ cp "$T/$E.meta.json" "$T/dev-vol-SEQ1M-Q8T64-write.meta.json"
 "$RJ" set "$T/dev-vol-SEQ1M-Q8T64-write.meta.json" test:s=dev-vol-SEQ1M-Q8T64-write \
 	target:s=dev:vol engine:s=dev chunk:n parity:n
 cp "$T/$E.json" "$T/dev-vol-SEQ1M-Q8T64-write.json"
+# a ublk twin (the engine's array as /dev/ublkbN): its fio output is the fixture's 3-member RAID5
+cp "$T/$E.meta.json" "$T/ublk-$E.meta.json"
+"$RJ" set "$T/ublk-$E.meta.json" test:s="ublk-$E" target:s=ublk engine:s=ublk
+cp "$T/raid5-3-SEQ1M-Q8T64-write.json" "$T/ublk-$E.json"
 # 2 busy cores of 4 (1.5 user + 0.4 system + 0.1 softirq over 1 s) on every test
 for m in "$T"/*.meta.json; do
 	"$RJ" set "$m" 'host_cpu:j={"user_s":1.5,"system_s":0.4,"softirq_s":0.1,"iowait_s":0.7,"interval_s":1.0,"cpus":4,"fio_user_s":0.2,"fio_system_s":0.3}'
@@ -39,6 +44,24 @@ ratio() {
 		awk -v a="$(col dev-vol-SEQ1M-Q8T64-write vs_md)" -v b="$want" 'BEGIN { exit !((a - b) / b < 0.005 && (b - a) / b < 0.005) }'
 }
 t_case "vs_md: each target's main figure over md's on the same test" ratio
+# the three-way table: engine / ublk (the path's cost) on the engine's row, ublk / md (the
+# RAID's cost) on ublk's, from the fixture's figures
+threeway() {
+	local e u m row urow want_eu want_um
+	e=$(col "$E" mbps) u=$(col "ublk-$E" mbps) m=$(col "md-$E" mbps)
+	want_eu=$(awk -v a="$e" -v b="$u" 'BEGIN { printf "%.2fx", a / b }')
+	want_um=$(awk -v a="$u" -v b="$m" 'BEGIN { printf "%.2fx", a / b }')
+	row=$(grep -o "<tr><td>$E</td><td>engine[^<]*</td>.*</tr>" "$RUN/index.html")
+	urow=$(grep -o "<tr><td>ublk-$E</td><td>ublk[^<]*</td>.*</tr>" "$RUN/index.html")
+	echo "engine $e ublk $u md $m: want engine/ublk $want_eu, ublk/md $want_um"
+	echo "$row"
+	echo "$urow"
+	grep -q '<th>vs md</th><th>vs ublk</th>' "$RUN/index.html" &&
+		[[ $row == *"<td class=n>$want_eu</td>"* && -n $urow &&
+			$(sed 's/<\/td>/\n/g' <<<"$urow" | sed -n 5p) == "<td class=n>$want_um" &&
+			$(sed 's/<\/td>/\n/g' <<<"$urow" | sed -n 6p) == "<td class=n>" ]]
+}
+t_case "three-way table: engine / ublk on the engine's row, ublk / md on ublk's" threeway
 t_case "target column: engine, md, dev:vol, jbod (old runs without the key)" bash -c \
 	"[[ '$(col "$E" target) $(col "md-$E" target) $(col dev-vol-SEQ1M-Q8T64-write target) $(col jbod-4-SEQ1M-Q8T64-read target)' == 'engine md dev:vol jbod' ]]"
 cpu() { # 2 busy cores / IOPS
@@ -52,7 +75,7 @@ cpu() { # 2 busy cores / IOPS
 t_case "host CPU per I/O: (user + system + softirq) / interval / IOPS" cpu
 t_case "side-by-side charts drawn" bash -c "for c in targets_mbps targets_cpu; do [[ -s '$RUN'/charts/\$c.png && -s '$RUN'/charts/\$c.svg ]] || exit 1; done"
 t_case "the chart has a bar per target for the same test" bash -c \
-	"cat '$RUN/charts/targets_mbps.dat'; grep -c 'raid5 x4 c512k SEQ1M-Q8T64 write Q8T1: ' '$RUN/charts/targets_mbps.dat' | grep -qx 3"
+	"cat '$RUN/charts/targets_mbps.dat'; grep -c 'raid5 x4 c512k SEQ1M-Q8T64 write Q8T1: ' '$RUN/charts/targets_mbps.dat' | grep -qx 4"
 t_case "the page sets the targets side by side" grep -q "id=targets" "$RUN/index.html"
 t_case "gate figures take md as the reference" bash -c \
 	"'$RR' baseline '$RUN' | grep -q '\"id\":\"$E / md-$E\"' && '$RR' baseline '$RUN' | grep -q 'dev-vol-SEQ1M-Q8T64-write / md-$E'"

@@ -232,6 +232,13 @@ start_test() {
 		COUNT[failed]=$((COUNT[failed] + 1))
 		return 1
 	fi
+	if [[ ${st_[target]} == ublk ]] && ! ublk_prepare_test "$1"; then
+		write_meta "$1" failed "raid-ublk could not start the device (logs/$t.ublk.log)"
+		echo "$pre FAIL  $t: raid-ublk could not start the device (log: ${RUN[rdir]}/logs/$t.ublk.log)"
+		tail -3 "${RUN[rdir]}/logs/$t.ublk.log" 2>/dev/null | sed 's/^/    | /'
+		COUNT[failed]=$((COUNT[failed] + 1))
+		return 1
+	fi
 	test_cmd "$1"
 	[[ ${st_[state]} != resync* ]] || resync_start "$1" || return 1
 	printf '%q ' "${CMD[@]}" >"${RUN[rdir]}/logs/$t.cmd"

@@ -182,6 +182,7 @@ plan_print() {
 		grp=${T[group]#-} # "-": in no group
 		echo "# [${T[idx]}/${PLAN_RUN[tests]}] ${T[id]} (workload ${T[workload]}, level ${T[level]}, members ${T[members]}, chunk ${T[chunk]}, parity ${T[parity]}, state ${T[state]}, bays ${T[bays]}${T[spares]:+, spares ${T[spares]}}${grp:+, group $grp}, target ${T[target]})"
 		[[ ${T[target]} != md ]] || echo "# md: $(md_create_cmd T "${T[init]}" ${T[member_paths]//:/ })"
+		[[ ${T[target]} != ublk ]] || echo "# ublk: $(ublk_start_cmd T)"
 		test_cmd T
 		printf '%q ' "${CMD[@]}"
 		echo

@@ -11,4 +11,4 @@ TESTS += tests/presets/repeat_test.sh tests/presets/guard_test.sh tests/presets/
 	tests/presets/resync_test.sh
 TESTS += tests/targets/hostcpu_test.sh tests/targets/dev_test.sh tests/targets/md_test.sh \
 	tests/targets/mdstats_test.sh
-BENCHES += tests/bench/targets_bench.sh
+BENCHES += tests/bench/targets_bench.sh tests/bench/ublk_bench.sh

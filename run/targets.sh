@@ -5,6 +5,8 @@
 #
 #   engine        the fio-raid engine (today's runs; test ids unchanged)
 #   md            the same arrays made by mdadm, fio's io_uring on /dev/mdN (ids md-<id>)
+#   ublk          the engine's arrays as /dev/ublkbN (raid-ublk), fio's io_uring on them
+#                 (ids ublk-<id>; run/ublk.sh)
 #   dev:PATH[=L]  an existing volume (ids dev-L-<workload>-<rw>); --target-desc describes it
 # JBOD lines (fio straight on the members) run once, whatever the targets: target "jbod".
 
@@ -16,10 +18,10 @@ declare -A DEV_PATH=() DEV_DESC=()
 targets_parse() { # LIST -> TARGETS, DEV_PATH, DEV_DESC (--target-desc: TARGET_DESCS, in order)
 	local t p l list k=0
 	IFS=, read -r -a list <<<"$1"
-	((${#list[@]})) || die "--target needs a list: engine, md, dev:PATH[=LABEL]"
+	((${#list[@]})) || die "--target needs a list: engine, ublk, md, dev:PATH[=LABEL]"
 	for t in "${list[@]}"; do
 		case $t in
-		engine | md) ;;
+		engine | md | ublk) ;;
 		dev:*)
 			p=${t#dev:} l=${p##*/}
 			[[ $p == *=* ]] && l=${p#*=} p=${p%%=*}
@@ -28,7 +30,7 @@ targets_parse() { # LIST -> TARGETS, DEV_PATH, DEV_DESC (--target-desc: TARGET_D
 				die "--target $t: label '$l' may hold only letters, digits, '_', '.' and '-'"
 			DEV_PATH[$l]=$p DEV_DESC[$l]=${TARGET_DESCS[$k]:-}
 			k=$((k + 1)) t=dev:$l ;;
-		*) die "--target: unknown target '$t' (engine, md, dev:PATH[=LABEL])" ;;
+		*) die "--target: unknown target '$t' (engine, ublk, md, dev:PATH[=LABEL])" ;;
 		esac
 		[[ " ${TARGETS[*]} " != *" $t "* ]] || die "--target: '$t' is listed twice"
 		TARGETS+=("$t")
@@ -67,6 +69,10 @@ targets_check_devs() { # each one a block device with a medium, no data unless -
 target_fio_args() {
 	local -n ta_=$1 to_=$2
 	local dev vol span
+	if [[ ${ta_[target]} == ublk ]]; then
+		ublk_fio_args "$1" "$2"
+		return 0
+	fi
 	if [[ ${ta_[target]} != md && ${ta_[target]} != dev:* ]]; then
 		test_list "$1" arg "$2"
 		return 0
@@ -109,7 +115,8 @@ target_meta_set() { # TEST -> TARGET_META: meta.json's keys of the test's target
 	local -n tm_=$1
 	TARGET_META=("target:s=${tm_[target]}")
 	case ${tm_[target]} in
-	md) TARGET_META+=("device:s=${MD_DEV[${tm_[array]}]:-}" "md_bitmap:s=${tm_[md_bitmap]}" "md_consistency:s=${tm_[md_consistency]}") ;;
+	md) TARGET_META+=("device:s=${MD_DEV[${tm_[array]}]:-}" "md_bitmap:s=${tm_[md_bitmap]}" "md_consistency:s=${tm_[md_consistency]}" "kernel:s=$(uname -r)") ;;
+	ublk) TARGET_META+=("device:s=${UBLK_DEV[${tm_[id]}]:-}" "kernel:s=$(uname -r)") ;;
 	dev:*) TARGET_META+=("device:s=${DEV_PATH[${tm_[target]#dev:}]}" "target_desc:s=${DEV_DESC[${tm_[target]#dev:}]}") ;;
 	esac
 }
@@ -120,9 +127,10 @@ targets_run_json() { # TARGETS_JSON: run.json's keys of the targets
 	for t in "${TARGETS[@]}"; do TARGETS_JSON+=("targets:as=$t"); done
 	if target_has md; then
 		TARGETS_JSON+=("md.where:s=$(targets_md_where)" "md.mdadm:s=$(mdadm --version 2>&1 | head -1)"
-			"md.metadata:s=1.0")
+			"md.metadata:s=1.0" "md.kernel:s=$(uname -r)")
 		md_knobs_json
 	fi
+	! target_has ublk || TARGETS_JSON+=("ublk.where:s=$(ublk_where)" "ublk.kernel:s=$(uname -r)" "ublk.server:s=$RAID_UBLK")
 	for t in "${!DEV_PATH[@]}"; do
 		TARGETS_JSON+=("devices.$t.path:s=${DEV_PATH[$t]}" "devices.$t.desc:s=${DEV_DESC[$t]}")
 	done
@@ -145,6 +153,7 @@ target_begin() { # TEST: just before fio starts
 target_end() { # TEST: after its fio ended
 	local -n tn_=$1
 	[[ ${tn_[target]} != md ]] || md_test_end "$1"
+	[[ ${tn_[target]} != ublk ]] || ublk_test_end "$1"
 	hostcpu_finish "$1"
 }
 
@@ -153,6 +162,7 @@ targets_stop() { # on exit, error or Ctrl-C: fio, the samplers, then md's arrays
 	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 	hostcpu_kill
+	ublk_teardown
 	md_teardown
 }
 
@@ -196,12 +206,16 @@ targets_md_where() { # one line: where md comes from for this run
 	fi
 }
 
+targets_host_has_kernel_parts() { # 0 when this kernel has md and ublk, as far as asked for
+	{ ! target_has md || md_available; } && { ! target_has ublk || ublk_available; }
+}
+
 # Runs this run.sh again inside the appliance and then the report here; returns only when
 # no re-run is needed (the host has md, or this already is the appliance).
 targets_maybe_reexec() { # ORIGINAL_ARGS...
-	target_has md || return 0
+	target_has md || target_has ublk || return 0
 	[[ -z ${MDVM:-} ]] || return 0
-	md_available && return 0
+	targets_host_has_kernel_parts && return 0
 	local mdvm=$ROOT/tools/mdvm/mdvm why rc=0 rw=() id made="" limit
 	[[ -x $mdvm ]] || { echo "run.sh: --target md: this kernel has no md and tools/mdvm (the md appliance) is missing" >&2; exit 77; }
 	why=$("$mdvm" check 2>"${RUN[work]}/mdvm-check.log") || rc=$?
@@ -227,7 +241,7 @@ targets_maybe_reexec() { # ORIGINAL_ARGS...
 	id=${RUN[id]}
 	# a hung guest is stopped: allow each test four times its runtime and a minute
 	limit=$((600 + PLAN_RUN[tests] * (4 * PLAN_RUN[runtime] + 60)))
-	echo "run.sh: this kernel has no md: the whole preset runs inside the md appliance ($why), the engine too, on the same kernel and members"
+	echo "run.sh: this kernel has no $(target_has md && ! md_available && echo md || echo ublk): the whole preset runs inside the md appliance ($why), the engine too, on the same kernel and members"
 	rc=0
 	"$mdvm" run --timeout "$limit" "${rw[@]}" -- env TMPDIR=/tmp FIO_RAID_RUN_ID="$id" \
 		FIO_RAID_SCRATCH_MADE="$made" "FIO_RAID_MD_WHERE=appliance: $why" \

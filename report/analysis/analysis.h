@@ -109,6 +109,7 @@ void rr_analysis_free(struct rr_analysis *an);
 
 /* targets.c: each test's ratio to its md twin (vs_md), set once after loading */
 void rr_targets_link(struct rr_run *run);
+const struct rr_test *rr_ublk_twin(const struct rr_run *run, const struct rr_test *t);
 const struct rr_test *rr_md_twin(const struct rr_run *run, const struct rr_test *t);
 int rr_same_test(const struct rr_test *a, const struct rr_test *b);
 int rr_run_has_targets(const struct rr_run *run);

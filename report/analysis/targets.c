@@ -1,7 +1,10 @@
-/* report/analysis/targets.c: the targets of a run (docs/report.md): the fio-raid engine, md (the
- * same arrays made by mdadm), dev:LABEL volumes, and the JBOD baselines. Which test of md is "the
- * same test" as a test of another target (level x members x workload x state x depth x jobs),
- * each target's ratio to md and the whole-machine CPU per I/O from meta.json's host_cpu (what
+/* report/analysis/targets.c: the targets of a run (docs/report.md): the fio-raid engine, the
+ * engine's arrays as ublk block devices, md (the same arrays made by mdadm), dev:LABEL volumes,
+ * and the JBOD baselines. Which test of md is "the same test" as a test of another target
+ * (level x members x workload x state x depth x jobs), each target's ratio to md (ublk / md:
+ * the RAID's cost, both behind the same block layer), the engine's ratio to ublk (engine /
+ * ublk: the block path's cost, the same RAID code) and the whole-machine CPU per I/O from
+ * meta.json's host_cpu (what
  * makes CPU cost comparable across targets: md computes parity in kernel threads fio never
  * sees). The page's section is report/render/targets_html.c. */
 #include "report/analysis/analysis.h"
@@ -19,16 +22,29 @@ int rr_same_test(const struct rr_test *a, const struct rr_test *b)
 	       (a->chunk <= 0 || b->chunk <= 0 || a->chunk == b->chunk);
 }
 
+/* the same test of TARGET, or NULL */
+static const struct rr_test *twin(const struct rr_run *run, const struct rr_test *t,
+				  const char *target)
+{
+	for (size_t i = 0; i < run->ntests; i++) {
+		const struct rr_test *o = &run->tests[i];
+		if (!strcmp(o->target, target) && rr_same_test(t, o))
+			return o;
+	}
+	return NULL;
+}
+
 const struct rr_test *rr_md_twin(const struct rr_run *run, const struct rr_test *t)
 {
 	if (!strcmp(t->target, "md") || !strcmp(t->target, "jbod"))
 		return NULL;
-	for (size_t i = 0; i < run->ntests; i++) {
-		const struct rr_test *o = &run->tests[i];
-		if (!strcmp(o->target, "md") && rr_same_test(t, o))
-			return o;
-	}
-	return NULL;
+	return twin(run, t, "md");
+}
+
+/* an engine test's twin on ublk: the same RAID code behind the kernel's block layer */
+const struct rr_test *rr_ublk_twin(const struct rr_run *run, const struct rr_test *t)
+{
+	return strcmp(t->target, "engine") ? NULL : twin(run, t, "ublk");
 }
 
 /* Under emulation (run.json md.where: QEMU TCG) the ratio is not set: the two paths are
@@ -38,9 +54,11 @@ void rr_targets_link(struct rr_run *run)
 {
 	for (size_t i = 0; !*run->emulation && i < run->ntests; i++) {
 		struct rr_test *t = &run->tests[i];
-		const struct rr_test *md = rr_md_twin(run, t);
+		const struct rr_test *md = rr_md_twin(run, t), *ublk = rr_ublk_twin(run, t);
 		if (md && rr_primary(md) > 0)
 			t->vs_md = rr_primary(t) / rr_primary(md);
+		if (ublk && rr_primary(ublk) > 0)
+			t->vs_ublk = rr_primary(t) / rr_primary(ublk);
 	}
 }
 

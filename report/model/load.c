@@ -683,6 +683,7 @@ static void test_init(struct rr_test *t)
 	memset(t, 0, sizeof(*t));
 	t->member_ios_per_io = t->parity_gbps = t->gpu_stripes_per_launch = NAN;
 	t->host_cpu_us_per_io = t->host_cpu_cores = t->fio_cpu_us_per_io = t->vs_md = NAN;
+	t->vs_ublk = NAN;
 	t->fio_cpu_cores = t->little_l = t->clat_mean_us = t->slat_mean_us = NAN;
 	t->rebuild_s = t->rebuild_mbps = t->rebuild_min_per_tb = NAN;
 }

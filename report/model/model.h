@@ -53,6 +53,9 @@ struct rr_test {
 	 * and in cores, fio's whole process per I/O (engine threads too); NAN when absent */
 	double host_cpu_us_per_io, host_cpu_cores, fio_cpu_us_per_io, fio_cpu_cores;
 	double vs_md; /* main figure over the same test's on md (targets.c); NAN without one */
+	/* an engine test's main figure over the same test's on ublk (engine / ublk: what the
+	 * kernel's block path costs, targets.c); NAN without one */
+	double vs_ublk;
 	/* what keeps the array consistent after an unclean stop, named alike for md and the
 	 * engine (load.c): "bitmap=none|internal, resync|ppl", "none" (RAID0), "" (JBOD, dev:);
 	 * fio's steady state: "reached", "not reached", "" when the test did not ask for it */

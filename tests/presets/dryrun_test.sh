@@ -2,7 +2,7 @@
 # tests/presets/dryrun_test.sh: every preset's --dry-run runs the published test: block size,
 # depth, jobs, pattern, level, members and chunk checked against the published figures
 # (results/reference/published.csv, read by raid-report's own CSV parser: raid-report
-# published); options and bad input of run.sh.
+# published); options and bad input of run.sh; --target ublk's plan (run/ublk.sh).
 source "$(dirname "$0")/../lib.sh"
 RUN=$ROOT/run.sh
 CSV=${PUBLISHED_CSV:-$ROOT/results/reference/published.csv}
@@ -86,6 +86,38 @@ t_case "--help documents every option" bash -c "h=\$(\"$RUN\" --help); for o in 
 for p in quick rebuild; do
 	t_case "$p dry-run" "$RUN" "$p" --dry-run --no-build
 done
+
+# --target ublk (run/ublk.sh): each engine test once more as ublk-<id>, the server started over
+# the same members with the engine's own raid_* options, fio's io_uring on the device
+"$RUN" quick --dry-run --no-build --target engine,ublk,md >"$T_SCRATCH/ublk.dry" 2>&1
+ublk_twins() { # every engine test has a ublk twin and an md twin, in that order
+	local e u m
+	e=$(grep -c '^# \[.*target engine)$' "$T_SCRATCH/ublk.dry")
+	u=$(grep -c '^# \[[0-9/]*\] ublk-.*target ublk)$' "$T_SCRATCH/ublk.dry")
+	m=$(grep -c '^# \[[0-9/]*\] md-.*target md)$' "$T_SCRATCH/ublk.dry")
+	echo "engine $e ublk $u md $m"
+	((e > 0 && u == e && m == e)) &&
+		[[ $(grep -o '^# \[[0-9/]*\] [a-z]*-*raid5-4m-RND4K-Q32T64-randwrite@1' "$T_SCRATCH/ublk.dry" |
+			awk '{print $3}' | tr '\n' ' ') == "raid5-4m-RND4K-Q32T64-randwrite@1 ublk-raid5-4m-RND4K-Q32T64-randwrite@1 md-raid5-4m-RND4K-Q32T64-randwrite@1 " ]]
+}
+t_case "--target engine,ublk,md: each engine test has a ublk- and an md- twin, in that order" ublk_twins
+ublk_same() { # the server's options are the engine test's own, fio runs io_uring on the device
+	local eng srv fio
+	eng=$(grep -A1 '^# \[[0-9/]*\] raid6-4m-SEQ1M-Q8T64-write@1 ' "$T_SCRATCH/ublk.dry" | tail -1 |
+		grep -o -- '--raid_[a-z_]*=[^ ]*' | grep -v raid_stats | sed 's/^--//' | tr '\n' ' ')
+	srv=$(grep -A1 '^# \[[0-9/]*\] ublk-raid6-4m-SEQ1M-Q8T64-write@1 ' "$T_SCRATCH/ublk.dry" | tail -1)
+	fio=$(grep -A2 '^# \[[0-9/]*\] ublk-raid6-4m-SEQ1M-Q8T64-write@1 ' "$T_SCRATCH/ublk.dry" | tail -1)
+	echo "engine: $eng"
+	echo "server: $srv"
+	echo "fio: $fio"
+	[[ $srv == "# ublk: $ROOT/build/bin/raid-ublk start $eng"raid_stats=*ublk-raid6-4m-SEQ1M-Q8T64-write@1.stats.json" " ]] &&
+		[[ $fio == *" --ioengine=io_uring --filename=/dev/ublkbN "* && $fio != *--raid_* && $fio != *external:* ]]
+}
+t_case "a ublk test's server takes the engine test's raid_* options; fio io_uring on /dev/ublkbN" ublk_same
+t_case "RAID_UBLK names another server" bash -c \
+	"RAID_UBLK=/opt/x/raid-ublk \"$RUN\" quick --dry-run --no-build --target ublk --only raid5 | grep -q '^# ublk: /opt/x/raid-ublk start raid_level=5 '"
+t_case_fail "--target ublk with --hosts is refused" --msg "not with --hosts" \
+	"$RUN" quick --dry-run --no-build --target ublk --hosts h1
 t_case_fail "unknown preset" --msg "unknown preset 'nope'" "$RUN" nope --dry-run --no-build
 t_case "unknown preset names the presets" bash -c "\"$RUN\" nope --dry-run --no-build 2>&1 | grep -q \"unknown preset 'nope'; presets: quick\""
 t_case_fail "unknown option" --msg "unknown option '--frob'" "$RUN" --frob

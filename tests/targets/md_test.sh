@@ -4,7 +4,8 @@
 # had). Kept small for CI's 2 cores: a few tests of the quick preset, 1 s each.
 #   - ./run.sh quick --target engine,md (RAID5 4K random writes, RAID6 1M
 #     sequential writes): every test ran on both, md's on /dev/mdN with md's member I/O
-#     counts, host CPU in every meta.json, and the report sets them side by side;
+#     counts, host CPU in every meta.json, the kernel md ran on in run.json and md's
+#     meta.json, and the report sets them side by side;
 #   - RAID1 on md, optimal and degraded (member 0 missing);
 #   - a rebuild on md: time and rate from md into the engine's rebuild fields;
 #   - md with an internal bitmap (RAID1) and with ppl (RAID5), as md reports them;
@@ -41,6 +42,9 @@ both() {
 }
 t_case "each test ran on the engine and on md (md-*: /dev/mdN, member I/Os, md's settings)" both
 t_case "run.json says where md came from" bash -c "jget '$R/run.json' md.where | grep -q ."
+t_case "md's results name the kernel md ran on (run.json md.kernel, each md test's meta.json)" bash -c \
+	"k=\$(jget '$R/run.json' md.kernel) && [[ \$k == [0-9]*.[0-9]* ]] &&
+	 [[ \$(jget '$R/tests/md-raid5-4m-RND4K-Q32T64-randwrite.meta.json' kernel) == \"\$k\" ]]"
 t_case "the report sets engine and md side by side" bash -c \
 	"grep -q id=targets '$R/index.html' && [[ -s '$R/charts/targets_iops.png' ]] &&
 	 v=\$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) n[\$i] = i; next } \$2 == \"raid5-4m-RND4K-Q32T64-randwrite\" { print \$(n[\"vs_md\"]) }' '$R/summary.csv') &&

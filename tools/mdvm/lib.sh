@@ -11,8 +11,10 @@
 #   mdvm_run [OPTS] -- CMD  run CMD in the appliance, exit with its status
 #   mdvm_exec [OPTS] -- CMD the same, on the host when its kernel has md
 #
-# Environment: MDVM_CACHE (default build/mdvm), MDVM_ACCEL=tcg|kvm (skip the probe),
-# MDVM_TIMEOUT (seconds a run may take, default 900), MDVM_KEEP=1 (keep the run's directory).
+# Environment: MDVM_CACHE (default build/mdvm), MDVM_KERNEL=6.12|6.1 (the guest kernel:
+# Debian 13's or Debian 12's, default MDVM_KERNEL_DEFAULT; `mdvm --kernel` sets it),
+# MDVM_ACCEL=tcg|kvm (skip the probe), MDVM_TIMEOUT (seconds a run may take, default 900),
+# MDVM_KEEP=1 (keep the run's directory).
 
 MDVM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MDVM_CACHE=${MDVM_CACHE:-$MDVM_ROOT/build/mdvm}
@@ -21,7 +23,18 @@ MDVM_CACHE=${MDVM_CACHE:-$MDVM_ROOT/build/mdvm}
 # nvme for the NVMe controllers of mdvm run --nvme (nvme_core comes with it)
 MDVM_MODULES=(virtio_pci 9pnet_virtio 9p loop crc32c_generic md_mod raid0 raid1 raid10 raid456
 	nvme_core nvme)
+# loaded where the kernel has them: ublk (6.12 only: 6.1 is built without it) and the
+# filesystems a test puts on an array (a module listed in modules.builtin counts as loaded)
+MDVM_MODULES_OPT=(ublk_drv ext4 xfs)
 declare -A MDVM_MODPARAMS=([loop]="max_loop=16")
+
+# The guest kernels: Debian 13's 6.12 (ublk, a current md; md's tests pass on it, see
+# docs/md.md) by default, Debian 12's 6.1 on request. Each is fetched from its own
+# distribution's archive and cached in MDVM_CACHE/kernel-VERSION.
+MDVM_KERNEL_DEFAULT=6.12
+declare -A MDVM_KERNEL_SUITE=([6.1]=bookworm [6.12]=trixie)
+MDVM_DEB_MIRROR=${MDVM_DEB_MIRROR:-http://deb.debian.org/debian}
+MDVM_DEB_SECURITY=${MDVM_DEB_SECURITY:-http://deb.debian.org/debian-security}
 
 mdvm__say() { echo "mdvm: $*" >&2; }
 
@@ -60,16 +73,50 @@ mdvm__install() {
 	return 77
 }
 
-# The kernel image package linux-image-amd64 depends on (linux-image-6.1.0-57-amd64).
+# The chosen kernel (MDVM_KERNEL, else the default): prints it, or says why not and fails.
+mdvm__kernel() {
+	local k=${MDVM_KERNEL:-$MDVM_KERNEL_DEFAULT}
+	if [[ -z ${MDVM_KERNEL_SUITE[$k]:-} ]]; then
+		mdvm__say "MDVM_KERNEL/--kernel: '$k' is not a guest kernel (6.12 or 6.1)"
+		return 2
+	fi
+	echo "$k"
+}
+
+# Where kernel K's appliance is cached.
+mdvm__kdir() { echo "$MDVM_CACHE/kernel-$1"; }
+
+# apt-get/apt-cache options of a private source list of suite SUITE under MDVM_CACHE (the
+# host's own sources are never read nor touched: Debian 12's apt fetches Debian 13's kernel)
+mdvm__apt_opts() {
+	local a=$MDVM_CACHE/apt-$1
+	printf '%s\n' -o "Dir::Etc::SourceList=$a/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o "Dir::State::Lists=$a/lists" -o "Dir::Cache=$a/cache" -o APT::Sandbox::User=root
+}
+
+# The kernel image package linux-image-amd64 depends on in SUITE's archive
+# (linux-image-6.1.0-57-amd64, linux-image-6.12.117+deb13-amd64); the list is fetched once.
 mdvm__kernel_pkg() {
-	apt-cache depends linux-image-amd64 2>/dev/null |
+	local suite=$1 a=$MDVM_CACHE/apt-$1 o
+	mapfile -t o < <(mdvm__apt_opts "$suite")
+	if [[ ! -s $a/sources.list ]] || ! compgen -G "$a/lists/*Packages*" >/dev/null; then
+		mkdir -p "$a/lists/partial" "$a/cache/archives/partial" || return 1
+		# the point release and its security updates, as the host's own sources have them
+		printf 'deb %s %s main\ndeb %s %s-security main\n' "$MDVM_DEB_MIRROR" "$suite" \
+			"$MDVM_DEB_SECURITY" "$suite" >"$a/sources.list"
+		apt-get "${o[@]}" update -qq >"$a/update.log" 2>&1 ||
+			{ mdvm__say "apt-get update of $suite's list failed (log: $a/update.log)"; return 1; }
+	fi
+	apt-cache "${o[@]}" depends linux-image-amd64 2>/dev/null |
 		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -1
 }
 
-# modules.load for MODDIR (lib/modules/VER): each module after its dependencies, once.
+# modules.load for MODDIR (lib/modules/VER): each module after its dependencies, once;
+# one built into the kernel (6.12's virtio_pci) is skipped, an optional one that is absent too.
 mdvm__module_order() {
 	local moddir=$1
-	awk -v want="${MDVM_MODULES[*]}" '
+	touch "$moddir/modules.builtin"
+	awk -v want="${MDVM_MODULES[*]}" -v opt="${MDVM_MODULES_OPT[*]}" '
 		function name(p) { sub(/.*\//, "", p); sub(/\.ko.*$/, "", p); gsub(/-/, "_", p); return p }
 		function load(p,   i, n, d) {
 			if (p in done) return
@@ -78,44 +125,64 @@ mdvm__module_order() {
 			for (i = n; i >= 1; i--) load(d[i])
 			print p
 		}
+		FILENAME ~ /modules.builtin$/ { builtin[name($1)] = 1; next }
 		{ p = $1; sub(/:$/, "", p); path[name(p)] = p; $1 = ""; deps[p] = $0 }
 		END {
 			n = split(want, w, " ")
-			for (i = 1; i <= n; i++) {
-				if (!(w[i] in path)) { print "missing " w[i] > "/dev/stderr"; exit 1 }
+			m = split(opt, o, " ")
+			for (i = 1; i <= m; i++) w[n + i] = o[i]
+			for (i = 1; i <= n + m; i++) {
+				if (w[i] in builtin) continue
+				if (!(w[i] in path)) {
+					if (i > n) continue
+					print "missing " w[i] > "/dev/stderr"; exit 1
+				}
 				load(path[w[i]])
 			}
-		}' "$moddir/modules.dep"
+		}' "$moddir/modules.builtin" "$moddir/modules.dep"
 }
 
-# Build DIR/vmlinuz and DIR/initrd.cpio for kernel package PKG (downloaded into the cache).
+# mdvm__copy_module SRC DEST.ko: a module into the initramfs, uncompressed (6.12's are .ko.xz,
+# which busybox's insmod hands to the kernel as they are)
+mdvm__copy_module() {
+	case $1 in
+	*.ko.xz) xz -dc "$1" >"$2" ;;
+	*) cp "$1" "$2" ;;
+	esac
+}
+
+# Build DIR/vmlinuz and DIR/initrd.cpio for kernel package PKG of SUITE (downloaded into the
+# cache through SUITE's private source list).
 mdvm__build_kernel() {
-	local pkg=$1 dir=$2 deb x ver m p
+	local pkg=$1 suite=$2 dir=$3 deb x ver m p o
 	mkdir -p "$MDVM_CACHE/dl"
 	deb=$(ls "$MDVM_CACHE/dl/${pkg}_"*.deb 2>/dev/null | head -1)
 	if [[ -z "$deb" ]]; then
-		mdvm__say "downloading $pkg"
-		(cd "$MDVM_CACHE/dl" && apt-get download "$pkg") >"$MDVM_CACHE/download.log" 2>&1 ||
+		mdvm__say "downloading $pkg ($suite)"
+		mapfile -t o < <(mdvm__apt_opts "$suite")
+		(cd "$MDVM_CACHE/dl" && apt-get "${o[@]}" download "$pkg") >"$MDVM_CACHE/download.log" 2>&1 ||
 			{ mdvm__say "apt-get download $pkg failed (log: $MDVM_CACHE/download.log)"; return 77; }
 		deb=$(ls "$MDVM_CACHE/dl/${pkg}_"*.deb | head -1)
 	fi
 	x=$(mktemp -d "$MDVM_CACHE/unpack.XXXXXX") || return 1
 	mdvm__say "unpacking $(basename "$deb")"
 	dpkg-deb -x "$deb" "$x" || { rm -rf "$x"; return 1; }
+	# Debian 13 is merged-/usr: its modules are under usr/lib/modules
+	[[ -e $x/lib || ! -d $x/usr/lib/modules ]] || ln -s usr/lib "$x/lib"
 	ver=${pkg#linux-image-}
 	busybox depmod -b "$x" "$ver" || { rm -rf "$x"; mdvm__say "busybox depmod failed"; return 1; }
-	mkdir -p "$x/initrd/bin"
+	mkdir -p "$x/initrd/bin" "$x/initrd/mod"
 	cp /bin/busybox "$x/initrd/bin/busybox"
 	install -m 0755 "$MDVM_ROOT/tools/mdvm/init" "$x/initrd/init"
 	mdvm__module_order "$x/lib/modules/$ver" >"$x/order" || { rm -rf "$x"; return 1; }
 	while read -r p; do
-		m=$(basename "$p" .ko)
-		mkdir -p "$x/initrd/mod"
-		cp "$x/lib/modules/$ver/$p" "$x/initrd/mod/"
+		m=$(basename "${p%.xz}" .ko)
+		mdvm__copy_module "$x/lib/modules/$ver/$p" "$x/initrd/mod/$m.ko" || { rm -rf "$x"; return 1; }
 		echo "mod/$m.ko ${MDVM_MODPARAMS[${m//-/_}]:-}"
-	done <"$x/order" >"$x/initrd/modules.load"
+	done <"$x/order" >"$x/initrd/modules.load" || { rm -rf "$x"; return 1; }
 	# brd is loaded by init only for --ramdisks, with the sizes of that run
-	cp "$x/lib/modules/$ver/kernel/drivers/block/brd.ko" "$x/initrd/mod/" || { rm -rf "$x"; return 1; }
+	p=$(ls "$x/lib/modules/$ver/kernel/drivers/block/brd.ko"* 2>/dev/null | head -1)
+	[[ -n $p ]] && mdvm__copy_module "$p" "$x/initrd/mod/brd.ko" || { rm -rf "$x"; return 1; }
 	mkdir -p "$dir"
 	(cd "$x/initrd" && find . | busybox cpio -o -H newc 2>/dev/null) >"$dir/initrd.cpio" &&
 		cp "$x/boot/vmlinuz-$ver" "$dir/vmlinuz" && echo "$ver" >"$dir/version" &&
@@ -128,36 +195,45 @@ mdvm__build_kernel() {
 mdvm__modules_line() {
 	local m
 	for m in "${MDVM_MODULES[@]}"; do printf '%s %s;' "$m" "${MDVM_MODPARAMS[$m]:-}"; done
+	printf 'optional %s;' "${MDVM_MODULES_OPT[*]}"
 	printf 'brd on demand;'
 }
 
-# Is the appliance built, and up to date with init and the module list?
+# Is kernel K's appliance built, and up to date with init and the module list?
 mdvm__ready() {
-	local k=$MDVM_CACHE/kernel
+	local k
+	k=$(mdvm__kdir "$1")
 	[[ -s $k/vmlinuz && -s $k/initrd.cpio && -s $k/version &&
 		$k/initrd.cpio -nt $MDVM_ROOT/tools/mdvm/init &&
 		$(cat "$k/modules" 2>/dev/null) == "$(mdvm__modules_line)" ]]
 }
 
 mdvm_prepare() {
+	local kv kd
+	kv=$(mdvm__kernel) || return
+	kd=$(mdvm__kdir "$kv")
 	mkdir -p "$MDVM_CACHE" || return 1
 	(
 		flock 9
 		mdvm__install || exit $?
-		if ! mdvm__ready; then
-			local pkg
-			pkg=$(mdvm__kernel_pkg)
+		if ! mdvm__ready "$kv"; then
+			local pkg suite=${MDVM_KERNEL_SUITE[$kv]}
+			pkg=$(mdvm__kernel_pkg "$suite")
 			if [[ -z "$pkg" ]]; then
-				mdvm__say "no kernel package: apt-cache knows no linux-image-amd64 (apt-get update?)"
+				mdvm__say "no kernel package: $suite's archive ($MDVM_DEB_MIRROR) lists no linux-image-amd64"
 				exit 77
 			fi
-			rm -rf "$MDVM_CACHE/kernel.new"
-			mdvm__build_kernel "$pkg" "$MDVM_CACHE/kernel.new" || exit $?
-			rm -rf "$MDVM_CACHE/kernel" "$MDVM_CACHE/accel"
-			mv "$MDVM_CACHE/kernel.new" "$MDVM_CACHE/kernel"
-			mdvm__say "appliance kernel $(cat "$MDVM_CACHE/kernel/version") ready in $MDVM_CACHE/kernel"
+			if [[ ${pkg#linux-image-} != "$kv".* ]]; then
+				mdvm__say "$suite's linux-image-amd64 is $pkg, not a $kv kernel"
+				exit 77
+			fi
+			rm -rf "$kd.new"
+			mdvm__build_kernel "$pkg" "$suite" "$kd.new" || exit $?
+			rm -rf "$kd"
+			mv "$kd.new" "$kd"
+			mdvm__say "appliance kernel $(cat "$kd/version") ready in $kd"
 		fi
-		mdvm__accel >/dev/null
+		MDVM_KERNEL=$kv mdvm__accel >/dev/null
 	) 9>"$MDVM_CACHE/.lock"
 }
 
@@ -180,6 +256,7 @@ mdvm__accel() {
 }
 
 mdvm_check() {
+	mdvm__kernel >/dev/null || return 2
 	if mdvm_host_md; then
 		echo "mdvm: md from the host kernel"
 		return 0
@@ -191,10 +268,10 @@ mdvm_check() {
 		echo "mdvm: no md: the host kernel has none and the appliance can't be had (above)"
 		return 77
 	fi
-	echo "mdvm: md from the appliance $(cat "$MDVM_CACHE/kernel/version") under $(mdvm__accel)"
+	echo "mdvm: md from the appliance $(cat "$(mdvm__kdir "$(mdvm__kernel)")/version") under $(mdvm__accel)"
 }
 
-MDVM_USAGE="mdvm run [--numa2] [--mem MB] [--smp N] [--rw DIR]... [--ramdisks N:KIB] [--nvme N[:SIZE]]... [--nvme-file PATH]... [--timeout S] -- CMD"
+MDVM_USAGE="mdvm run [--kernel 6.12|6.1] [--numa2] [--mem MB] [--smp N] [--rw DIR]... [--ramdisks N:KIB] [--nvme N[:SIZE]]... [--nvme-file PATH]... [--timeout S] -- CMD"
 MDVM_NVME_MAX=32
 MDVM_NVME_SIZE=64M
 
@@ -235,9 +312,11 @@ mdvm__nvme_args() {
 # --nvme-file PATH one on the caller's file, kept. Drives are numbered in the order given.
 mdvm_run() {
 	local numa2=0 mem=2048 smp=2 tmo=${MDVM_TIMEOUT:-900} rw=() d ram= nvme=() f
+	local MDVM_KERNEL=${MDVM_KERNEL:-} kv
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--numa2) numa2=1 ;;
+		--kernel) MDVM_KERNEL=${2:-}; shift ;;
 		--nvme)
 			[[ ${2:-} =~ ^([1-9][0-9]*)(:([1-9][0-9]*[KMG]))?$ ]] ||
 				{ mdvm__say "--nvme: '${2:-}' is not COUNT[:SIZE] (SIZE as 64M, with K, M or G)"; return 2; }
@@ -288,10 +367,12 @@ mdvm_run() {
 		mdvm__say "--nvme: at most $MDVM_NVME_MAX drives"
 		return 2
 	fi
-	if [[ -z "${MDVM_ACCEL:-}" ]] || ! mdvm__ready; then
-		mdvm_prepare || return $?
+	kv=$(mdvm__kernel) || return 2
+	if [[ -z "${MDVM_ACCEL:-}" ]] || ! mdvm__ready "$kv"; then
+		MDVM_KERNEL=$kv mdvm_prepare || return $?
 	fi
-	local k=$MDVM_CACHE/kernel accel ctl
+	local k accel ctl
+	k=$(mdvm__kdir "$kv")
 	accel=$(mdvm__accel)
 	mkdir -p "$MDVM_CACHE/runs" || return 1
 	ctl=$(mktemp -d "$MDVM_CACHE/runs/run.XXXXXX") || return 1
@@ -401,7 +482,7 @@ mdvm_exec() {
 	if mdvm_host_md; then
 		while [[ $# -gt 0 && $1 != -- ]]; do
 			case $1 in
-			--mem | --smp | --rw | --timeout | --ramdisks) shift ;;
+			--mem | --smp | --rw | --timeout | --ramdisks | --kernel) shift ;;
 			--nvme | --nvme-file)
 				mdvm__say "exec $1: the appliance's NVMe drives do not exist on the host (md in its kernel): use its own drives, or mdvm run"
 				return 2

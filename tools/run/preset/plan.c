@@ -293,6 +293,8 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	const struct inst *a = &t->a;
 	bool jbod = is_jbod(a), engine = !strcmp(t->target, "engine");
 	bool dev = !strncmp(t->target, "dev:", 4), md = !strcmp(t->target, "md");
+	/* ublk: the engine's own arguments, which run/ublk.sh hands to raid-ublk start */
+	bool ublk = !strcmp(t->target, "ublk");
 	char file[PATH_MAX], bays[LINE_MAX_], spares[LINE_MAX_], members[4 * PATH_MAX];
 	char spare_paths[4 * PATH_MAX], cpus[256], mem[256], stats[PATH_MAX];
 	struct job_facts j;
@@ -354,7 +356,7 @@ static void print_test(const struct preset *p, const struct opts *o, const struc
 	field("group", "%s", r->group);
 	field("array", "%s", t->array);
 	field("target", "%s", t->target);
-	field("engine", "%s", jbod ? "jbod" : engine ? "raid" : md ? "md" : "dev");
+	field("engine", "%s", jbod ? "jbod" : engine ? "raid" : md ? "md" : ublk ? "ublk" : "dev");
 	field("level", "%s", a->level);
 	field("members", "%d", a->members);
 	field("chunk", "%s", a->chunk);
@@ -521,7 +523,8 @@ int plan_main(struct preset *p, int argc, char **argv)
 		snprintf(file, sizeof(file), "%s/%s.fio", p->workloads, t->r->job);
 		job_read(file, &j);
 		snprintf(t->id, sizeof(t->id), "%s%s-%s-%s%s%s",
-			 strcmp(t->target, "md") ? "" : "md-", t->array, j.id, j.rw,
+			 strcmp(t->target, "md") ? strcmp(t->target, "ublk") ? "" : "ublk-" : "md-",
+			 t->array, j.id, j.rw,
 			 strcmp(t->r->state, "optimal") ? "-" : "",
 			 strcmp(t->r->state, "optimal") ? t->r->state : "");
 		t->keep = !o.only || !regexec(&re, t->id, 0, NULL, 0);
