@@ -44,3 +44,6 @@ TESTS += tests/facts/readme_test.sh tests/facts/levels_test.sh
 
 # raid-parity-bench: the parity library's benchmark (a developer's tool, docs/parity.md)
 include tools/dev/parity-bench/parity-bench.mk
+
+# raid-ublk: the array as a block device through the kernel's ublk driver (tools/ublk)
+include tools/ublk/ublk.mk
