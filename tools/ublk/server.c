@@ -65,6 +65,7 @@ static int ctrl_cmd(struct ublk_srv *s, unsigned op, struct ru_ctrl_cmd *c)
 
 	if (!sqe)
 		return -EBUSY;
+	c->queue_id = (__u16)-1; /* no queue: ADD_DEV refuses any other */
 	memset(sqe, 0, 2 * sizeof(*sqe)); /* a 128-byte SQE: the command fills its tail */
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = s->ctrl_fd;
