@@ -3,7 +3,7 @@
 # 32 MiB each, the engine's data area 24 MiB so that md's 1.0 superblock fits behind it).
 # Each step appends "NAME ok" or "NAME FAIL: why" to $OUT/results; its commands' output goes
 # to $OUT/log. Usage: bash guest.sh OUT ROOT [ONLY] (ONLY: an ERE of the groups to run: fs fio
-# kill flush err) [BIN] (another raid-ublk: both for a planted defect's check)
+# kill flush err busy rebuild) [BIN] (another raid-ublk: both for a planted defect's check)
 OUT=$1
 ROOT=$2
 ONLY=${3:-.}
@@ -139,7 +139,9 @@ PY
 	dev2=$("$R" start --recover --id $id "${o[@]}")
 	check kill-recover test "$dev2" = "$dev"
 	wait $wpid
-	grep -c '^err' /tmp/k.acked
+	# the requests the dead server held were issued again to the new one: no error seen
+	check kill-noerr test "$(grep -c '^err' /tmp/k.acked)" = 0
+	grep '^err' /tmp/k.acked | head -3
 	check kill-acked python3 - $dev /tmp/k.acked <<'PY'
 import mmap, os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
@@ -159,6 +161,12 @@ PY
 	check kill-stop "$R" stop $dev
 	check kill-state-clean grep -Eq '"clean": *true' /tmp/k.state
 	cat /tmp/k.state
+	# a server killed and never recovered: stop deletes its device
+	dev=$("$R" start --id 7 "${o[@]}") || { res kill-stop-dead "FAIL: start"; return; }
+	kill -9 "$(sed -n 's/^pid=//p' /run/raid-ublk/7)"
+	sleep 1
+	check kill-stop-dead "$R" stop 7
+	check kill-stop-dead-gone test ! -e /dev/ublkb7 -a ! -e /run/raid-ublk/7
 }
 want kill && kill_case
 
@@ -187,10 +195,13 @@ flush_case() {
 	check flush-fsync test $((b - a)) -ge 3
 	echo "fsync: member flushes $a -> $b"
 	a=$(flushes)
-	dd if=/dev/urandom of=$dev bs=4k count=1 seek=5 oflag=direct,dsync status=none
+	# io_uring's O_DSYNC direct writes are FUA writes with no flush after them (a synchronous
+	# write(2) would be followed by an fsync, which hides a FUA ignored)
+	"$FIO" --name=fua --filename=$dev --ioengine=io_uring --direct=1 --sync=dsync --rw=write \
+		--bs=4k --size=16k --offset=1m --iodepth=1 --output=/dev/null
 	b=$(flushes)
 	check flush-fua test $((b - a)) -ge 3
-	echo "O_DSYNC write: member flushes $a -> $b"
+	echo "4 O_DSYNC io_uring writes: member flushes $a -> $b"
 	"$R" stop $dev
 	for i in "${LOOPS[@]}"; do losetup -d $i; done
 }
@@ -202,12 +213,105 @@ err_case() {
 	zero 0 2
 	dev=$("$R" start raid_level=0 raid_members=$(rams 0 2) raid_chunk=16k raid_member_size=8m \
 		raid_inject=0:read:100) || { res err-start "FAIL"; return; }
-	timeout 120 dd if=$dev of=/dev/null bs=64k count=8 iflag=direct status=none
+	dd if=$dev of=/dev/null bs=64k count=8 iflag=direct status=none &
+	local pid=$! i
+	for ((i = 0; i < 120 && $(kill -0 $pid 2>/dev/null && echo 1); i++)); do sleep 0.5; done
+	if kill -0 $pid 2>/dev/null; then
+		# a request never answered: dd sleeps uninterruptibly, and so would a stop
+		res err-eio "FAIL: the read never came back (60 s)"
+		exit 1
+	fi
+	wait $pid
 	rc=$?
 	echo "dd over an always failing member: exit $rc"
-	# 1: dd saw the error; 124: the request never came back; 0: the error was lost
+	# 1: dd saw the error; 0: the error was lost
 	check err-eio test $rc -eq 1
 	"$R" stop $dev
 }
 want err && err_case
+# --- refusals that need the driver: a member another array has locked, one md holds, a
+# size that does not fit. Each: exit 1, one line, no device left.
+nodev() { ! ls /dev/ublkb* >/dev/null 2>&1; }
+refused() { # NAME ERE CMD...: exit 1, one line matching ERE, no device
+	local n=$1 ere=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "$n: exit $rc: $out"
+	if [[ $rc -eq 1 && $(printf '%s\n' "$out" | wc -l) -eq 1 && $out =~ $ere ]] && nodev; then
+		res $n ok
+	else
+		res $n "FAIL: exit $rc: $out"
+	fi
+}
+busy_case() {
+	local dev o=(raid_level=5 raid_members=$(rams 0 3) raid_chunk=16k raid_member_size=8m)
+	zero 0 3
+	dev=$("$R" start "${o[@]}") || { res busy-start "FAIL: start"; return; }
+	# one device only may be left: the first; refused() checks none, so stop it after
+	local out rc
+	out=$("$R" start "${o[@]}" 2>&1)
+	rc=$?
+	echo "busy-locked: exit $rc: $out"
+	if [[ $rc -eq 1 && $(printf '%s\n' "$out" | wc -l) -eq 1 && $(ls /dev/ublkb* | wc -l) -eq 1 ]]; then
+		res busy-locked ok
+	else
+		res busy-locked "FAIL: exit $rc: $out"
+	fi
+	"$R" stop $dev
+	mdadm --create /dev/md2 --run --level=1 --raid-devices=2 --metadata=1.0 --assume-clean \
+		/dev/ram3 /dev/ram4 >/dev/null 2>&1
+	refused busy-md "/dev/ram3 is in use by md2" \
+		"$R" start raid_level=5 raid_members=/dev/ram5:/dev/ram3:/dev/ram6 raid_member_size=8m
+	mdadm --stop /dev/md2 >/dev/null 2>&1
+	refused busy-size "." "$R" start raid_level=5 raid_members=$(rams 0 3) raid_member_size=64m
+}
+want busy && busy_case
+
+# --- a member fails under a mounted filesystem, rebuilt onto a spare while files are
+# written; then md's check finds 0 mismatches and md reads every file
+rebuild_case() {
+	local dev st=/tmp/rb.state i=0 done=0
+	local o=(raid_level=5 raid_members=$(rams 0 3) raid_chunk=64k raid_member_size=24m
+		raid_state=$st raid_spares=/dev/ram3 raid_rebuild=1 raid_fail=1@8
+		raid_rebuild_min=1 raid_rebuild_max=3)
+	zero 0 4
+	rm -f $st $st.*
+	dev=$("$R" start "${o[@]}") || { res rebuild-start "FAIL: start"; return; }
+	mkfs.ext4 -q -F $dev && mount $dev $M || { res rebuild-mkfs "FAIL"; return; }
+	mkdir -p $M/d
+	# files written until the spare has taken member 1's place (at most 5 minutes)
+	while ((i < 600)); do
+		dd if=/dev/urandom of=$M/d/f$i bs=16k count=$((RANDOM % 16 + 1)) status=none
+		i=$((i + 1))
+		if jq -e '.replaced[]? | select(.member == 1 and .done == true)' $st >/dev/null 2>&1; then
+			done=1
+			break
+		fi
+		sleep 0.5
+	done
+	echo "rebuild: $i files written, done=$done"
+	cat $st
+	check rebuild-done test $done -eq 1
+	check rebuild-failed-during test $i -gt 4
+	for ((k = 0; k < 5; k++)); do dd if=/dev/urandom of=$M/d/after$k bs=16k count=4 status=none; done
+	(cd $M && find . -type f | sort | xargs sha256sum) >/tmp/rb.sums
+	umount $M
+	check rebuild-fsck fsck.ext4 -fn $dev
+	check rebuild-stop "$R" stop $dev
+	# md over the slots as they are now: member 1 is the former spare
+	local line
+	line=$("$RMD" --md /dev/md1 raid_level=5 raid_members=/dev/ram0:/dev/ram3:/dev/ram2 \
+		raid_chunk=64k raid_member_size=24m) || { res rebuild-md "FAIL: raid-mdadm"; return; }
+	$line >/dev/null 2>&1 || { res rebuild-md "FAIL: $line"; return; }
+	echo check >/sys/block/md1/md/sync_action
+	sleep 1
+	while [[ $(cat /sys/block/md1/md/sync_action) != idle ]]; do sleep 1; done
+	check rebuild-md-check test "$(cat /sys/block/md1/md/mismatch_cnt)" = 0
+	mount -o ro /dev/md1 $M && check rebuild-md bash -c "cd $M && sha256sum --quiet -c /tmp/rb.sums"
+	umount $M 2>/dev/null
+	mdadm --stop /dev/md1 >/dev/null 2>&1
+}
+want rebuild && rebuild_case
+
 echo done >>"$OUT/results"

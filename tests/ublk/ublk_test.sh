@@ -5,10 +5,14 @@
 # reading the same files; fio's verify=crc32c through the device on RAID 0, 1, 5, 6 and 10;
 # the server killed with SIGKILL during O_DIRECT writes, `start --recover`, every
 # acknowledged write read back, the state file dirty after the kill and clean after the
-# stop. The guest's side: tests/ublk/guest.sh. Skipped (one line) where the appliance or a
-# kernel with ublk can't be had. UBLK_MDVM names another appliance front end; UBLK_ONLY (an ERE
-# of fs fio kill flush err) runs only those groups in the guest and UBLK_BIN another build of the
-# server, for a planted defect's check.
+# stop, the writer seeing no error; flush and FUA reaching the members; a member's error
+# reaching the reader; the refusals that need the driver; a member failed under the mounted
+# filesystem and rebuilt onto a spare while files are written, then md's check (0
+# mismatches) and md reading every file. The guest's side: tests/ublk/guest.sh. Skipped
+# (one line) where the appliance or a kernel with ublk can't be had. UBLK_MDVM names another
+# appliance front end; UBLK_ONLY (an ERE of fs fio kill flush err busy rebuild) runs only
+# those groups in the guest and UBLK_BIN another build of the server, for a planted defect's
+# check.
 source "$(dirname "$0")/../lib.sh"
 
 S=$T_SCRATCH
@@ -56,11 +60,23 @@ done
 case_ "SIGKILL: the server is killed during writes" kill-killed
 case_ "SIGKILL: the state file says dirty" kill-dirty
 case_ "SIGKILL: start --recover takes the same device over" kill-recover
+case_ "SIGKILL: the writer saw no error (the dead server's requests reissued)" kill-noerr
 case_ "SIGKILL: every acknowledged write reads back" kill-acked
 case_ "SIGKILL: stop after recovery" kill-stop
 case_ "SIGKILL: the state file says clean after the stop" kill-state-clean
+case_ "SIGKILL: stop of a killed server's device deletes it" kill-stop-dead
+case_ "SIGKILL: ... device and pid file gone" kill-stop-dead-gone
 case_ "flush: an fsync of the device flushes every member" flush-fsync
 case_ "FUA: an O_DSYNC write flushes every member before it returns" flush-fua
 case_ "a member's read error reaches the reader as EIO (no hang, no success)" err-eio
+case_ "refused: members another array holds (the engine's lock), one line, no device" busy-locked
+case_ "refused: a member md holds, named" busy-md
+case_ "refused: a member size that does not fit" busy-size
+case_ "rebuild: a member failed under the mounted fs, rebuilt onto the spare" rebuild-done
+case_ "rebuild: files were written while it failed and rebuilt" rebuild-failed-during
+case_ "rebuild: fsck -f clean after" rebuild-fsck
+case_ "rebuild: stop" rebuild-stop
+case_ "rebuild: md over the rebuilt members: check finds 0 mismatches" rebuild-md-check
+case_ "rebuild: md reads every file" rebuild-md
 t_case "the guest ran to the end" grep -qx done "$S/results"
 t_done

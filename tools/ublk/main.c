@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,6 +381,23 @@ bad:
 	return 1;
 }
 
+/* exited, not yet reaped by its parent (init, once the daemon's starter has gone) */
+static bool zombie(int pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool z = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
+		z = p[2] == 'Z';
+	fclose(f);
+	return z;
+}
+
 static int cmd_stop(int argc, char **argv)
 {
 	char opts[OPTS_MAX];
@@ -389,11 +407,30 @@ static int cmd_stop(int argc, char **argv)
 		return fail("raid-ublk: stop: give one device, N or /dev/ublkbN\n%s", usage);
 	if (pidfile_read(id, &pid, opts, sizeof(opts)) < 0 || pid <= 0)
 		return fail("raid-ublk: stop: no server of device %d (no %s/%d)", id, RUN_DIR, id);
-	if (kill(pid, SIGTERM))
-		return fail("raid-ublk: stop: device %d's server (pid %d): %s", id, pid,
-			    strerror(errno));
+	if (kill(pid, SIGTERM)) {
+		char err[RAID_ERRLEN], path[64];
+
+		if (errno != ESRCH)
+			return fail("raid-ublk: stop: device %d's server (pid %d): %s", id, pid,
+				    strerror(errno));
+		/*
+		 * Killed: the device waits for a `start --recover` that is not coming. Delete it
+		 * (what it still holds fails); the engine's state file stays dirty, so the next
+		 * start resyncs.
+		 */
+		snprintf(path, sizeof(path), "/dev/ublkc%d", id);
+		if (access(path, F_OK) == 0 && ublk_dev_delete(id, err, sizeof(err)) < 0)
+			return fail("%s", err);
+		pidfile_path(id, path, sizeof(path));
+		unlink(path);
+		fprintf(stderr,
+			"raid-ublk: stop: device %d's server (pid %d) was gone; device "
+			"deleted, its state file left dirty\n",
+			id, pid);
+		return 0;
+	}
 	/* it drains, flushes and writes its state file: as long as that takes */
-	while (kill(pid, 0) == 0) {
+	while (kill(pid, 0) == 0 && !zombie(pid)) {
 		struct timespec ts = {0, 20000000};
 
 		nanosleep(&ts, NULL);

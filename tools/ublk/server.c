@@ -4,8 +4,8 @@
  * each queue's thread issues one FETCH_REQ per tag on /dev/ublkcN, START_DEV; a completion
  * of a fetch means the tag's descriptor (mmapped from /dev/ublkcN) holds a request, which the
  * thread runs on its engine queue and answers with COMMIT_AND_FETCH_REQ. With
- * UBLK_F_USER_RECOVERY a server that dies leaves the device waiting for the next one
- * (START_USER_RECOVERY ... END_USER_RECOVERY instead of ADD_DEV ... START_DEV).
+ * UBLK_F_USER_RECOVERY (and _REISSUE) a server that dies leaves the device waiting for the
+ * next one (START_USER_RECOVERY ... END_USER_RECOVERY instead of ADD_DEV ... START_DEV).
  */
 #include "server.h"
 
@@ -65,7 +65,7 @@ static int ctrl_cmd(struct ublk_srv *s, unsigned op, struct ru_ctrl_cmd *c)
 
 	if (!sqe)
 		return -EBUSY;
-	c->queue_id = (__u16)-1; /* no queue: ADD_DEV refuses any other */
+	c->queue_id = (__u16)-1;	  /* no queue: ADD_DEV refuses any other */
 	memset(sqe, 0, 2 * sizeof(*sqe)); /* a 128-byte SQE: the command fills its tail */
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = s->ctrl_fd;
@@ -465,7 +465,14 @@ int ublk_srv_start(struct raid_array *a, const struct ublk_opts *o, unsigned mem
 		s->info.max_io_buf_bytes = o->max_io;
 		s->info.dev_id = o->id < 0 ? UINT32_MAX : (uint32_t)o->id;
 		s->info.ublksrv_pid = getpid();
-		s->info.flags = RU_F_USER_RECOVERY | RU_F_CMD_IOCTL_ENCODE;
+		/*
+		 * A dead server leaves the device waiting for the next (--recover), and the
+		 * requests the dead one held are issued again to the new one rather than failed:
+		 * a filesystem on the device sees no error. Writing a block again is harmless,
+		 * and the engine resyncs a dirty array before its first I/O.
+		 */
+		s->info.flags =
+		    RU_F_USER_RECOVERY | RU_F_USER_RECOVERY_REISSUE | RU_F_CMD_IOCTL_ENCODE;
 		c.dev_id = s->info.dev_id;
 		ret = ctrl_cmd(s, RU_U_CMD_ADD_DEV, &c);
 		if (ret < 0) {
@@ -577,4 +584,33 @@ int ublk_srv_stop(struct ublk_srv *s)
 		fprintf(stderr, "raid-ublk: DEL_DEV of device %d: %s\n", s->id, strerror(-ret2));
 	srv_free(s);
 	return ret < 0 ? ret : ret2;
+}
+
+int ublk_dev_delete(int id, char *err, size_t errlen)
+{
+	struct ublk_srv *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	s->id = id;
+	s->cdev_fd = -1;
+	s->ctrl_fd = open(UBLK_CONTROL, O_RDWR | O_CLOEXEC);
+	if (s->ctrl_fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "raid-ublk: %s: %s", UBLK_CONTROL, strerror(errno));
+		goto out;
+	}
+	ret = io_uring_queue_init(4, &s->ctrl, IORING_SETUP_SQE128);
+	if (ret < 0) {
+		snprintf(err, errlen, "raid-ublk: io_uring with 128-byte entries: %s",
+			 strerror(-ret));
+		goto out;
+	}
+	ret = simple_cmd(s, RU_U_CMD_DEL_DEV, 0);
+	if (ret < 0)
+		snprintf(err, errlen, "raid-ublk: DEL_DEV of device %d: %s", id, strerror(-ret));
+out:
+	srv_free(s);
+	return ret;
 }

@@ -38,4 +38,7 @@ int ublk_srv_id(const struct ublk_srv *s);
  * it. Returns 0 or the first error. */
 int ublk_srv_stop(struct ublk_srv *s);
 
+/* Delete device id whose server is gone (its waiting requests fail). */
+int ublk_dev_delete(int id, char *err, size_t errlen);
+
 #endif

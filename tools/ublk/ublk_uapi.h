@@ -58,6 +58,7 @@ struct ru_dev_info {
 
 /* feature flags of ADD_DEV */
 #define RU_F_USER_RECOVERY (1ULL << 3)
+#define RU_F_USER_RECOVERY_REISSUE (1ULL << 4)
 #define RU_F_CMD_IOCTL_ENCODE (1ULL << 6)
 
 /* the per-tag descriptor the driver fills in the mmapped area of /dev/ublkcN */
