@@ -55,8 +55,9 @@ for l in 5 6; do
 	case_ "RAID$l: md assembles the members and reads the same files" fs-r$l-md
 done
 for l in 0 1 5 6 10; do
-	case_ "RAID$l: fio verify=crc32c through /dev/ublkbN" fio-r$l
+	case_ "RAID$l: fio verify=crc32c through /dev/ublkbN (RAID6: two queues; RAID10: --cpus)" fio-r$l
 done
+case_ "RAID6: --queues 2 makes two hardware queues" fio-r6-queues
 case_ "SIGKILL: the server is killed during writes" kill-killed
 case_ "SIGKILL: the state file says dirty" kill-dirty
 case_ "SIGKILL: start --recover takes the same device over" kill-recover
