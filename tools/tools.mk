@@ -67,3 +67,6 @@ DURATION ?= 600
 torture: $(BUILD)/bin/raid-torture
 	nice -n 10 $(BUILD)/bin/raid-torture --duration $(DURATION) $(TORTURE_ARGS)
 include tools/dev/workcount/workcount.mk
+
+# raid-ublk: the array as a block device through the kernel's ublk driver (tools/ublk)
+include tools/ublk/ublk.mk
