@@ -153,6 +153,8 @@ int raid_options_register(const struct raid_option_group *g)
 		table[at] = g->rows[i];
 		table[at].slot = g->size ? ngroups + 1 : 0; /* no struct: raid_config's */
 	}
+	if (g->slot)
+		*g->slot = ngroups;
 	groups[ngroups++] = g;
 	return 0;
 }

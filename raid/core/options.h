@@ -28,6 +28,13 @@ struct raid_option_group {
 	 */
 	size_t size;
 	/*
+	 * Optional: where the core writes the part's index in raid_config.part[] when it
+	 * registers the group, for an accessor (raid_config_part_at) that needs no reference to
+	 * the group itself: the files reading the options then depend on a leaf, not on the
+	 * file holding the rows (which depends on them for its parsers).
+	 */
+	int *slot;
+	/*
 	 * Optional: the checks across the group's options and the array's, once the level is
 	 * known (raid_config_validate calls it after the core's own checks). 0, or -EINVAL
 	 * with one line naming the option.
@@ -55,6 +62,12 @@ int raid_options_register(const struct raid_option_group *g);
 
 /* The part's options struct in configuration c (NULL only for a group never registered). */
 void *raid_config_part(const struct raid_config *c, const struct raid_option_group *g);
+
+/* The part's options struct by the index the core wrote in the group's slot; NULL before. */
+static inline void *raid_config_part_at(const struct raid_config *c, int slot)
+{
+	return slot >= 0 && slot < RAID_PARTS_MAX ? c->part[slot] : NULL;
+}
 
 /* What config.c and array.c ask of every registered group, in registration order. */
 int raid_option_groups_validate(const struct raid_config *c, const struct raid_level_ops *ops,

@@ -89,6 +89,7 @@ const struct raid_option_group raid_rec_options = {
     .part = "recovery",
     .rows = rows,
     .size = sizeof(struct raid_recovery_config),
+    .slot = &rec_opts_slot,
     .validate = validate,
     .free = raid_rec_config_free,
     .dup = raid_rec_config_dup,

@@ -64,11 +64,15 @@ struct raid_recovery_config {
 };
 
 extern const struct raid_option_group raid_rec_options;
+/* raid_config.part[]'s index of recovery's options, written once by the core when
+ * module.c registers them (rec_opts.c: a leaf, so that reading the options depends on
+ * nothing of options.c, whose rows depend on the parsers) */
+extern int rec_opts_slot;
 
 /* c's recovery options (never NULL once recovery is registered: it registers them) */
 static inline struct raid_recovery_config *rec_cfg(const struct raid_config *c)
 {
-	return raid_config_part(c, &raid_rec_options);
+	return raid_config_part_at(c, rec_opts_slot);
 }
 
 #endif

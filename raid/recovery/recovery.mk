@@ -6,7 +6,7 @@ LIBRAID_SRCS += raid/recovery/rebuild.c raid/recovery/rebuild_pipe.c raid/recove
 	raid/recovery/rebuild_config.c raid/recovery/scrub.c raid/recovery/state.c \
 	raid/recovery/fault.c raid/recovery/service.c raid/recovery/pace.c \
 	raid/recovery/options.c raid/recovery/module.c raid/recovery/bitmap.c raid/recovery/intent.c \
-	raid/recovery/rec_stats.c
+	raid/recovery/rec_stats.c raid/recovery/rec_opts.c
 $(foreach t,state_test sparse_test window_test pace_test pipe_test service_test bitmap_test,\
 	$(eval $(call raid_ctest,recovery,$(t))))
 # the simulated device of simdev.h; service_test also fails chosen system calls
