@@ -225,17 +225,16 @@ start_test() {
 		return 1
 	fi
 	[[ ${st_[target]} == dev:* || -n ${O[hosts]:-} ]] || make_members "$1"
+	local what='' tlog
 	if [[ ${st_[target]} == md ]] && ! md_prepare_test "$1"; then
-		write_meta "$1" failed "mdadm could not make the array (logs/md-${st_[array]}.log)"
-		echo "$pre FAIL  $t: mdadm could not make the array (log: ${RUN[rdir]}/logs/md-${st_[array]}.log)"
-		tail -3 "${RUN[rdir]}/logs/md-${st_[array]}.log" 2>/dev/null | sed 's/^/    | /'
-		COUNT[failed]=$((COUNT[failed] + 1))
-		return 1
+		what='mdadm could not make the array' tlog=logs/md-${st_[array]}.log
+	elif [[ ${st_[target]} == ublk ]] && ! ublk_prepare_test "$1"; then
+		what='raid-ublk could not start the device' tlog=logs/$t.ublk.log
 	fi
-	if [[ ${st_[target]} == ublk ]] && ! ublk_prepare_test "$1"; then
-		write_meta "$1" failed "raid-ublk could not start the device (logs/$t.ublk.log)"
-		echo "$pre FAIL  $t: raid-ublk could not start the device (log: ${RUN[rdir]}/logs/$t.ublk.log)"
-		tail -3 "${RUN[rdir]}/logs/$t.ublk.log" 2>/dev/null | sed 's/^/    | /'
+	if [[ -n $what ]]; then
+		write_meta "$1" failed "$what ($tlog)"
+		echo "$pre FAIL  $t: $what (log: ${RUN[rdir]}/$tlog)"
+		tail -3 "${RUN[rdir]}/$tlog" 2>/dev/null | sed 's/^/    | /'
 		COUNT[failed]=$((COUNT[failed] + 1))
 		return 1
 	fi
