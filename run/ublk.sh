@@ -22,14 +22,18 @@ ublk_where() { # run.json's ublk.where: the kernel that serves the device
 }
 
 # ublk_server_args TEST ARRAY: raid-ublk start's arguments: the engine's --raid_* options of
-# the plan, as raid_*=VALUE
+# the plan, as raid_*=VALUE, and its placement (fio's --cpus_allowed) as the queue threads'
+# --cpus, so that the server runs where the engine's jobs would
 ublk_server_args() {
 	local -n ua_=$2
 	local ua_a ua_l
 	test_list "$1" arg ua_l
 	ua_=()
 	for ua_a in "${ua_l[@]}"; do
-		[[ $ua_a != --raid_* ]] || ua_+=("${ua_a#--}")
+		case $ua_a in
+		--raid_*) ua_+=("${ua_a#--}") ;;
+		--cpus_allowed=*) ua_+=(--cpus "${ua_a#--cpus_allowed=}") ;;
+		esac
 	done
 }
 

@@ -114,6 +114,20 @@ ublk_same() { # the server's options are the engine test's own, fio runs io_urin
 		[[ $fio == *" --ioengine=io_uring --filename=/dev/ublkbN "* && $fio != *--raid_* && $fio != *external:* ]]
 }
 t_case "a ublk test's server takes the engine test's raid_* options; fio io_uring on /dev/ublkbN" ublk_same
+ublk_placed() { # with a profile's placement, each server runs on its engine test's CPUs
+	# (on a one-node host the profile's node-1 arrays stay unpinned, the node-0 ones pinned)
+	"$RUN" proxmox --profile gigabyte-r284-s93-aal1 --dry-run --no-build --target engine,ublk \
+		--out "$T_SCRATCH/res" >"$T_SCRATCH/placed.dry" 2>&1
+	local e u
+	e=$(grep -o -- '--raid_level=[0-9]* .*--cpus_allowed=[^ ]*' "$T_SCRATCH/placed.dry" |
+		sed -E 's/^--raid_level=([0-9]*) .*--cpus_allowed=/\1 /' | sort)
+	u=$(grep '^# ublk:.* --cpus ' "$T_SCRATCH/placed.dry" |
+		sed -E 's/.* raid_level=([0-9]*) .* --cpus ([^ ]*).*/\1 \2/' | sort)
+	echo "engine: $(echo $e)"
+	echo "ublk:   $(echo $u)"
+	[[ -n $e && $e == "$u" ]]
+}
+t_case "--target ublk: each server is pinned (--cpus) where its engine test's fio jobs are" ublk_placed
 t_case "RAID_UBLK names another server" bash -c \
 	"RAID_UBLK=/opt/x/raid-ublk \"$RUN\" quick --dry-run --no-build --target ublk --only raid5 | grep -q '^# ublk: /opt/x/raid-ublk start raid_level=5 '"
 t_case_fail "--target ublk with --hosts is refused" --msg "not with --hosts" \
