@@ -648,19 +648,19 @@ static int do_op(struct world *w, const char *op)
 		s.stats = stats;
 		run_session(w, &s, kind == 'K' ? 1 + (int)below(&r, 100) : -1, &o);
 		if (o.killed) {
-			read_state(w);
-			return 0;
-		}
-		if (o.rc)
+			read_state(w); /* the rebuild may have ended before the kill */
+		} else if (o.rc) {
 			return fail(w, "%s (status %d): %s", op, o.rc, o.err);
-		read_stats(w, stats);
-		if (!(w->failed >> slot & 1)) {
+		} else {
+			read_stats(w, stats);
+			w->dirty = false;
+		}
+		if (!(w->failed >> slot & 1) && (!o.killed || ar->state)) {
 			snprintf(ar->path[slot], sizeof(ar->path[slot]), "%s", p);
 			w->spare_of[slot] = 0;
 			w->gone &= ~(1ULL << slot);
 			w->intact &= ~(1ULL << slot);
 		}
-		w->dirty = false;
 		return 0;
 	}
 	case 'c':
