@@ -152,6 +152,8 @@ struct member_io *raid_mio_get(struct raid_queue *q);
 void raid_mio_issue(struct raid_queue *q, struct raid_request *r, struct member_io *mio);
 /* The request is complete (all its steps): hand it to raid_reap(). */
 void raid_request_finish(struct raid_queue *q, struct raid_request *r);
+/* onto the done list as it is (finish without its retry and gate): a write refused whole */
+void raid_request_done(struct raid_queue *q, struct raid_request *r);
 /* Count a request as in flight without issuing I/O (a level parks it; a post resumes it). */
 void raid_request_hold(struct raid_queue *q, struct raid_request *r);
 

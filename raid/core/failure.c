@@ -106,6 +106,9 @@ bool raid_request_retry(struct raid_queue *q, struct raid_request *r)
 	if (r->error != -EIO || r->advance || r->retries >= RAID_RETRY_MAX ||
 	    !raid_level_retries(q->a))
 		return false;
+	/* a write restarted around a failure nobody could record would reach the survivors */
+	if (r->op == RAID_OP_WRITE && raid_failure_gate(q->a))
+		return false;
 	r->retries++;
 	r->error = 0;
 	raid_request_start(q, r);

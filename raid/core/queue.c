@@ -129,6 +129,11 @@ void raid_request_finish(struct raid_queue *q, struct raid_request *r)
 	/* after the release: a rebuild waiting for this write's range may go on meanwhile */
 	if (r->op == RAID_OP_WRITE && !r->advance && !r->error)
 		r->error = raid_failure_gate(q->a);
+	raid_request_done(q, r);
+}
+
+void raid_request_done(struct raid_queue *q, struct raid_request *r)
+{
 	r->inflight = false;
 	q->nreq--;
 	STAILQ_INSERT_TAIL(&q->done, r, done_link);
@@ -271,6 +276,16 @@ int raid_submit(struct raid_queue *q, struct raid_request *r)
 	} else {
 		q->c.writes++;
 		q->c.write_bytes += r->length;
+		/*
+		 * md's order: while a member's failure is not yet recorded, no new write reaches
+		 * any member (else the survivors take it and the unrecorded member, which a
+		 * restart trusts, is stale however the write ends); it fails here untouched.
+		 */
+		r->error = raid_failure_gate(a);
+		if (r->error) {
+			raid_request_done(q, r);
+			return 0;
+		}
 	}
 	if (a->qs && raid_admit(q, r))
 		return 0; /* parked behind a quiesced range: resumed by a post */

@@ -47,10 +47,13 @@ t_case "found: seed 539175793, raid5 of 64 members: a rebuild, then a scrub" \
 	tt --seed 539175793 --backend psync --ops 'f:35:301354176,s:10:2099373162'
 t_case "found: seed 539175803, raid5 of 64 members: scrub repair" \
 	tt --seed 539175803 --backend psync --ops 'c:24:2181331933'
-# found, not fixed (docs/rebuild.md, "Torture"): an unrecorded failure beside a recorded one;
-# replayed under the forced dirty degraded start's contract (torn rows unsure whole)
+# found: an unrecorded failure beside a recorded one; new writes reached the survivors
+# (core/queue.c now refuses them untouched, md's order); replayed under the forced dirty
+# degraded start's contract (torn rows unsure whole)
 t_case "found: seed 131920611, raid6: a recorded and an unrecorded failure, dirty start" \
 	tt --seed 131920611 --backend psync --ops 'e:10:2722752233,e:8:350493751,s:8:2322572470,d:4:920939646'
+t_case "found: seed 43842260, raid6 of 64: no write reaches a member while a failure is unrecorded" \
+	tt --seed 43842260 --backend io_uring --ops 't:63:2055928637,d:62:2373227738,s:60:4115576280'
 
 # the data loss: the state file's disk fills once it is marked dirty, then a member
 # fails under writes; no write that skipped it may be acknowledged (core/failure.c's gate:

@@ -198,6 +198,9 @@ mutant devices-taken raid/core/array.c '(ret = devices_taken(c, key, err, errlen
 	$T/array_test
 mutant jobs-clash engines/fio_raid.c '	if (fio_raid_clash(td, &c)) {' '	if (0) {' \
 	'campaign:two jobs: job b'
+# failure-gate survives its cases since the submit gate (below) refuses those writes first; what
+# it still guards, a write's later stage issued after the failure (RAID5/6 read-modify-write),
+# has no case yet (README known limits)
 mutant failure-gate raid/core/queue.c '		r->error = raid_failure_gate(q->a);' '		(void)0;' \
 	$T/failure_test 'campaign:raid1: a failure the full state disk' 'torture:state disk full'
 mutant dirty-rebuild-from-0 raid/recovery/state.c '} else if (r->resume_off[i] && r->state_dirty) {' \
@@ -212,11 +215,13 @@ mutant raid-json-output tools/run/json/fiojson.c 'if (fflush(stdout) == EOF || f
 mutant wait-for engines/fio_raid.c 'if (td->o.wait_for && !strcmp(td->o.wait_for, o->o.name))' \
 	'if (0)' 'campaign:wait_for'
 mutant replaced-twice raid/recovery/state.c $'\t\tif (dev != i)\n' \
-	$'\t\tif (dev != i && !a->cfg.rec.replaced[i])\n' 'torture:seed 5' 'torture:seed 10'
+	$'\t\tif (dev != i && !rec_cfg(&a->cfg)->replaced[i])\n' 'torture:seed 5' 'torture:seed 10'
 mutant spares-64 raid/recovery/rebuild_config.c \
 	$'\tfor (int i = 0; i < r->nspares; i++)\n\t\tfor (int j = 0; j < c->nmembers + i; j++)' \
 	$'\tif (c->nmembers + r->nspares > RAID_MAX_MEMBERS)\n\t\treturn -EINVAL;\n\tfor (int i = 0; i < r->nspares; i++)\n\t\tfor (int j = 0; j < c->nmembers + i; j++)' \
 	'torture:seed 14' 'torture:64 members: a spare'
+mutant submit-gate raid/core/queue.c '		r->error = raid_failure_gate(a);' '		r->error = 0;' \
+	'torture:seed 43842260'
 
 make -s all >/dev/null 2>&1 # the tree as it is again
 echo "$survived survived"
