@@ -75,4 +75,7 @@ holds_data() {
 }
 t_case "--devices: a drive that holds a file system is refused, left intact" holds_data
 
+t_case "--help prints the usage and exits 0" bash -c "'$TORTURE' --help | grep -q '^usage: raid-torture'"
+t_case_fail "a seed that is no number is refused, naming the option" \
+	--msg "raid-torture: --seed: 'x' is not a whole number" "$TORTURE" --seed x
 t_done

@@ -1001,24 +1001,48 @@ static int one_seed(uint64_t seed, const char *given, int nops, bool do_shrink)
 	return 1;
 }
 
-static void usage(void)
+static void usage(int status)
 {
 	fprintf(
-	    stderr,
+	    status ? stderr : stdout,
 	    "usage: raid-torture [--seed S [--ops 'K:A:S,...'] | --seeds S1,S2,... | --duration "
 	    "SECONDS] [--count N] [--backend psync|io_uring|libaio] [--dir DIR] [--no-shrink] "
 	    "[--no-mount] [--devices D1,D2,... (empty block devices: refused when they hold data)] "
 	    "[-v]\n");
-	exit(2);
+	exit(status);
+}
+
+/* a whole number for option NAME, or one line naming it and exit 2 */
+static uint64_t number_arg(const char *name, const char *v, uint64_t hi)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno || end == v || *end || v[0] == '-' || x > hi) {
+		fprintf(stderr, "raid-torture: --%s: '%s' is not a whole number up to %llu\n", name,
+			v, (unsigned long long)hi);
+		exit(2);
+	}
+	return x;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-	    {"seed", 1, 0, 's'},    {"seeds", 1, 0, 'S'},     {"ops", 1, 0, 'o'},
-	    {"count", 1, 0, 'n'},   {"duration", 1, 0, 'd'},  {"backend", 1, 0, 'b'},
-	    {"dir", 1, 0, 'D'},	    {"no-shrink", 0, 0, 'N'}, {"no-mount", 0, 0, 'M'},
-	    {"devices", 1, 0, 'X'}, {"verbose", 0, 0, 'v'},   {0, 0, 0, 0}};
+	static const struct option lo[] = {{"seed", 1, 0, 's'},
+					   {"seeds", 1, 0, 'S'},
+					   {"ops", 1, 0, 'o'},
+					   {"count", 1, 0, 'n'},
+					   {"duration", 1, 0, 'd'},
+					   {"backend", 1, 0, 'b'},
+					   {"dir", 1, 0, 'D'},
+					   {"no-shrink", 0, 0, 'N'},
+					   {"no-mount", 0, 0, 'M'},
+					   {"devices", 1, 0, 'X'},
+					   {"verbose", 0, 0, 'v'},
+					   {"help", 0, 0, 'h'},
+					   {0, 0, 0, 0}};
 	const char *seeds = NULL, *given = NULL;
 	long duration = 0;
 	int nops = 30, c, failed = 0, nseeds = 0;
@@ -1030,7 +1054,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "v", lo, NULL)) != -1)
 		switch (c) {
 		case 's':
-			seed = strtoull(optarg, NULL, 0), have_seed = true;
+			seed = number_arg("seed", optarg, UINT64_MAX), have_seed = true;
 			break;
 		case 'S':
 			seeds = optarg;
@@ -1039,10 +1063,10 @@ int main(int argc, char **argv)
 			given = optarg;
 			break;
 		case 'n':
-			nops = atoi(optarg);
+			nops = (int)number_arg("count", optarg, MAX_OPS);
 			break;
 		case 'd':
-			duration = atol(optarg);
+			duration = (long)number_arg("duration", optarg, 365L * 24 * 3600);
 			break;
 		case 'b':
 			g_backend = optarg;
@@ -1063,13 +1087,16 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case 'h':
+			usage(0);
+			break;
 		default:
-			usage();
+			usage(2);
 		}
 	if (nops < 1 || nops > MAX_OPS || (!have_seed && !seeds && !duration) ||
 	    (g_backend && strcmp(g_backend, "psync") && strcmp(g_backend, "io_uring") &&
 	     strcmp(g_backend, "libaio")))
-		usage();
+		usage(2);
 	if (!g_base)
 		g_base = "/dev/shm";
 	if (getuid())
