@@ -386,6 +386,24 @@ static int wait_quiesced(struct ublk_srv *s, char *err, size_t errlen)
 	return -ETIMEDOUT;
 }
 
+/* The control device and the ring its commands go through (128-byte entries). */
+static int ctrl_open(struct ublk_srv *s, char *err, size_t errlen)
+{
+	int ret;
+
+	s->ctrl_fd = open(UBLK_CONTROL, O_RDWR | O_CLOEXEC);
+	if (s->ctrl_fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "raid-ublk: %s: %s", UBLK_CONTROL, strerror(errno));
+		return ret;
+	}
+	ret = io_uring_queue_init(4, &s->ctrl, IORING_SETUP_SQE128);
+	if (ret < 0)
+		snprintf(err, errlen, "raid-ublk: io_uring with 128-byte entries: %s",
+			 strerror(-ret));
+	return ret;
+}
+
 int ublk_srv_start(struct raid_array *a, const struct ublk_opts *o, unsigned member_lbs,
 		   const struct raid_level_info *li, int nmembers, uint64_t chunk,
 		   struct ublk_srv **out, char *err, size_t errlen)
@@ -415,18 +433,9 @@ int ublk_srv_start(struct raid_array *a, const struct ublk_opts *o, unsigned mem
 	ret = ublk_params_make(&g, &p, err, errlen);
 	if (ret < 0)
 		goto fail;
-	s->ctrl_fd = open(UBLK_CONTROL, O_RDWR | O_CLOEXEC);
-	if (s->ctrl_fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "raid-ublk: %s: %s", UBLK_CONTROL, strerror(errno));
+	ret = ctrl_open(s, err, errlen);
+	if (ret < 0)
 		goto fail;
-	}
-	ret = io_uring_queue_init(4, &s->ctrl, IORING_SETUP_SQE128);
-	if (ret < 0) {
-		snprintf(err, errlen, "raid-ublk: io_uring with 128-byte entries: %s",
-			 strerror(-ret));
-		goto fail;
-	}
 	if (o->recover) {
 		ret = wait_quiesced(s, err, errlen);
 		if (ret < 0)
@@ -595,18 +604,9 @@ int ublk_dev_delete(int id, char *err, size_t errlen)
 		return -ENOMEM;
 	s->id = id;
 	s->cdev_fd = -1;
-	s->ctrl_fd = open(UBLK_CONTROL, O_RDWR | O_CLOEXEC);
-	if (s->ctrl_fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "raid-ublk: %s: %s", UBLK_CONTROL, strerror(errno));
+	ret = ctrl_open(s, err, errlen);
+	if (ret < 0)
 		goto out;
-	}
-	ret = io_uring_queue_init(4, &s->ctrl, IORING_SETUP_SQE128);
-	if (ret < 0) {
-		snprintf(err, errlen, "raid-ublk: io_uring with 128-byte entries: %s",
-			 strerror(-ret));
-		goto out;
-	}
 	ret = simple_cmd(s, RU_U_CMD_DEL_DEV, 0);
 	if (ret < 0)
 		snprintf(err, errlen, "raid-ublk: DEL_DEV of device %d: %s", id, strerror(-ret));
