@@ -108,7 +108,7 @@ declare -A SRC
 objs=()
 while IFS= read -r o; do
 	d=${o%.o}.d src=
-	[[ -f $d ]] && src=$(sed -n '1{s/^[^:]*:[[:space:]]*//;s/[[:space:]].*//;p}' "$d")
+	[[ -f $d ]] && src=$(head -c 4096 "$d" | tr '\\\n' '  ' | sed 's/^[^:]*:[[:space:]]*//;s/[[:space:]].*//')
 	[[ -z $src ]] && src=${o#"$obj"/} && src=${src%.o}.c
 	[[ -f $src ]] || continue
 	SRC[$o]=$src

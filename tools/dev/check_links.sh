@@ -22,7 +22,7 @@ objs=()
 while IFS= read -r o; do
 	d=${o%.o}.d
 	if [[ -f $d ]]; then
-		src=$(sed -n '1{s/^[^:]*:[[:space:]]*//;s/[[:space:]].*//;p}' "$d")
+		src=$(head -c 4096 "$d" | tr '\\\n' '  ' | sed 's/^[^:]*:[[:space:]]*//;s/[[:space:]].*//')
 		[[ -n $src && ! -f $src ]] && continue
 	fi
 	objs+=("$o")
