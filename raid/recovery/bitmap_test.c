@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recovery/bitmap.h"
+#include "recovery/blocks/bitmap.h"
 
 static char dir[] = "/tmp/raid-bitmap-test.XXXXXX";
 static char path[600];

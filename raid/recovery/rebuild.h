@@ -16,7 +16,7 @@
 #include "core/options.h"
 #include "core/quiesce.h"
 #include "core/service.h"
-#include "rec_opts.h"
+#include "recovery/helpers/rec_opts.h"
 
 enum raid_rec_phase { RAID_REC_BEFORE, RAID_REC_DURING, RAID_REC_AFTER };
 

@@ -1,12 +1,12 @@
 # raid/recovery/recovery.mk: recovery (docs/rebuild.md): spares and rebuild, scrub and
 # resync, failures and fault injection, the state file; its tests and benchmark.
 
-LIBRAID_SRCS += raid/recovery/rebuild.c raid/recovery/rebuild_pipe.c raid/recovery/rebuild_crew.c \
-	raid/recovery/rebuild_window.c \
-	raid/recovery/rebuild_config.c raid/recovery/scrub.c raid/recovery/state.c \
-	raid/recovery/fault.c raid/recovery/service.c raid/recovery/pace.c \
-	raid/recovery/options.c raid/recovery/module.c raid/recovery/bitmap.c raid/recovery/intent.c \
-	raid/recovery/rec_stats.c raid/recovery/rec_opts.c
+# its layers, each using only those above it in this list (raid/recovery/README.md)
+LIBRAID_SRCS += $(addprefix raid/recovery/helpers/,rec_opts.c rebuild_config.c fault.c) \
+	$(addprefix raid/recovery/blocks/,state.c bitmap.c pace.c rebuild_window.c) \
+	$(addprefix raid/recovery/passes/,rebuild_pipe.c rebuild_crew.c scrub.c intent.c) \
+	raid/recovery/thread/rebuild.c \
+	$(addprefix raid/recovery/,service.c rec_stats.c options.c module.c)
 $(foreach t,state_test sparse_test window_test pace_test pipe_test service_test bitmap_test,\
 	$(eval $(call raid_ctest,recovery,$(t))))
 # the simulated device of simdev.h; service_test also fails chosen system calls

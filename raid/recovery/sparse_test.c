@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/identity.h"
-#include "rec_opts.h"
+#include "recovery/helpers/rec_opts.h"
 
 #define TIB (1ULL << 40)
 #define MIB (1ULL << 20)

@@ -71,20 +71,20 @@ EOF
 T=build/tests
 E='e2e:raid5 dirty start'
 # --- the state file is trusted blindly ---
-mutant done-type raid/recovery/state.c \
+mutant done-type raid/recovery/blocks/state.c \
 	'json_type_boolean, true, &jd) <= 0' 'json_type_boolean, true, &jd) < -1000' $T/state_test
-mutant offset-range raid/recovery/state.c \
+mutant offset-range raid/recovery/blocks/state.c \
 	'"recovery_offset", 0, (int64_t)limit,' '"recovery_offset", INT64_MIN, INT64_MAX,' \
 	$T/state_test
-mutant failed-entry-type raid/recovery/state.c \
+mutant failed-entry-type raid/recovery/blocks/state.c \
 	'm = json_object_is_type(e, json_type_int) ? json_object_get_int64(e) : -1;' \
 	'm = json_object_get_int64(e);' $T/state_test
-mutant member-identity raid/recovery/state.c \
+mutant member-identity raid/recovery/blocks/state.c \
 	'if (strcmp(r->state_id[i], now)) {' 'if (0) {' $T/state_test
-mutant geometry raid/recovery/state.c \
+mutant geometry raid/recovery/blocks/state.c \
 	$'\tif (!r->state_geom)\n\t\treturn 0;\n\tif (r->state_level' \
 	$'\treturn 0;\n\tif (r->state_level' $T/state_test
-mutant spare-refused raid/recovery/state.c \
+mutant spare-refused raid/recovery/blocks/state.c \
 	'if (r->resume_off[i] && (!r->resume_id[i] || strcmp(r->resume_id[i], now->id))) {' \
 	'if (0) {' $T/state_test
 # --- the dirty mark ---
@@ -111,14 +111,14 @@ mutant full-ring-backlog raid/core/queue.c \
 mutant sigint-stops raid/recovery/service.c \
 	'atomic_load(&rec->stop) || atomic_load(&interrupted)' 'atomic_load(&rec->stop)' \
 	'e2e:SIGINT during the wait' 'e2e:SIGTERM during'
-mutant scrub-stops-on-signal raid/recovery/scrub.c \
+mutant scrub-stops-on-signal raid/recovery/passes/scrub.c \
 	'!(ret = lost_member(rec, 0)) && !rec_stopping(rec);' '!(ret = lost_member(rec, 0));' \
 	$T/service_test
 # --- the registry key's length ---
 mutant key-length raid/core/array.c \
 	'len += strlen(paths[i]) + 1;' 'len += PATH_MAX + 1;' $T/array_test
 # --- raid_fail inside the passes ---
-mutant fail-inside-passes raid/recovery/rebuild_window.c \
+mutant fail-inside-passes raid/recovery/blocks/rebuild_window.c \
 	$'\traid_rec_fail_timers(rec->a, now);\n' '' $T/service_test \
 	'e2e:raid6 second member fails' 'e2e:raid10 second member fails'
 # --- a later job ---
@@ -127,22 +127,22 @@ mutant later-job raid/core/array.c \
 	'a->cfg.failed == c->failed' 'e2e:a later job joins'
 # --- the exit status ---
 mutant exit-stats raid/core/array.c 'ret = ret ? ret : r;' '(void)r;' 'e2e:errors outside'
-mutant exit-state raid/recovery/state.c \
+mutant exit-state raid/recovery/blocks/state.c \
 	$'\t\trec->st.err = ret;\n\t\traid_rec_error(rec, ret);' $'\t\trec->st.err = ret;' \
 	'e2e:errors outside'
-mutant exit-scrub-repair raid/recovery/rebuild.c \
+mutant exit-scrub-repair raid/recovery/thread/rebuild.c \
 	'raid_rec_error(rec, raid_rec_scrub(rec, a->cfg.rec.scrub, false));' \
 	'raid_rec_scrub(rec, a->cfg.rec.scrub, false);' 'e2e:errors outside'
-mutant scrub-out-of-memory raid/recovery/scrub.c \
+mutant scrub-out-of-memory raid/recovery/passes/scrub.c \
 	$'\tif (ret) {\n\t\t/* what was counted so far' $'\tif (ret && 0) {\n\t\t/* what was counted so far' \
 	$T/service_test
-mutant spare-fdatasync raid/recovery/rebuild.c \
+mutant spare-fdatasync raid/recovery/thread/rebuild.c \
 	'if (targets >> t & 1 && rec->q->fds[dev] >= 0 && fdatasync(rec->q->fds[dev])) {' \
 	'if (0) {' $T/service_test
-mutant state-file-fsync raid/recovery/state.c \
+mutant state-file-fsync raid/recovery/blocks/state.c \
 	'write(fd, "\n", 1) != 1 || fsync(fd) ||' 'write(fd, "\n", 1) != 1 ||' $T/service_test
-mutant state-dir-fsync raid/recovery/state.c 'ret = sync_dir(path);' 'ret = 0;' $T/service_test
-mutant state-short-write raid/recovery/state.c $'\terrno = 0; /* a short write' \
+mutant state-dir-fsync raid/recovery/blocks/state.c 'ret = sync_dir(path);' 'ret = 0;' $T/service_test
+mutant state-short-write raid/recovery/blocks/state.c $'\terrno = 0; /* a short write' \
 	$'\t(void)0; /* a short write' $T/service_test
 # --- the messages ---
 mutant msg-alias raid/core/array.c \
@@ -153,21 +153,21 @@ mutant msg-raid0 raid/core/failure.c \
 mutant msg-state-blamed raid/core/config.c \
 	'return blame_state(c, -EINVAL, err, errlen);' 'return -EINVAL;' $T/state_test
 # --- found by the campaign (tests/e2e/hostile.sh) ---
-mutant state-one-value raid/recovery/state.c \
+mutant state-one-value raid/recovery/blocks/state.c \
 	'strspn(buf + end, " \t\r\n") != len - end' '0' $T/state_test 'hostile:a second value'
-mutant int64-clamped raid/recovery/state.c \
+mutant int64-clamped raid/recovery/blocks/state.c \
 	'(*v == INT64_MAX && json_object_get_uint64(x) != (uint64_t)INT64_MAX) || *v < lo' \
 	'*v < lo' $T/state_test 'hostile:offset beyond 64 bits'
-mutant state-null-field raid/recovery/state.c \
+mutant state-null-field raid/recovery/blocks/state.c \
 	'return *out && json_object_is_type(*out, t) ? 1 : -EINVAL;' \
 	'return !*out ? 0 : json_object_is_type(*out, t) ? 1 : -EINVAL;' $T/state_test \
 	'hostile:clean null'
-mutant state-not-a-file raid/recovery/state.c 'O_RDONLY | O_NONBLOCK | O_CLOEXEC' \
+mutant state-not-a-file raid/recovery/blocks/state.c 'O_RDONLY | O_NONBLOCK | O_CLOEXEC' \
 	'O_RDONLY | O_CLOEXEC' 'hostile:is a FIFO'
-mutant state-is-member raid/recovery/state.c \
+mutant state-is-member raid/recovery/blocks/state.c \
 	'if (raid_same_file(path, c->members[i])) {' 'if (0) {' \
 	$T/state_test 'hostile:state file is a member$'
-mutant spare-serves-one raid/recovery/state.c \
+mutant spare-serves-one raid/recovery/blocks/state.c \
 	'if (spare_of[i] && !strcmp(spare_of[i], sp)) {' 'if (0) {' $T/state_test \
 	'hostile:onto one spare'
 mutant files-apart raid/core/array.c 'ret = files_apart(a, err, errlen);' 'ret = 0;' \
@@ -176,19 +176,19 @@ mutant shared-state raid/core/array.c '} else if ((ret = state_taken(c, err, err
 	'} else if (0 ||' $T/state_test 'hostile:share a state file'
 mutant state-in-use raid/recovery/service.c 'ret = raid_rec_state_lock(a, err, errlen);' \
 	'ret = 0;' $T/state_test 'hostile:two fio processes'
-mutant state-changed raid/recovery/state.c 'if (!same_file_seen(&now, &r->state_read)) {' \
+mutant state-changed raid/recovery/blocks/state.c 'if (!same_file_seen(&now, &r->state_read)) {' \
 	'if (0) {' $T/state_test
 mutant repair-marks-dirty raid/recovery/service.c \
 	'(a->cfg.writes || c->resync || c->scrub == RAID_SCRUB_REPAIR)' 'a->cfg.writes' \
 	$T/service_test
 mutant repair-stopped-dirty raid/recovery/service.c \
 	'rec->init_ret == 0 && !rec->st.repair_stopped' 'rec->init_ret == 0' $T/service_test
-mutant fail-time-finite raid/recovery/rebuild_config.c '!(s >= 0) || !isfinite(s) ||' \
+mutant fail-time-finite raid/recovery/helpers/rebuild_config.c '!(s >= 0) || !isfinite(s) ||' \
 	'!(s >= 0) ||' "hostile:raid_fail='1@inf'"
 # --- pacing (the fake-clock rebuild) ---
-mutant pace-min-max raid/recovery/pace.c \
+mutant pace-min-max raid/recovery/blocks/pace.c \
 	'return now - p->last_t < BUSY_S ? p->min : p->max;' 'return p->max;' $T/pace_test
-mutant checkpoint-each-second raid/recovery/rebuild_pipe.c \
+mutant checkpoint-each-second raid/recovery/passes/rebuild_pipe.c \
 	'#define CHECKPOINT_S 1.0' '#define CHECKPOINT_S 0.5' $T/pace_test
 
 # issue 37 (docs/rebuild.md, "Issue 37")
@@ -203,7 +203,7 @@ mutant jobs-clash engines/fio_raid.c '	if (fio_raid_clash(td, &c)) {' '	if (0) {
 # has no case yet (README known limits)
 mutant failure-gate raid/core/queue.c '		r->error = raid_failure_gate(q->a);' '		(void)0;' \
 	$T/failure_test 'campaign:raid1: a failure the full state disk' 'torture:state disk full'
-mutant dirty-rebuild-from-0 raid/recovery/state.c '} else if (r->resume_off[i] && r->state_dirty) {' \
+mutant dirty-rebuild-from-0 raid/recovery/blocks/state.c '} else if (r->resume_off[i] && r->state_dirty) {' \
 	'} else if (0) {' 'campaign:raid1 rebuild under writes, SIG'
 mutant failed-64-members raid/core/config.c 'if (c->nmembers < 64 && c->failed >> c->nmembers) {' \
 	'if (c->failed >> c->nmembers) {' 'campaign:64-member'
@@ -214,9 +214,9 @@ mutant raid-json-output tools/run/json/fiojson.c 'if (fflush(stdout) == EOF || f
 	'if (0) {' 'hostile:raid-json'
 mutant wait-for engines/fio_raid.c 'if (td->o.wait_for && !strcmp(td->o.wait_for, o->o.name))' \
 	'if (0)' 'campaign:wait_for'
-mutant replaced-twice raid/recovery/state.c $'\t\tif (dev != i)\n' \
+mutant replaced-twice raid/recovery/blocks/state.c $'\t\tif (dev != i)\n' \
 	$'\t\tif (dev != i && !rec_cfg(&a->cfg)->replaced[i])\n' 'torture:seed 5' 'torture:seed 10'
-mutant spares-64 raid/recovery/rebuild_config.c \
+mutant spares-64 raid/recovery/helpers/rebuild_config.c \
 	$'\tfor (int i = 0; i < r->nspares; i++)\n\t\tfor (int j = 0; j < c->nmembers + i; j++)' \
 	$'\tif (c->nmembers + r->nspares > RAID_MAX_MEMBERS)\n\t\treturn -EINVAL;\n\tfor (int i = 0; i < r->nspares; i++)\n\t\tfor (int j = 0; j < c->nmembers + i; j++)' \
 	'torture:seed 14' 'torture:64 members: a spare'

@@ -21,7 +21,7 @@
 #include <json-c/json.h>
 
 #include "bitmap.h"
-#include "rebuild.h" /* rec_sync_dir */
+#include "recovery/rebuild.h" /* rec_sync_dir */
 
 #define MAGIC "fio-raid bitmap"
 #define VERSION 1

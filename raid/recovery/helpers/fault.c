@@ -6,7 +6,7 @@
  */
 #include <inttypes.h>
 
-#include "rebuild.h"
+#include "recovery/rebuild.h"
 
 double raid_rec_fail_timers(struct raid_array *a, double now_s)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rebuild.h"
+#include "recovery/rebuild.h"
 
 #define MB 1000000ULL
 

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bitmap.h"
-#include "rebuild.h"
+#include "recovery/blocks/bitmap.h"
+#include "recovery/rebuild.h"
 
 #define REC_BM_DELAY 5.0 /* s: md's bitmap daemon_sleep; a bit stays this long after its last write */
 #define NS 1000000000.0

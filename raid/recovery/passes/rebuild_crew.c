@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "rebuild.h"
+#include "recovery/rebuild.h"
 
 #define CHECKPOINT_S 1.0
 

@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "rebuild.h"
+#include "recovery/rebuild.h"
 
 #define MIB ((uint64_t)1024 * 1024)
 #define CHECKPOINT_S 1.0

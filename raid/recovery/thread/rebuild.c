@@ -18,7 +18,7 @@
 
 #include "core/identity.h"
 #include "core/level.h"
-#include "rebuild.h"
+#include "recovery/rebuild.h"
 
 #define MB 1000000.0
 #define MIB ((uint64_t)1024 * 1024)
