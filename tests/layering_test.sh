@@ -21,7 +21,7 @@ bad_copy() { # NAME FILE LINE
 	"$d/tools/dev/check_includes.sh"
 }
 t_case_fail "a backend that includes recovery is refused" \
-	bad_copy b raid/backends/member_null.c '#include "recovery/rebuild.h"'
+	bad_copy b raid/backends/member_null.c '#include "recovery/passes/passes.h"'
 t_case_fail "the parity library that includes the core is refused" \
 	bad_copy p raid/parity/gf.c '#include "core/core.h"'
 t_case_fail "the fio adapter that includes the core's internals is refused" \

@@ -2,7 +2,8 @@
  * module.c - what recovery gives the core: its service (service.c) and its option rows
  * (options.c). The core names neither; it calls what was registered.
  */
-#include "rebuild.h"
+#include "recovery/helpers/rec_opts.h"
+#include "recovery/rec_service.h"
 #include "recovery.h"
 
 int raid_recovery_register(void)

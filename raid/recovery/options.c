@@ -8,7 +8,8 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "rebuild.h"
+#include "recovery/passes/passes.h" /* REC_WORKERS_MAX */
+#include "recovery/rec_service.h"
 
 #define IN(f) RAID_OPT_IN(struct raid_recovery_config, f)
 

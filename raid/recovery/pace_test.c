@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "rebuild.h"
+#include "recovery/blocks/blocks.h"
 #include "simdev.h"
 
 #define MIB (1024ULL * 1024)

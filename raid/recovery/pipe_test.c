@@ -15,7 +15,7 @@
 #include <errno.h>
 
 #include "core/core.h"
-#include "rebuild.h"
+#include "recovery/passes/passes.h"
 
 #define KIB 1024ULL
 #define MSIZE (1024 * KIB)

@@ -5,7 +5,7 @@
  */
 #include <json-c/json.h>
 
-#include "rebuild.h"
+#include "recovery/rec_service.h"
 
 /* What the service ran, under its lock; false when it has run nothing. */
 static bool snapshot(struct raid_array *a, struct raid_rec_snapshot *out)

@@ -2,7 +2,7 @@
 # resync, failures and fault injection, the state file; its tests and benchmark.
 
 # its layers, each using only those above it in this list (raid/recovery/README.md)
-LIBRAID_SRCS += $(addprefix raid/recovery/helpers/,rec_opts.c rebuild_config.c fault.c) \
+LIBRAID_SRCS += $(addprefix raid/recovery/helpers/,rec_opts.c rec.c rebuild_config.c fault.c) \
 	$(addprefix raid/recovery/blocks/,state.c bitmap.c pace.c rebuild_window.c) \
 	$(addprefix raid/recovery/passes/,rebuild_pipe.c rebuild_crew.c scrub.c intent.c) \
 	raid/recovery/thread/rebuild.c \

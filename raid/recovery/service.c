@@ -5,7 +5,7 @@
  * writer's first write, starts the recovery thread (rebuild.c) and waits for its initial
  * resync; at the last put it waits for rebuild and scrub (SIGINT stops them at their
  * checkpoint), flushes and marks the state clean; it tells the core what it needs of the
- * options (config) and stops every pass on raid_interrupt() (interrupt).
+ * options (config) and stops every pass on raid_interrupt() (rec_interrupt, helpers/rec.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,27 +17,10 @@
 #include <unistd.h>
 
 #include "core/identity.h"
-#include "rebuild.h"
-
-static atomic_bool interrupted; /* raid_interrupt(): every array of the process */
-
-static void interrupt(void)
-{
-	atomic_store(&interrupted, true);
-}
-
-bool rec_stopping(struct raid_recovery *rec)
-{
-	return atomic_load(&rec->stop) || atomic_load(&interrupted);
-}
-
-void raid_rec_error(struct raid_recovery *rec, int err)
-{
-	int none = 0;
-
-	if (err)
-		atomic_compare_exchange_strong(&rec->error, &none, err);
-}
+#include "recovery/blocks/blocks.h"
+#include "recovery/passes/passes.h"
+#include "recovery/rec_service.h"
+#include "recovery/thread/thread.h"
 
 /* ---- the array's side: raid_recovery_service ---- */
 
@@ -323,5 +306,5 @@ const struct raid_service_ops raid_recovery_service = {
     .free = free_array,
     .stats = raid_rec_stats,
     .config = config,
-    .interrupt = interrupt,
+    .interrupt = rec_interrupt,
 };

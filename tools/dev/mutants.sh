@@ -108,7 +108,7 @@ mutant ebusy-is-request raid/core/failure.c \
 mutant full-ring-backlog raid/core/queue.c \
 	'if (ret == -EBUSY && q->be_inflight > 1) {' 'if (0) {' $T/failure_test
 # --- signals ---
-mutant sigint-stops raid/recovery/service.c \
+mutant sigint-stops raid/recovery/helpers/rec.c \
 	'atomic_load(&rec->stop) || atomic_load(&interrupted)' 'atomic_load(&rec->stop)' \
 	'e2e:SIGINT during the wait' 'e2e:SIGTERM during'
 mutant scrub-stops-on-signal raid/recovery/passes/scrub.c \

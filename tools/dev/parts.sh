@@ -6,7 +6,9 @@
 #   raid/backends   member I/O backends: implement raid/core/member.h, register with the core
 #   raid/levels     the personalities: implement raid/core/level.h, use parity, register
 #   raid/recovery   rebuild, scrub, resync, the state file, faults, its option rows: a client
-#                   of the core that registers its service and rows
+#                   of the core that registers its service and rows; in layers, each a folder
+#                   (raid/recovery/README.md): helpers < blocks < passes < thread < the
+#                   service (the files in raid/recovery itself, its tests included)
 #   raid            the library's module list (raid/raid_modules.c): names every part above
 #                   the core, to register them; nothing names it
 #   engines         the fio adapter: only the public API (raid/core/raid.h)
@@ -19,13 +21,21 @@
 
 # part -> the parts it may use (itself always); "api": raid/core/raid.h and what it declares.
 # A report layer gets a row of its own, e.g. [report/model]="api" and
-# [report/analysis]="report/model api": part_of then gives its files that part.
+# [report/analysis]="report/model api": part_of then gives its files that part; so does a
+# layer of recovery (a folder of raid/recovery; check_layers.sh ranks them by their rows).
 declare -A ALLOW=(
 	[raid/parity]=""
 	[raid/core]="raid/parity"
 	[raid/backends]="raid/core"
 	[raid/levels]="raid/core raid/parity"
-	[raid/recovery]="raid/core raid/levels raid/parity"
+	[raid/recovery/helpers]="raid/core raid/levels raid/parity"
+	[raid/recovery/blocks]="raid/core raid/levels raid/parity raid/recovery/helpers"
+	[raid/recovery/passes]="raid/core raid/levels raid/parity raid/recovery/helpers
+		raid/recovery/blocks"
+	[raid/recovery/thread]="raid/core raid/levels raid/parity raid/recovery/helpers
+		raid/recovery/blocks raid/recovery/passes"
+	[raid/recovery]="raid/core raid/levels raid/parity raid/recovery/helpers raid/recovery/blocks
+		raid/recovery/passes raid/recovery/thread"
 	[raid]="raid/core raid/backends raid/levels raid/recovery raid/parity"
 	[engines]="api"
 	[report/model]="api"
@@ -43,6 +53,11 @@ part_of() {
 	local rest=${1#*/}
 	case $1 in
 	raid/parity/*) PART=raid/parity ;;
+	raid/recovery/*/*)
+		rest=${rest#*/}
+		PART=raid/recovery/${rest%%/*}
+		[[ -v ALLOW[$PART] ]] || PART=raid/recovery
+		;;
 	raid/*/* | tools/*/*) PART=${1%%/*}/${rest%%/*} ;;
 	report/*/*)
 		PART=report/${rest%%/*}

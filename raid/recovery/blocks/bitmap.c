@@ -21,7 +21,7 @@
 #include <json-c/json.h>
 
 #include "bitmap.h"
-#include "recovery/rebuild.h" /* rec_sync_dir */
+#include "recovery/blocks/blocks.h" /* rec_sync_dir */
 
 #define MAGIC "fio-raid bitmap"
 #define VERSION 1

@@ -10,7 +10,7 @@
  * foreground was last seen busy. A stray request (the one read an idle job makes) is not
  * load: counted as busy, it held a whole rebuild at `min` for its first 250 ms.
  */
-#include "recovery/rebuild.h"
+#include "recovery/blocks/blocks.h"
 
 #define BUSY_S 0.25
 

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recovery/rebuild.h"
+#include "recovery/blocks/blocks.h"
 
 #define MB 1000000.0
 #define MIB ((uint64_t)1024 * 1024)

@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "core/identity.h"
-#include "recovery/rebuild.h"
+#include "recovery/blocks/blocks.h"
 
 #define STATE_VERSION 3
 #define STATE_MAX (1 << 20) /* bytes: a state file is about one line per member */

@@ -6,7 +6,7 @@
  */
 #include <inttypes.h>
 
-#include "recovery/rebuild.h"
+#include "recovery/helpers/rec.h"
 
 double raid_rec_fail_timers(struct raid_array *a, double now_s)
 {

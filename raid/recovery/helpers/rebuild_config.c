@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recovery/rebuild.h"
+#include "recovery/helpers/rec.h"
 
 #define MB 1000000ULL
 

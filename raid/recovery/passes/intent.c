@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "recovery/blocks/bitmap.h"
-#include "recovery/rebuild.h"
+#include "recovery/passes/passes.h"
 
 #define REC_BM_DELAY 5.0 /* s: md's bitmap daemon_sleep; a bit stays this long after its last write */
 #define NS 1000000000.0

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "recovery/rebuild.h"
+#include "recovery/passes/passes.h"
 
 #define CHECKPOINT_S 1.0
 
@@ -234,7 +234,7 @@ static int coordinate(struct crew *c)
 
 			/* an fdatasync of the spares: the workers go on meanwhile */
 			pthread_mutex_unlock(&c->mu);
-			rec_checkpoint(rec, p->targets, front);
+			p->checkpoint(rec, p->targets, front);
 			pthread_mutex_lock(&c->mu);
 			p->last_cp = rec_elapsed(rec);
 		}

@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "recovery/rebuild.h"
+#include "recovery/passes/passes.h"
 
 #define MIB ((uint64_t)1024 * 1024)
 #define CHECKPOINT_S 1.0
@@ -312,7 +312,7 @@ int rec_pass_windows(struct raid_recovery *rec, struct rec_pass *p)
 		if (ret)
 			break;
 		if (rec_elapsed(rec) - p->last_cp >= CHECKPOINT_S) {
-			rec_checkpoint(rec, p->targets, p->front);
+			p->checkpoint(rec, p->targets, p->front);
 			p->last_cp = rec_elapsed(rec);
 		}
 		if (p->next >= p->msize && !p->n)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/level.h"
-#include "recovery/rebuild.h"
+#include "recovery/passes/passes.h"
 
 #define MIB ((uint64_t)1024 * 1024)
 #define WINDOW (1 * MIB)

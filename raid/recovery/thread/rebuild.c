@@ -18,7 +18,7 @@
 
 #include "core/identity.h"
 #include "core/level.h"
-#include "recovery/rebuild.h"
+#include "recovery/thread/thread.h"
 
 #define MB 1000000.0
 #define MIB ((uint64_t)1024 * 1024)
@@ -26,7 +26,8 @@
 
 /* ---- rebuild ---- */
 
-void rec_checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front)
+/* the passes' checkpoint (struct rec_pass): fdatasync the spares, then record `front` */
+static void checkpoint(struct raid_recovery *rec, uint64_t targets, uint64_t front)
 {
 	struct raid_array *a = rec->a;
 
@@ -162,7 +163,7 @@ static void finish(struct raid_recovery *rec, struct rec_pass *p, int ret, const
 				atomic_store(&a->m[t].spare_failed, true); /* given up */
 		raid_rec_error(rec, ret ? ret : -EINTR);
 		if (!ret) {
-			rec_checkpoint(rec, targets, front); /* stopped: resume from here */
+			checkpoint(rec, targets, front); /* stopped: resume from here */
 			raid_log("raid: rebuild of member %s interrupted at %" PRIu64
 				 " MiB: the next run with raid_state resumes it from its last "
 				 "checkpoint (%" PRIu64 " MiB)",
@@ -192,7 +193,8 @@ static void rebuild_pass(struct raid_recovery *rec, uint64_t targets)
 		goto nomem;
 	t_start = rec_elapsed(rec);
 	*p = (struct rec_pass){.targets = targets, .msize = a->geom.member_size, .unit = unit,
-			       .front = UINT64_MAX, .last_cp = t_start, .next_log = 0.1};
+			       .front = UINT64_MAX, .last_cp = t_start, .next_log = 0.1,
+			       .checkpoint = checkpoint};
 	/* a GPU rebuilds the windows in place, from one thread */
 	if (rec_cfg(&a->cfg)->rebuild_workers > 1 && !a->gpu)
 		p->nworkers = rec_cfg(&a->cfg)->rebuild_workers;
