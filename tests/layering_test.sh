@@ -4,8 +4,10 @@
 # the built objects), and each check catches a wrong edge: a backend that includes recovery, a
 # level that includes the fio adapter's world, a header path that is no file; a core object
 # that calls recovery, a backend that calls a level, the fio adapter that calls the core's
-# internals or a raid.h name defined above the core; and that no core file reads a field of a
-# part above it (tools/dev/check_fields.sh), with a planted read of recovery's and a level's.
+# internals or a raid.h name defined above the core; that no core file reads a field of a
+# part above it (tools/dev/check_fields.sh), with a planted read of recovery's and a level's;
+# and that recovery's layers hold (tools/dev/check_layers.sh), with a planted upward include,
+# a planted upward call and a planted two-way pair.
 source "$(dirname "$0")/lib.sh"
 
 t_case "the tree's includes go only in the allowed directions" "$ROOT/tools/dev/check_includes.sh"
@@ -66,6 +68,35 @@ api_above() {
 	"$ROOT/tools/dev/check_links.sh" "$d"
 }
 t_case_fail "the fio adapter that calls a raid.h name defined above the core is refused" api_above
+
+# recovery's layers (raid/recovery/README.md): helpers < blocks < passes < thread < the service;
+# no include or call goes up one, and no two of its files reach each other both ways
+# (tools/dev/check_layers.sh, on the sources and the built objects)
+t_case "recovery's files include and call only down its layers, none both ways" \
+	"$ROOT/tools/dev/check_layers.sh"
+bad_layer_src() { # NAME FILE LINE: a copy of the sources with the line added, the built objects
+	local d=$T_SCRATCH/l-$1
+	mkdir -p "$d"
+	(cd "$ROOT" && cp -r --parents raid tools/dev "$d")
+	echo "$3" >>"$d/$2"
+	"$d/tools/dev/check_layers.sh" "$ROOT/build/obj"
+}
+bad_layer_obj() { # NAME FOLDER SYMBOL: one more object in FOLDER that calls SYMBOL
+	local d=$T_SCRATCH/lo-$1
+	cp -rs "$ROOT/build/obj" "$d"
+	printf 'void %s(void);\nvoid planted(void) { %s(); }\n' "$3" "$3" |
+		gcc -c -x c - -o "$d/$2/planted_$1.o"
+	"$ROOT/tools/dev/check_layers.sh" "$d"
+}
+t_case_fail "recovery's blocks that include the thread's header are refused" \
+	--msg 'pace.c includes raid/recovery/thread/thread.h: up from' \
+	bad_layer_src i raid/recovery/blocks/pace.c '#include "recovery/thread/thread.h"'
+t_case_fail "a pass that calls the recovery thread is refused" \
+	--msg 'calls rec_thread of raid/recovery/thread/rebuild.c: up from the passes' \
+	bad_layer_obj c raid/recovery/passes rec_thread
+t_case_fail "two files of one layer that reach each other both ways are refused" \
+	--msg 'blocks/bitmap and raid/recovery/blocks/state reach each other both ways' \
+	bad_layer_src p raid/recovery/blocks/state.c '#include "recovery/blocks/bitmap.h"'
 
 # each part owns its data: a core file that reads a field of a part's struct is refused,
 # however it reached the struct (tools/dev/check_fields.sh)

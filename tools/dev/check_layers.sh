@@ -102,15 +102,17 @@ for f in "${files[@]}"; do
 	done < <(grep -h '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f")
 done
 
-# the objects of recovery's files (not the tests'), each named by its source; one whose source
-# is gone is a leftover of an older tree
+# the objects of recovery's files (not the tests'), each named by its source (its .d's, or
+# its path's); one whose .d names a source that is gone is a leftover of an older tree
 declare -A SRC
 objs=()
 while IFS= read -r o; do
-	d=${o%.o}.d src=
-	[[ -f $d ]] && src=$(head -c 4096 "$d" | tr '\\\n' '  ' | sed 's/^[^:]*:[[:space:]]*//;s/[[:space:]].*//')
-	[[ -z $src ]] && src=${o#"$obj"/} && src=${src%.o}.c
-	[[ -f $src ]] || continue
+	d=${o%.o}.d src=${o#"$obj"/}
+	src=${src%.o}.c
+	if [[ -f $d ]]; then
+		src=$(head -c 4096 "$d" | tr '\\\n' '  ' | sed 's/^[^:]*:[[:space:]]*//;s/[[:space:]].*//')
+		[[ -f $src ]] || continue
+	fi
 	SRC[$o]=$src
 	objs+=("$o")
 done < <(find "$obj/raid/recovery" -name '*.o' ! -name '*_test.o' 2>/dev/null | sort)
