@@ -24,31 +24,6 @@ static json_object *io_obj(uint64_t r, uint64_t w, uint64_t rb, uint64_t wb)
 	return o;
 }
 
-/* null unless a GPU computes the parity */
-static json_object *gpu_obj(const struct raid_array *a, const struct raid_counters *t)
-{
-	json_object *x;
-
-	if (!a->gpu)
-		return NULL;
-	x = json_object_new_object();
-	json_object_object_add(x, "device", json_object_new_int(a->gpu->device));
-	json_object_object_add(x, "name", json_object_new_string(a->gpu->desc));
-	json_object_object_add(x, "mode",
-			       json_object_new_string(a->gpu->mapped ? "mapped" : "copy"));
-	json_object_object_add(x, "batch", json_object_new_int(a->gpu->batch));
-	json_object_object_add(x, "launches", json_object_new_int64((int64_t)t->gpu_launches));
-	json_object_object_add(x, "stripes", json_object_new_int64((int64_t)t->gpu_stripes));
-	json_object_object_add(
-	    x, "stripes_per_launch",
-	    json_object_new_double(t->gpu_launches ? (double)t->gpu_stripes / t->gpu_launches : 0));
-	json_object_object_add(x, "cpu_stripes",
-			       json_object_new_int64((int64_t)t->gpu_cpu_stripes));
-	json_object_object_add(x, "inplace_stripes",
-			       json_object_new_int64((int64_t)t->gpu_inplace_stripes));
-	return x;
-}
-
 struct raid_rate raid_rate_of(uint64_t bytes, double seconds)
 {
 	struct raid_rate r = {0, 0};
@@ -82,7 +57,7 @@ static json_object *build(struct raid_array *a)
 	json_object_object_add(o, "layout", layout ? json_object_new_string(layout) : NULL);
 	json_object_object_add(o, "backend",
 			       json_object_new_string(raid_backend_name(a->cfg.backend)));
-	raid_option_groups_stats(a, o); /* the parts' keys: parity_path (results/README.md) */
+	raid_option_groups_stats(a, o); /* the parts' keys: parity_path, gpu (results/README.md) */
 	/* null at levels 0, 1, 10: no parity */
 	json_object_object_add(o, "parity_impl",
 			       a->parity_impl ? json_object_new_string(a->parity_impl) : NULL);
@@ -115,7 +90,6 @@ static json_object *build(struct raid_array *a)
 	json_object_object_add(x, "bytes", json_object_new_int64((int64_t)t.parity_bytes));
 	json_object_object_add(x, "cpu_ns", json_object_new_int64((int64_t)t.parity_ns));
 	json_object_object_add(o, "parity", x);
-	json_object_object_add(o, "gpu", gpu_obj(a, &t));
 	json_object_object_add(o, "stripe_lock_waits",
 			       json_object_new_int64((int64_t)t.stripe_lock_waits));
 	raid_service()->stats(a, o); /* rebuild, scrub, resync, re_add, consistency */

@@ -1,7 +1,8 @@
 /*
  * level_opts.c - the rows of the option table this part owns (level_opts.h), each pointing
  * into this part's own options struct, with their checks across options and the parity
- * path's figure in the stats file. Registered with the core by raid_levels_register().
+ * path's and the GPU's figures in the stats file (the GPU's options, raid_gpu*, are this
+ * part's). Registered with the core by raid_levels_register().
  */
 #include <errno.h>
 #include <stddef.h>
@@ -128,14 +129,44 @@ static int parity_validate(const struct raid_config *c, const struct raid_level_
 	return 0;
 }
 
+/* the GPU's figures (raid_gpu*: this part's options); null unless a GPU computes parity */
+static json_object *gpu_obj(const struct raid_array *a, const struct raid_counters *t)
+{
+	json_object *x;
+
+	if (!a->gpu)
+		return NULL;
+	x = json_object_new_object();
+	json_object_object_add(x, "device", json_object_new_int(a->gpu->device));
+	json_object_object_add(x, "name", json_object_new_string(a->gpu->desc));
+	json_object_object_add(x, "mode",
+			       json_object_new_string(a->gpu->mapped ? "mapped" : "copy"));
+	json_object_object_add(x, "batch", json_object_new_int(a->gpu->batch));
+	json_object_object_add(x, "launches", json_object_new_int64((int64_t)t->gpu_launches));
+	json_object_object_add(x, "stripes", json_object_new_int64((int64_t)t->gpu_stripes));
+	json_object_object_add(
+	    x, "stripes_per_launch",
+	    json_object_new_double(t->gpu_launches ? (double)t->gpu_stripes / t->gpu_launches : 0));
+	json_object_object_add(x, "cpu_stripes",
+			       json_object_new_int64((int64_t)t->gpu_cpu_stripes));
+	json_object_object_add(x, "inplace_stripes",
+			       json_object_new_int64((int64_t)t->gpu_inplace_stripes));
+	return x;
+}
+
 static void parity_stats(struct raid_array *a, void *o)
 {
 	const char *name = "?";
+	struct raid_counters t;
 
 	for (const struct raid_opt_value *v = parity_values; v->name; v++)
 		if ((int)v->value == (int)parity_opts(&a->cfg)->parity)
 			name = v->name;
 	json_object_object_add(o, "parity_path", json_object_new_string(name));
+	pthread_mutex_lock(&a->lock);
+	t = a->totals;
+	pthread_mutex_unlock(&a->lock);
+	json_object_object_add(o, "gpu", gpu_obj(a, &t));
 }
 
 const struct raid_option_group level_opts_group = {
