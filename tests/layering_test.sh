@@ -6,8 +6,9 @@
 # that calls recovery, a backend that calls a level, the fio adapter that calls the core's
 # internals or a raid.h name defined above the core; that no core file reads a field of a
 # part above it (tools/dev/check_fields.sh), with a planted read of recovery's and a level's;
-# and that recovery's layers hold (tools/dev/check_layers.sh), with a planted upward include,
-# a planted upward call and a planted two-way pair.
+# that recovery's layers hold (tools/dev/check_layers.sh), with a planted upward include,
+# a planted upward call and a planted two-way pair; and that the module list registers the
+# parts in the documented order (a planted swap refused).
 source "$(dirname "$0")/lib.sh"
 
 t_case "the tree's includes go only in the allowed directions" "$ROOT/tools/dev/check_includes.sh"
@@ -97,6 +98,30 @@ t_case_fail "a pass that calls the recovery thread is refused" \
 t_case_fail "two files of one layer that reach each other both ways are refused" \
 	--msg 'blocks/bitmap and raid/recovery/blocks/state reach each other both ways' \
 	bad_layer_src p raid/recovery/blocks/state.c '#include "recovery/blocks/bitmap.h"'
+
+# the module list registers the parts in the order raid/README.md documents (backends, levels,
+# recovery, then the inject decorator: a row's .after must name a row already there)
+module_order() { # ROOT: the order of raid_modules.c's calls against the README's sentence
+	local doc got
+	doc=$(tr '\n' ' ' <"$1/raid/README.md" | grep -o 'calls them from one constructor ([^)]*)' |
+		grep -oE 'backends|levels|recovery|inject' | xargs)
+	got=$(grep -oE '^[[:space:]]*raid_[a-z]+_register\(\)' "$1/raid/raid_modules.c" |
+		sed -E 's/.*raid_([a-z]+)_register.*/\1/' | xargs)
+	echo "documented: $doc; raid_modules.c: $got"
+	[[ -n $doc && $doc == "$got" ]]
+}
+t_case "the module list registers the parts in the documented order" module_order "$ROOT"
+swapped_order() {
+	local d=$T_SCRATCH/order
+	mkdir -p "$d/raid"
+	cp "$ROOT/raid/README.md" "$d/raid/"
+	sed -e 's/^\(\s*\)raid_levels_register();/\1raid_recovery_register();/;t' \
+		-e 's/^\(\s*\)raid_recovery_register();/\1raid_levels_register();/' \
+		"$ROOT/raid/raid_modules.c" >"$d/raid/raid_modules.c"
+	module_order "$d"
+}
+t_case_fail "a module list with levels and recovery swapped is refused" \
+	--msg 'raid_modules.c: backends recovery levels inject' swapped_order
 
 # each part owns its data: a core file that reads a field of a part's struct is refused,
 # however it reached the struct (tools/dev/check_fields.sh)
