@@ -1,12 +1,10 @@
 # run/hosts.sh: sourced by run.sh. Directories made with one error line, the checks of
 # --drives (attached block devices, none named twice or through another path) and run.sh's
-# multi-host runs through fio's client/server mode: host names validated, per-host member
-# paths (--hosts-file), the hosts reachable before the run, one fio client for all hosts per
+# multi-host runs through fio's client/server mode: the hosts (raid-preset hosts checks their
+# names and --hosts-file), the hosts reachable before the run, one fio client for all hosts per
 # test, each host's share of the output split out, a lost host named. Each host's tests come
 # from its own plan (run/plan.sh: HOST_PLAN_<i>, its members and stats files). Uses run.sh's
 # die, RJSON, the options O and the run's settings RUN.
-
-FIO_PORT=8765 # fio's default server port
 
 # make_dir WHAT DIR: mkdir -p, or one line naming the option and why (not mkdir's line too)
 make_dir() {
@@ -74,126 +72,18 @@ list_split() {
 	IFS=, read -r -a LIST_ITEMS <<<"$list"
 }
 
-# ipv6_literal ADDR: 0 when ADDR is an IPv6 address (hex groups, at most one '::', an
-# optional dotted IPv4 tail)
-ipv6_literal() {
-	local a=$1 g n=0
-	[[ $a =~ ^[0-9A-Fa-f:.]+$ && $a == *:* && $a != *:::* ]] || return 1
-	[[ $a != *::*::* ]] || return 1
-	if [[ $a =~ :([0-9.]+)$ && ${BASH_REMATCH[1]} == *.* ]]; then
-		local v4=${BASH_REMATCH[1]}
-		ipv4_literal "$v4" || return 1
-		a=${a%"$v4"}0:0 # the IPv4 tail stands for two groups
-	fi
-	[[ $a != *.* ]] || return 1
-	local IFS=:
-	for g in $a; do
-		[[ -z $g || $g =~ ^[0-9A-Fa-f]{1,4}$ ]] || return 1
-		[[ -n $g ]] && n=$((n + 1))
-	done
-	if [[ $a == *::* ]]; then ((n < 8)); else ((n == 8)); fi
-}
-
-ipv4_literal() {
-	local IFS=. p
-	[[ $1 =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || return 1
-	for p in $1; do ((10#$p <= 255)) || return 1; done
-}
-
-# host_parse SPEC -> HP_ADDR (name or address, no brackets), HP_PORT, HP_V6; 1 when SPEC is
-# none of: host, host:port, IPv4, IPv4:port, [IPv6], [IPv6]:port
-host_parse() {
-	local s=$1 label
-	HP_V6=0 HP_PORT=$FIO_PORT
-	if [[ $s =~ ^\[([^]]+)\](:([0-9]{1,5}))?$ ]]; then
-		HP_ADDR=${BASH_REMATCH[1]} HP_PORT=${BASH_REMATCH[3]:-$FIO_PORT} HP_V6=1
-		ipv6_literal "$HP_ADDR" || return 1
-	elif [[ $s =~ ^([A-Za-z0-9.-]+)(:([0-9]{1,5}))?$ ]]; then
-		HP_ADDR=${BASH_REMATCH[1]} HP_PORT=${BASH_REMATCH[3]:-$FIO_PORT}
-		if [[ $HP_ADDR =~ ^[0-9.]+$ ]]; then
-			ipv4_literal "$HP_ADDR" || return 1
-		else
-			((${#HP_ADDR} <= 253)) || return 1
-			local IFS=.
-			for label in $HP_ADDR; do
-				[[ $label =~ ^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$ ]] || return 1
-			done
-			[[ $HP_ADDR != .* && $HP_ADDR != *. && $HP_ADDR != *..* ]] || return 1
-		fi
-	else
-		return 1
-	fi
-	((10#$HP_PORT >= 1 && 10#$HP_PORT <= 65535)) || return 1
-	HP_PORT=$((10#$HP_PORT))
-}
-
-host_is_local() { # ADDR: this machine (loopback, its names, its addresses)
-	local a=$1 x
-	[[ $a == 127.* || $a == ::1 || $a == localhost || $a == localhost.localdomain ]] && return 0
-	for x in $(hostname 2>/dev/null) $(hostname -f 2>/dev/null) $(hostname -I 2>/dev/null); do
-		[[ $a == "$x" ]] && return 0
-	done
-	return 1
-}
-
-# hosts_add SPEC SCRATCH DRIVES WHERE: one host (WHERE names the option or file line)
+# hosts_load HOSTS_LIST HOSTS_FILE: HOSTS... from --hosts or --hosts-file (a line: HOST[:PORT]
+# [scratch=DIR] [drives=A,B,...]), checked and normalized by raid-preset hosts (its one line
+# is the error): fio's client name, a label for file names, whether the host is this machine
 HOSTS=() HOST_ADDR=() HOST_PORT=() HOST_CLIENT=() HOST_LABEL=() HOST_LOCAL=() HOST_SCRATCH=()
 HOST_DRIVES=()
-hosts_add() {
-	local spec=$1 where=$4 i
-	local hint=""
-	[[ $spec != *:*:* || $spec == \[* ]] || hint=" (an IPv6 address goes in brackets: [$spec])"
-	host_parse "$spec" ||
-		die "$where: '$spec' is not a host (host, host:port, an IPv4 address, [IPv6] or [IPv6]:port)$hint"
-	local norm=$HP_ADDR:$HP_PORT client=$HP_ADDR,$HP_PORT
-	if ((HP_V6)); then
-		# fio's own syntax: host,port and ip6:ADDR,port
-		norm="[$HP_ADDR]:$HP_PORT" client=ip6:$HP_ADDR,$HP_PORT
-	fi
-	for i in "${!HOSTS[@]}"; do
-		[[ ${HOSTS[$i]} != "$norm" ]] || die "$where: host $norm is named twice"
-	done
-	HOSTS+=("$norm") HOST_ADDR+=("$HP_ADDR") HOST_PORT+=("$HP_PORT")
-	HOST_CLIENT+=("$client")
-	local label=${HP_ADDR//:/_}_$HP_PORT
-	HOST_LABEL+=("$label")
-	HOST_LOCAL+=("$(host_is_local "$HP_ADDR" && echo 1 || echo 0)")
-	HOST_SCRATCH+=("$2") HOST_DRIVES+=("$3")
-}
-
-# hosts_load HOSTS_LIST HOSTS_FILE: fills HOSTS... from --hosts or --hosts-file. A hosts file
-# line: HOST[:PORT] [scratch=DIR] [drives=A,B,...]; '#' starts a comment.
 hosts_load() {
-	local list=$1 file=$2 line n=0 spec kv sd dr x
-	if [[ -n $list ]]; then
-		list_split --hosts "$list"
-		for spec in "${LIST_ITEMS[@]}"; do hosts_add "$spec" "" "" --hosts; done
-	fi
-	[[ -z $file ]] && return 0
-	[[ -f $file && -r $file ]] || die "--hosts-file: $file: no such readable file"
-	while IFS= read -r line || [[ -n $line ]]; do
-		n=$((n + 1))
-		line=${line%%#*}
-		read -r -a kv <<<"$line"
-		((${#kv[@]})) || continue
-		spec=${kv[0]} sd="" dr=""
-		for x in "${kv[@]:1}"; do
-			case $x in
-			scratch=/*) sd=${x#scratch=} ;;
-			drives=*) dr=${x#drives=}
-				list_split "$file:$n: drives" "$dr"
-				local d
-				for d in "${LIST_ITEMS[@]}"; do
-					[[ $d == /* ]] || die "$file:$n: drives: '$d' is not an absolute path"
-				done ;;
-			scratch=*) die "$file:$n: scratch=${x#scratch=}: the directory must be an absolute path" ;;
-			*) die "$file:$n: '$x' is neither scratch=DIR nor drives=A,B,..." ;;
-			esac
-		done
-		[[ -z $sd || -z $dr ]] || die "$file:$n: scratch= and drives= exclude each other"
-		hosts_add "$spec" "$sd" "$dr" "$file:$n"
-	done <"$file"
-	((${#HOSTS[@]})) || die "--hosts-file: $file names no host"
+	local out n a p c l loc s d
+	out=$("$PRESET" hosts ${1:+--hosts "$1"} ${2:+--hosts-file "$2"}) || exit 1
+	while IFS=$'\x1f' read -r n a p c l loc s d; do
+		HOSTS+=("$n") HOST_ADDR+=("$a") HOST_PORT+=("$p") HOST_CLIENT+=("$c") HOST_LABEL+=("$l")
+		HOST_LOCAL+=("$loc") HOST_SCRATCH+=("$s") HOST_DRIVES+=("$d")
+	done <<<"$out"
 }
 
 # hosts_members: each host's member directory or drives. Defaults: the run's --drives, else

@@ -82,5 +82,9 @@ int plan_main(struct preset *p, int argc, char **argv);
 int limits_main(void);
 int span_main(int argc, char **argv);
 int volume_main(int argc, char **argv);
+/* hosts.c: run.sh's --hosts / --hosts-file checked, one line a host */
+int hosts_main(int argc, char **argv);
+/* usage.c: run.sh's --help, the engine's figures from its option table */
+int usage_main(const char *presets);
 
 #endif
