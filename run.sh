@@ -84,8 +84,6 @@ parse_options() {
 	[[ -z ${O[hosts]:-} || -z ${O[hosts-file]:-} ]] || die "--hosts and --hosts-file exclude each other"
 	# a host's share of a test is tests/T@HOST: one run each there (no T@K@HOST yet)
 	[[ -z ${O[hosts]:-}${O[hosts-file]:-} ]] || { [[ ${O[repeat]:-1} == 1 ]] || die "--repeat with --hosts: one run of each test only"; O[repeat]=1; }
-	targets_parse "${O[target]}"
-	md_check_options
 	O[scratch_given]=${O[scratch]:-}
 	# the caller's member directory must exist (a typo would fill a new one); a host's is there
 	[[ -z ${O[scratch]:-} || -n ${O[hosts]:-}${O[hosts-file]:-} || ${O[dry_run]} -eq 1 || -d ${O[scratch]} ]] ||
@@ -136,8 +134,7 @@ members() {
 		[[ -z ${O[drives]:-} ]] || list_split --drives "${O[drives]}"
 	elif [[ -n ${O[drives]:-} ]]; then
 		list_split --drives "${O[drives]}"
-		drives_check --drives "${LIST_ITEMS[@]}"
-		drives_guard "${LIST_ITEMS[@]}"
+		drives_ok --drives "${LIST_ITEMS[@]}"
 	fi
 	targets_check_devs
 }
@@ -146,6 +143,7 @@ main() {
 	ab_maybe "$@" # --ab OTHER_ENGINE: run/ab.sh
 	parse_options "$@"
 	build
+	targets_parse "${O[target]}" # (raid-preset checks it: after the build)
 	RUN[work]=$(mktemp -d "${TMPDIR:-/tmp}/fio-raid-run.XXXXXX")
 	trap cleanup EXIT
 	trap 'interrupted INT' INT

@@ -1,10 +1,11 @@
 # run/hosts.sh: sourced by run.sh. Directories made with one error line, the checks of
-# --drives (attached block devices, none named twice or through another path) and run.sh's
-# multi-host runs through fio's client/server mode: the hosts (raid-preset hosts checks their
-# names and --hosts-file), the hosts reachable before the run, one fio client for all hosts per
-# test, each host's share of the output split out, a lost host named. Each host's tests come
-# from its own plan (run/plan.sh: HOST_PLAN_<i>, its members and stats files). Uses run.sh's
-# die, RJSON, the options O and the run's settings RUN.
+# --drives (raid-preset devices: attached block devices, none named twice or through another
+# path; no data unless --force) and run.sh's multi-host runs through fio's client/server mode:
+# the hosts and their members (raid-preset hosts checks the names and --hosts-file), the hosts
+# reachable before the run, one fio client for all hosts per test, each host's share of the
+# output split out, a lost host named. Each host's tests come from its own plan (run/plan.sh:
+# HOST_PLAN_<i>, its members and stats files). Uses run.sh's die, RJSON, the options O and the
+# run's settings RUN.
 
 # make_dir WHAT DIR: mkdir -p, or one line naming the option and why (not mkdir's line too)
 make_dir() {
@@ -24,32 +25,18 @@ room_check() {
 	rm -f -- "$probe"
 }
 
-# drives_check WHAT PATH...: every path an attached block device, no device twice (a
-# symlink such as /dev/disk/by-id/... is the device it points to).
-drives_check() {
-	local what=$1 d dev maj min sectors
-	shift
-	local -A seen=()
-	for d in "$@"; do
-		[[ -n $d ]] || die "$what: an empty entry in the list"
-		[[ -b $d ]] || die "$what: $d is not a block device"
-		dev=$(stat -Lc '%t:%T' -- "$d") || die "$what: cannot stat $d"
-		maj=$((16#${dev%:*})) min=$((16#${dev#*:}))
-		[[ -z ${seen[$maj:$min]+x} ]] ||
-			die "$what: $d and ${seen[$maj:$min]} are the same device ($maj:$min)"
-		seen[$maj:$min]=$d
-		# An unattached loop device (or a bay without its medium) exists but has no size.
-		sectors=$(cat "/sys/dev/block/$maj:$min/size" 2>/dev/null || echo 0)
-		((sectors > 0)) ||
-			die "$what: $d has no medium (size 0: a loop device with no file attached?)"
-	done
+# drives_ok WHAT PATH...: every path an attached block device, none twice (raid-preset devices:
+# a link such as /dev/disk/by-id/... is the device it names), then drives_guard's checks
+drives_ok() {
+	"$PRESET" devices "$@" || exit 1
+	drives_guard "$@"
 }
 
-# drives_guard [--WHAT] PATH...: refuse mounted devices always, devices holding data unless
-# --force (WHAT names the option in the messages: --drives by default)
+# drives_guard WHAT PATH...: refuse mounted devices always, devices holding data unless
+# --force (WHAT names the option in the messages)
 drives_guard() {
-	local d sig bad=0 what=--drives
-	[[ ${1:-} == --* ]] && what=$1 && shift
+	local d sig bad=0 what=$1
+	shift
 	for d in "$@"; do
 		if [[ -n $(lsblk -nro MOUNTPOINTS "$d" 2>/dev/null | tr -d '[:space:]') ]]; then
 			die "$what: $d (or a partition of it) is mounted: refusing even with --force"
@@ -72,60 +59,35 @@ list_split() {
 	IFS=, read -r -a LIST_ITEMS <<<"$list"
 }
 
-# hosts_load HOSTS_LIST HOSTS_FILE: HOSTS... from --hosts or --hosts-file (a line: HOST[:PORT]
-# [scratch=DIR] [drives=A,B,...]), checked and normalized by raid-preset hosts (its one line
-# is the error): fio's client name, a label for file names, whether the host is this machine
-HOSTS=() HOST_ADDR=() HOST_PORT=() HOST_CLIENT=() HOST_LABEL=() HOST_LOCAL=() HOST_SCRATCH=()
-HOST_DRIVES=()
+# hosts_load HOSTS_LIST HOSTS_FILE [--members DRIVES SCRATCH GIVEN]: HOSTS... from --hosts or
+# --hosts-file (a line: HOST[:PORT] [scratch=DIR] [drives=A,B,...]), checked and normalized by
+# raid-preset hosts (its one line is the error): fio's client name, a label for file names,
+# whether the host is this machine; with --members each host's members (hosts_members)
 hosts_load() {
 	local out n a p c l loc s d
-	out=$("$PRESET" hosts ${1:+--hosts "$1"} ${2:+--hosts-file "$2"}) || exit 1
+	HOSTS=() HOST_ADDR=() HOST_PORT=() HOST_CLIENT=() HOST_LABEL=() HOST_LOCAL=() HOST_SCRATCH=()
+	HOST_DRIVES=()
+	out=$("$PRESET" hosts ${1:+--hosts "$1"} ${2:+--hosts-file "$2"} "${@:3}") || exit 1
 	while IFS=$'\x1f' read -r n a p c l loc s d; do
 		HOSTS+=("$n") HOST_ADDR+=("$a") HOST_PORT+=("$p") HOST_CLIENT+=("$c") HOST_LABEL+=("$l")
 		HOST_LOCAL+=("$loc") HOST_SCRATCH+=("$s") HOST_DRIVES+=("$d")
 	done <<<"$out"
 }
 
-# hosts_members: each host's member directory or drives. Defaults: the run's --drives, else
-# <scratch>/<label> (a directory per host, since two servers on one machine must not share
-# member files). Refuses what would make two local servers share members.
+# hosts_members: each host's member directory or drives (raid-preset hosts --members: the
+# run's --drives, else <scratch>/<label>; hosts on one machine must not share members), the
+# local hosts' drives checked together (attached, none twice, also across hosts, no data)
 hosts_members() {
-	local i j
+	local i d=() list=${O[hosts]}
+	[[ -z ${O[hosts-file]:-} ]] || list="" # (O[hosts] names the file's hosts then)
+	hosts_load "$list" "${O[hosts-file]:-}" --members "${O[drives]:-}" "${O[scratch]}" "${O[scratch_given]:+1}"
 	for i in "${!HOSTS[@]}"; do
-		if [[ -z ${HOST_SCRATCH[$i]} && -z ${HOST_DRIVES[$i]} ]]; then
-			if [[ -n ${O[drives]:-} ]]; then
-				HOST_DRIVES[$i]=${O[drives]}
-			elif ((HOST_LOCAL[i])) || [[ -n ${O[scratch_given]:-} ]]; then
-				HOST_SCRATCH[$i]=${O[scratch]}/${HOST_LABEL[$i]}
-			else
-				die "--hosts: ${HOSTS[$i]} is not this machine: give --scratch DIR (DIR/${HOST_LABEL[$i]} must exist there), --drives, or a --hosts-file line with scratch= or drives="
-			fi
-		fi
+		((HOST_LOCAL[i])) && [[ -n ${HOST_DRIVES[$i]} ]] || continue
+		list_split "${HOSTS[$i]}: drives" "${HOST_DRIVES[$i]}"
+		d+=("${LIST_ITEMS[@]}")
 	done
-	# Servers on one machine (one address, or all local): members must differ.
-	local -a local_drives=()
-	for i in "${!HOSTS[@]}"; do
-		for ((j = i + 1; j < ${#HOSTS[@]}; j++)); do
-			same_machine "$i" "$j" || continue
-			[[ -z ${HOST_SCRATCH[$i]} || ${HOST_SCRATCH[$i]} != "${HOST_SCRATCH[$j]}" ]] ||
-				die "hosts ${HOSTS[$i]} and ${HOSTS[$j]} are one machine and share scratch ${HOST_SCRATCH[$i]}: their member files would collide"
-			if [[ -n ${HOST_DRIVES[$i]} && ${HOST_DRIVES[$i]} == "${HOST_DRIVES[$j]}" ]] && ! ((HOST_LOCAL[i])); then
-				die "hosts ${HOSTS[$i]} and ${HOSTS[$j]} are one machine and share drives ${HOST_DRIVES[$i]}"
-			fi
-		done
-		if ((HOST_LOCAL[i])) && [[ -n ${HOST_DRIVES[$i]} ]]; then
-			list_split "${HOSTS[$i]}: drives" "${HOST_DRIVES[$i]}"
-			local_drives+=("${LIST_ITEMS[@]}")
-		fi
-	done
-	# The local servers' drives together: attached, none twice (also across hosts), no data
-	if ((${#local_drives[@]})); then
-		drives_check "drives of the local hosts" "${local_drives[@]}"
-		drives_guard "${local_drives[@]}"
-	fi
-}
-same_machine() {
-	((HOST_LOCAL[$1] && HOST_LOCAL[$2])) || [[ ${HOST_ADDR[$1]} == "${HOST_ADDR[$2]}" ]]
+	((${#d[@]} == 0)) || { "$PRESET" devices "drives of the local hosts" "${d[@]}" || exit 1
+		drives_guard --drives "${d[@]}"; }
 }
 
 # hosts_reachable: every host has a fio server listening (a TCP connect; fio's server
@@ -162,18 +124,14 @@ hosts_prepare_dirs() {
 	done
 }
 
-# render_job TEST: the job file as host runs it: its target in [global], ${VAR}s expanded
+# render_job TEST: the job file as a host runs it: its arguments in [global], ${VAR}s
+# expanded (raid-preset render)
 render_job() {
 	local -n rj_=$1
-	local line kv o envs args
+	local envs args
 	test_list "$1" env envs
 	test_list "$1" arg args
-	echo "[global]"
-	for o in "${args[@]}"; do echo "${o#--}"; done
-	while IFS= read -r line; do
-		for kv in "${envs[@]}"; do line=${line//"\${${kv%%=*}}"/${kv#*=}}; done
-		echo "$line"
-	done <"${rj_[job_file]}"
+	"$PRESET" render "${rj_[job_file]}" "${envs[@]}" -- "${args[@]}"
 }
 
 # hosts_cmd TEST -> CMD: one fio client invocation sending each host its own job file (the

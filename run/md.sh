@@ -26,18 +26,6 @@ declare -A MD_BACKING=() # loop device this run attached -> its backing file, as
 declare -A MD_ALOOPS=()  # array name -> the loop devices of its members and spares
 declare -A MD_USED=()    # member device -> 1 once an array of this run held it
 
-md_check_options() { # md's own limits for its knobs (md(4): stripe_cache_size 17..32768)
-	local k v
-	for k in md-stripe-cache:17:32768 md-threads:0:8192 md-sync-min:1: md-sync-max:1:; do
-		IFS=: read -r k lo hi <<<"$k"
-		v=${O[$k]:-}
-		[[ -z $v || ($v =~ ^[0-9]+$ && $v -ge $lo && (-z $hi || $v -le $hi)) ]] ||
-			die "--$k must be a whole number $lo..${hi:-}, not '$v'"
-	done
-	[[ -z ${O[md-sync-min]:-} || -z ${O[md-sync-max]:-} || ${O[md-sync-min]} -le ${O[md-sync-max]} ]] ||
-		die "--md-sync-min (${O[md-sync-min]}) is above --md-sync-max (${O[md-sync-max]})"
-}
-
 md_available() { # 0 when this kernel has md (loading md_mod if it can)
 	[[ -e /proc/mdstat ]] || modprobe -q md_mod 2>/dev/null
 	[[ -e /proc/mdstat ]] && command -v mdadm >/dev/null

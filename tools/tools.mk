@@ -37,7 +37,7 @@ $(BUILD)/bin/raid-mdstats: $(OBJ)/tools/run/mdstats/mdstats.o $(LIBRAID)
 # the engine's level table (tools/run/preset, presets/README.md)
 BINS += $(BUILD)/bin/raid-preset
 $(BUILD)/bin/raid-preset: $(addprefix $(OBJ)/tools/run/preset/,preset.o plan.o options.o drives.o measure.o \
-	resync.o sizes.o hosts.o usage.o line.o) $(LIBRAID)
+	resync.o sizes.o hosts.o usage.o line.o checks.o) $(LIBRAID)
 TESTS += tests/presets/preset_test.sh
 # the plan's arithmetic, case by case (each failure names the case and the figure)
 TESTS += $(BUILD)/tests/sizes_test
@@ -58,6 +58,8 @@ $(BUILD)/bin/raid-tool: $(OBJ)/tools/run/raidtool/raid_tool.o $(LIBRAID)
 TESTS += tests/facts/readme_test.sh tests/facts/levels_test.sh
 # and every path a README names is a file or folder of the tree
 TESTS += tests/facts/readme_paths_test.sh
+# and no engine option's default is copied as a literal outside the option table
+TESTS += tests/facts/defaults_test.sh
 
 # raid-parity-bench: the parity library's benchmark (a developer's tool, docs/parity.md)
 include tools/dev/parity-bench/parity-bench.mk

@@ -5,7 +5,14 @@
  * or drives from its hosts-file line, whether it is this machine. One line per host, fields
  * separated by 0x1f (a field may be empty): NAME ADDR PORT CLIENT LABEL LOCAL SCRATCH DRIVES
  * (run/hosts.sh reads them). A bad host or line is one error line naming the option or the
- * file and line.
+ * file and line. With --members DRIVES SCRATCH GIVEN (the run's --drives, its member directory
+ * and 1 when the caller gave it), each host without scratch= or drives= gets the run's drives,
+ * else SCRATCH/LABEL (a directory a host: two servers on one machine must not share member
+ * files), and hosts on one machine sharing members are refused.
+ *
+ * `raid-preset render JOB_FILE K=V... -- ARG...`: the job file as a host's fio server runs it
+ * (it takes job files only): the test's arguments (--x=y) as the lines of a [global] section
+ * first, each ${K} of the file replaced by V.
  */
 #include <ctype.h>
 #include <ifaddrs.h>
@@ -309,23 +316,67 @@ static void hosts_file(struct hosts *hs, const char *file)
 		preset_die("--hosts-file: %s names no host", file);
 }
 
+/* Servers on one machine (one address, or all local) */
+static bool same_machine(const struct host *a, const struct host *b)
+{
+	return (a->local && b->local) || !strcmp(a->addr, b->addr);
+}
+
+/* each host's member directory or drives: the defaults, then no two on one machine sharing */
+static void hosts_members(struct hosts *hs, const char *drives, const char *scratch, bool given)
+{
+	for (int i = 0; i < hs->n; i++) {
+		struct host *h = &hs->h[i];
+
+		if (*h->scratch || *h->drives)
+			continue;
+		if (*drives)
+			snprintf(h->drives, sizeof(h->drives), "%s", drives);
+		else if (h->local || given)
+			snprintf(h->scratch, sizeof(h->scratch), "%s/%s", scratch, h->label);
+		else
+			preset_die(
+			    "--hosts: %s is not this machine: give --scratch DIR (DIR/%s must "
+			    "exist there), --drives, or a --hosts-file line with scratch= or "
+			    "drives=",
+			    h->name, h->label);
+	}
+	for (int i = 0; i < hs->n; i++)
+		for (int j = i + 1; j < hs->n; j++) {
+			const struct host *a = &hs->h[i], *b = &hs->h[j];
+
+			if (!same_machine(a, b))
+				continue;
+			if (*a->scratch && !strcmp(a->scratch, b->scratch))
+				preset_die(
+				    "hosts %s and %s are one machine and share scratch %s: their "
+				    "member files would collide",
+				    a->name, b->name, a->scratch);
+			if (*a->drives && !strcmp(a->drives, b->drives) && !a->local)
+				preset_die("hosts %s and %s are one machine and share drives %s",
+					   a->name, b->name, a->drives);
+		}
+}
+
 int hosts_main(int argc, char **argv)
 {
 	struct hosts *hs = calloc(1, sizeof(*hs));
-	const char *list = NULL, *file = NULL;
+	const char *list = NULL, *file = NULL, **members = NULL;
 
 	if (!hs)
 		preset_die("out of memory");
-	for (int i = 0; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--hosts"))
+	for (int i = 0; i < argc; i += 2) {
+		if (!strcmp(argv[i], "--members") && i + 3 < argc)
+			members = (const char **)argv + i + 1, i += 2;
+		else if (i + 1 == argc)
+			preset_die("hosts: %s needs a value", argv[i]);
+		else if (!strcmp(argv[i], "--hosts"))
 			list = argv[i + 1];
 		else if (!strcmp(argv[i], "--hosts-file"))
 			file = argv[i + 1];
 		else
 			preset_die("hosts: unknown option '%s'", argv[i]);
 	}
-	if (argc % 2)
-		preset_die("hosts: %s needs a value", argv[argc - 1]);
 	if (list) {
 		char *copy = xstrdup(list), *w[MAX_HOSTS];
 
@@ -335,6 +386,8 @@ int hosts_main(int argc, char **argv)
 	}
 	if (file)
 		hosts_file(hs, file);
+	if (members)
+		hosts_members(hs, members[0], members[1], !strcmp(members[2], "1"));
 	for (int i = 0; i < hs->n; i++) {
 		const struct host *h = &hs->h[i];
 
@@ -342,5 +395,39 @@ int hosts_main(int argc, char **argv)
 		       h->client, h->label, h->local, h->scratch, h->drives);
 	}
 	free(hs);
+	return 0;
+}
+
+int render_main(int argc, char **argv)
+{
+	char line[4 * LINE_MAX_];
+	FILE *f = argc ? fopen(argv[0], "r") : NULL;
+	int dash = 1;
+
+	if (!f)
+		preset_die("render: %s: cannot read the job file", argc ? argv[0] : "(none)");
+	while (dash < argc && strcmp(argv[dash], "--"))
+		dash++;
+	puts("[global]");
+	for (int i = dash + 1; i < argc; i++)
+		puts(argv[i] + (strncmp(argv[i], "--", 2) ? 0 : 2));
+	while (fgets(line, sizeof(line), f)) {
+		for (int i = 1; i < dash; i++) {
+			const char *eq = strchr(argv[i], '=');
+			char key[256], *at, out[sizeof(line)];
+
+			if (!eq)
+				continue;
+			snprintf(key, sizeof(key), "${%.*s}", (int)(eq - argv[i]), argv[i]);
+			for (char *from = line; (at = strstr(from, key));) {
+				snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - line), line,
+					 eq + 1, at + strlen(key));
+				from = line + (at - line) + strlen(eq + 1);
+				memcpy(line, out, sizeof(line));
+			}
+		}
+		fputs(line, stdout);
+	}
+	fclose(f);
 	return 0;
 }

@@ -431,11 +431,33 @@ int plan_main(struct preset *p, int argc, char **argv)
 
 	for (int i = 0; i < pl->ntests; i++)
 		files |= !on_block(&o, tests[i].target), npre += tests[i].r->precond != 0;
+	/* the stripe widths (data members) of the parity levels, for run.sh's parity bench */
+	char ks[256] = "";
+	bool seen[64] = {0};
+
+	for (int i = 0; i < pl->ntests; i++) {
+		const struct inst *a = &tests[i].a;
+		struct raid_level_info l;
+
+		if (is_jbod(a) || !strncmp(tests[i].target, "dev:", 4))
+			continue;
+		l = level_of(a->level);
+		if (l.parity > 0 && a->members - l.parity > 0 && a->members - l.parity < 64)
+			seen[a->members - l.parity] = true;
+	}
+	for (int k = 1; k < 64; k++)
+		if (seen[k])
+			snprintf(ks + strlen(ks), sizeof(ks) - strlen(ks), "%s%d", *ks ? "," : "",
+				 k);
 	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%ld\tconfigs=%d\t"
-	       "repeats=%ld\tclocksource=%s\tprecondition=%s\tsteadystate=%s\tprecond_runs=%d\n",
+	       "repeats=%ld\tclocksource=%s\tprecondition=%s\tsteadystate=%s\tprecond_runs=%d\t"
+	       "parity_ks=%s\tgpu=%s\tgpu_batch=%s\n",
 	       o.scale, o.runtime, o.msize, (pl->ntests - npre) * o.repeat + npre,
 	       pl->ntests - npre, o.repeat, *o.clock ? o.clock : "default",
-	       measure_state(&o, false, files), measure_state(&o, true, files), npre);
+	       measure_state(&o, false, files), measure_state(&o, true, files), npre, ks,
+	       /* the engine's defaults where not given: its option table's */
+	       o.gpu ? o.gpu : raid_option_find("raid_gpu")->def,
+	       o.gpu_batch ? o.gpu_batch : raid_option_find("raid_gpu_batch")->def);
 	/* Round K runs every test once before round K + 1, so that drift over the run (heat,
 	 * the page cache, a neighbour) falls on every configuration alike. */
 	for (int k = 1, idx = 1; k <= o.repeat; k++)
