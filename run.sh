@@ -35,111 +35,10 @@ load_presets() { # a presets/ that does not list whole leaves PRESET_LIST empty 
 }
 load_presets 2>/dev/null || true
 
-usage() { # the engine's limits and defaults, from its option table (raid-preset limits)
-	local -A L=([scale_auto]="(build/bin/raid-preset is not built yet)" [gpu_max]=63
-		[gpu_batch_max]=1024 [gpu_batch_default]=64 [rebuild_min_default]=1 [rebuild_max_default]=200)
-	[[ ! -x $PRESET ]] || while IFS='=' read -r k v; do L[$k]=$v; done < <("$PRESET" limits)
-	cat <<EOF
-usage: ./run.sh [PRESET] [OPTIONS]
-
-Builds what it needs (make), runs a preset of fio tests through the fio-raid engine (and
-fio's own engine on the members for JBOD baselines), writes results/<run-id>/ and builds
-the report with build/bin/raid-report. With no arguments: the quick preset on member files
-in a scratch directory.
-
-Presets (./run.sh --list; presets/*.preset): ${PRESETS[*]:-(build/bin/raid-preset is not built yet)}
-
-Options:
-  --list                 list the presets, one line each, and exit
-  --drives A,B,...       real block devices as members (bay order); each is wiped by the
-                         tests: refused if it holds a partition table, filesystem or other
-                         signature (listed) unless --force; a mounted device is always refused.
-                         Fewer drives than the preset's arrays need is refused, naming them
-  --fit                  with too few --drives: run each array on the bays there are (its
-                         member count, and so its name, shrinks; below the level's minimum it
-                         is left out); the results name what ran
-  --force                use --drives even when they hold data
-  --scratch DIR          member files in DIR, which must exist (default: a new directory under
-                         \${TMPDIR:-/var/tmp}, removed afterwards unless --keep); files there
-                         already are reused
-  --member-size SIZE     size of each member file, or the part of each drive used
-                         (default: 1G x scale, at least 32M)
-  --keep                 keep the scratch directory and its member files
-  --profile NAME|FILE    hardware profile (hw-profiles/NAME.json, or host: generated from this
-                         machine): maps members to bays, pins each array's fio jobs and engine
-                         threads to the NUMA node of its bays, warns when an array spans sockets
-                         (default: the preset's host, else host)
-  --parity cpu|cuda|auto parity path of the RAID 5/6 runs (default: hwluxx runs cpu and cuda,
-                         sr-gen5 cpu for the chunk sweep and cuda for 4k, others auto)
-  --gpu N                CUDA device of the cuda/auto parity runs (raid_gpu, 0..${L[gpu_max]})
-  --gpu-batch N          most stripes per GPU launch (raid_gpu_batch, 1..${L[gpu_batch_max]}; default ${L[gpu_batch_default]})
-  --runtime S            seconds per test (default 1 for quick, else max(5, 60 x scale))
-  --repeat N             run each test N times, round by round (every test once, then again),
-                         so that drift falls on every configuration alike; results tests/T@K.*
-                         (default: the preset's repeat line: 3 for quick, else 1)
-  --ab OTHER.so           A/B: this build's engine and OTHER's alternately, test by test and
-                         repeat by repeat, then OTHER gated against this build (run/ab.sh)
-  --scale F              multiply threads, queue depth and sizes by F (0 < F <= 1); default
-                         auto: min(1, cores/32) rounded down to a power of two
-                         (here: ${L[scale_auto]}); recorded in run.json and each meta.json
-  --hosts H1,H2          run every test on these hosts at once through fio's client/server
-                         mode: each host runs 'fio --server' (host, host:port, IPv4[:port],
-                         [IPv6][:port]; port 8765 by default); member files go to
-                         <scratch>/<host>_<port>/ on each, or --drives there
-  --hosts-file FILE      the hosts, one a line: HOST[:PORT] [scratch=DIR | drives=A,B,...]
-                         (each host's own member directory or drives; '#' comments)
-  --only REGEX           run only the preset's tests whose id matches REGEX (extended regular
-                         expression, e.g. 'raid[05]-'; ids as --dry-run prints them, without
-                         a repeat's @K)
-  --target LIST          what the tests measure, comma-separated (default engine):
-                           engine         the fio-raid engine
-                           md             the same arrays made by mdadm over the same members
-                                          (fio's io_uring on /dev/mdN); on a kernel without
-                                          md the whole preset runs in the md appliance
-                           ublk           the engine's arrays as /dev/ublkbN (build/bin/raid-ublk;
-                                          RAID_UBLK=PATH), fio's io_uring on them; on a
-                                          kernel without ublk, in the appliance (6.12)
-                           dev:PATH[=L]   an existing RAID volume (refused when it holds data
-                                          unless --force; when mounted, always)
-  --target-desc "..."    what a dev: volume is, e.g. "level=5 members=24 chunk=64k card=...":
-                         recorded; level= and members= pick the preset's tests it runs (once
-                         per dev: target, in order)
-  --md-stripe-cache N    md's stripe_cache_size for RAID 5/6 (md's default 256)
-  --md-threads N         md's group_thread_cnt for RAID 5/6 (md's default 0)
-  --md-bitmap none|internal|auto
-                         md's write-intent bitmap (default auto: mdadm's own choice, internal
-                         when each member's part is over 100 GiB); shown beside md's figures
-  --md-consistency resync|ppl
-                         md RAID5's consistency policy (ppl: a partial parity log, which an
-                         internal bitmap excludes; default resync)
-  --precondition, --no-precondition
-                         on block devices (--drives, dev:), fill each array and write it at
-                         random before its tests, or not (default: the preset's precondition
-                         line); member files skip it
-  --steadystate, --no-steadystate
-                         on block devices, run the measured tests until fio's steady state
-                         (default: the preset's steadystate line, else iops_slope:10% over a
-                         window of --runtime, at most 5 windows); member files skip it
-  --md-sync-min MBPS, --md-sync-max MBPS
-                         md's rebuild/resync speed limits per array (default ${L[rebuild_min_default]} and ${L[rebuild_max_default]}, as
-                         the engine's raid_rebuild_min/max)
-  --out DIR              results directory (default: results/)
-  --dry-run              print the fio commands (with their environment) and exit; it does
-                         not look into --scratch, and takes no lock
-  --wait                 when another run.sh is running on this machine, wait for it to end
-                         (default: refuse, naming it: two runs at once spoil each other)
-  --concurrent           run alongside another run.sh (figures of both are then suspect)
-  --no-build             do not run make first
-  --no-report            do not run raid-report at the end
-  -h, --help             this text
-
-Member files this run creates start as zeros (clean arrays); reused member files and real
-drives get raid_init=resync on the levels that have redundancy (RAID0 has none to resync).
-A test the engine refuses as beyond what it can do here (a level it lacks, or a cuda run
-without a usable GPU: the "refused" answer it writes to the test's raid_stats file) is
-skipped with the engine's reason, and the rest runs. Labels in the results (members,
-level) are what ran: the engine's stats, md's own answer.
-EOF
+usage() { # run.sh's help, its limits and defaults the engine's option table's (raid-preset usage)
+	[[ -x $PRESET ]] || { make -s -C "$ROOT" build/bin/raid-preset >&2 && load_presets; } ||
+		die "make build/bin/raid-preset failed: it prints this help"
+	"$PRESET" usage "${PRESETS[*]}"
 }
 
 # parse_options ARGS... -> O (the run's options), TARGET_DESCS
@@ -185,8 +84,6 @@ parse_options() {
 	[[ -z ${O[hosts]:-} || -z ${O[hosts-file]:-} ]] || die "--hosts and --hosts-file exclude each other"
 	# a host's share of a test is tests/T@HOST: one run each there (no T@K@HOST yet)
 	[[ -z ${O[hosts]:-}${O[hosts-file]:-} ]] || { [[ ${O[repeat]:-1} == 1 ]] || die "--repeat with --hosts: one run of each test only"; O[repeat]=1; }
-	targets_parse "${O[target]}"
-	md_check_options
 	O[scratch_given]=${O[scratch]:-}
 	# the caller's member directory must exist (a typo would fill a new one); a host's is there
 	[[ -z ${O[scratch]:-} || -n ${O[hosts]:-}${O[hosts-file]:-} || ${O[dry_run]} -eq 1 || -d ${O[scratch]} ]] ||
@@ -237,8 +134,7 @@ members() {
 		[[ -z ${O[drives]:-} ]] || list_split --drives "${O[drives]}"
 	elif [[ -n ${O[drives]:-} ]]; then
 		list_split --drives "${O[drives]}"
-		drives_check --drives "${LIST_ITEMS[@]}"
-		drives_guard "${LIST_ITEMS[@]}"
+		drives_ok --drives "${LIST_ITEMS[@]}"
 	fi
 	targets_check_devs
 }
@@ -247,6 +143,7 @@ main() {
 	ab_maybe "$@" # --ab OTHER_ENGINE: run/ab.sh
 	parse_options "$@"
 	build
+	targets_parse "${O[target]}" # (raid-preset checks it: after the build)
 	RUN[work]=$(mktemp -d "${TMPDIR:-/tmp}/fio-raid-run.XXXXXX")
 	trap cleanup EXIT
 	trap 'interrupted INT' INT

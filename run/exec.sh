@@ -23,11 +23,9 @@ run_json_start() {
 			"mem_bw_method:s=raid-parity-bench --impl membw --quick --mode stream --pool 256m (one core)"
 	fi
 	# Per-core parity rates for the report's projection (raid-report reads parity-bench.json):
-	# streaming gen and rmw at the stripe widths (data members) this preset runs, a few seconds.
-	ks=$(for line in "${PLAN[@]}"; do
-		test_load T "$line"
-		if ((T[has_parity])); then echo "${T[data_members]}"; fi
-	done | sort -un | paste -sd, -)
+	# streaming gen and rmw at the stripe widths (data members) this preset runs (the plan's
+	# parity_ks), a few seconds.
+	ks=${PLAN_RUN[parity_ks]}
 	if [[ -x $pbench && -n $ks && ${O[preset]} != quick ]]; then
 		"$pbench" --json --op gen,rmw --mode stream --k "$ks" --chunk 4k,64k --runs 3 \
 			--pool 64m >"${RUN[rdir]}/parity-bench.json" 2>"${RUN[rdir]}/logs/parity-bench.log" ||
@@ -61,8 +59,8 @@ run_json_write() { # extra raid-json args
 		scale:f="${PLAN_RUN[scale]}" runtime_s:i="${PLAN_RUN[runtime]}" member_size:i="${PLAN_RUN[member_size]}" \
 		options.drives:s="${O[drives]:-}" options.force:b=${b[O[force]]} options.fit:b=${b[O[fit]]} \
 		options.scratch:s="${O[scratch]:-}" options.keep:b=${b[O[keep]]} \
-		options.parity:s="${O[parity]:-default}" options.gpu:s="${O[gpu]:-0}" \
-		options.gpu_batch:s="${O[gpu-batch]:-64}" options.hosts:s="${O[hosts]:-}" \
+		options.parity:s="${O[parity]:-default}" options.gpu:s="${PLAN_RUN[gpu]}" \
+		options.gpu_batch:s="${PLAN_RUN[gpu_batch]}" options.hosts:s="${O[hosts]:-}" \
 		options.hosts_file:s="${O[hosts-file]:-}" options.out:s="${O[out]}" \
 		options.precondition:s="${PLAN_RUN[precondition]}" options.steadystate:s="${PLAN_RUN[steadystate]}" \
 		host:J="${RUN[work]}/host.json" kernel:s="$(uname -r)" fio_version:s="${RUN[fio_version]}" \

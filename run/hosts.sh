@@ -1,12 +1,11 @@
 # run/hosts.sh: sourced by run.sh. Directories made with one error line, the checks of
-# --drives (attached block devices, none named twice or through another path) and run.sh's
-# multi-host runs through fio's client/server mode: host names validated, per-host member
-# paths (--hosts-file), the hosts reachable before the run, one fio client for all hosts per
-# test, each host's share of the output split out, a lost host named. Each host's tests come
-# from its own plan (run/plan.sh: HOST_PLAN_<i>, its members and stats files). Uses run.sh's
-# die, RJSON, the options O and the run's settings RUN.
-
-FIO_PORT=8765 # fio's default server port
+# --drives (raid-preset devices: attached block devices, none named twice or through another
+# path; no data unless --force) and run.sh's multi-host runs through fio's client/server mode:
+# the hosts and their members (raid-preset hosts checks the names and --hosts-file), the hosts
+# reachable before the run, one fio client for all hosts per test, each host's share of the
+# output split out, a lost host named. Each host's tests come from its own plan (run/plan.sh:
+# HOST_PLAN_<i>, its members and stats files). Uses run.sh's die, RJSON, the options O and the
+# run's settings RUN.
 
 # make_dir WHAT DIR: mkdir -p, or one line naming the option and why (not mkdir's line too)
 make_dir() {
@@ -26,32 +25,18 @@ room_check() {
 	rm -f -- "$probe"
 }
 
-# drives_check WHAT PATH...: every path an attached block device, no device twice (a
-# symlink such as /dev/disk/by-id/... is the device it points to).
-drives_check() {
-	local what=$1 d dev maj min sectors
-	shift
-	local -A seen=()
-	for d in "$@"; do
-		[[ -n $d ]] || die "$what: an empty entry in the list"
-		[[ -b $d ]] || die "$what: $d is not a block device"
-		dev=$(stat -Lc '%t:%T' -- "$d") || die "$what: cannot stat $d"
-		maj=$((16#${dev%:*})) min=$((16#${dev#*:}))
-		[[ -z ${seen[$maj:$min]+x} ]] ||
-			die "$what: $d and ${seen[$maj:$min]} are the same device ($maj:$min)"
-		seen[$maj:$min]=$d
-		# An unattached loop device (or a bay without its medium) exists but has no size.
-		sectors=$(cat "/sys/dev/block/$maj:$min/size" 2>/dev/null || echo 0)
-		((sectors > 0)) ||
-			die "$what: $d has no medium (size 0: a loop device with no file attached?)"
-	done
+# drives_ok WHAT PATH...: every path an attached block device, none twice (raid-preset devices:
+# a link such as /dev/disk/by-id/... is the device it names), then drives_guard's checks
+drives_ok() {
+	"$PRESET" devices "$@" || exit 1
+	drives_guard "$@"
 }
 
-# drives_guard [--WHAT] PATH...: refuse mounted devices always, devices holding data unless
-# --force (WHAT names the option in the messages: --drives by default)
+# drives_guard WHAT PATH...: refuse mounted devices always, devices holding data unless
+# --force (WHAT names the option in the messages)
 drives_guard() {
-	local d sig bad=0 what=--drives
-	[[ ${1:-} == --* ]] && what=$1 && shift
+	local d sig bad=0 what=$1
+	shift
 	for d in "$@"; do
 		if [[ -n $(lsblk -nro MOUNTPOINTS "$d" 2>/dev/null | tr -d '[:space:]') ]]; then
 			die "$what: $d (or a partition of it) is mounted: refusing even with --force"
@@ -74,168 +59,35 @@ list_split() {
 	IFS=, read -r -a LIST_ITEMS <<<"$list"
 }
 
-# ipv6_literal ADDR: 0 when ADDR is an IPv6 address (hex groups, at most one '::', an
-# optional dotted IPv4 tail)
-ipv6_literal() {
-	local a=$1 g n=0
-	[[ $a =~ ^[0-9A-Fa-f:.]+$ && $a == *:* && $a != *:::* ]] || return 1
-	[[ $a != *::*::* ]] || return 1
-	if [[ $a =~ :([0-9.]+)$ && ${BASH_REMATCH[1]} == *.* ]]; then
-		local v4=${BASH_REMATCH[1]}
-		ipv4_literal "$v4" || return 1
-		a=${a%"$v4"}0:0 # the IPv4 tail stands for two groups
-	fi
-	[[ $a != *.* ]] || return 1
-	local IFS=:
-	for g in $a; do
-		[[ -z $g || $g =~ ^[0-9A-Fa-f]{1,4}$ ]] || return 1
-		[[ -n $g ]] && n=$((n + 1))
-	done
-	if [[ $a == *::* ]]; then ((n < 8)); else ((n == 8)); fi
-}
-
-ipv4_literal() {
-	local IFS=. p
-	[[ $1 =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || return 1
-	for p in $1; do ((10#$p <= 255)) || return 1; done
-}
-
-# host_parse SPEC -> HP_ADDR (name or address, no brackets), HP_PORT, HP_V6; 1 when SPEC is
-# none of: host, host:port, IPv4, IPv4:port, [IPv6], [IPv6]:port
-host_parse() {
-	local s=$1 label
-	HP_V6=0 HP_PORT=$FIO_PORT
-	if [[ $s =~ ^\[([^]]+)\](:([0-9]{1,5}))?$ ]]; then
-		HP_ADDR=${BASH_REMATCH[1]} HP_PORT=${BASH_REMATCH[3]:-$FIO_PORT} HP_V6=1
-		ipv6_literal "$HP_ADDR" || return 1
-	elif [[ $s =~ ^([A-Za-z0-9.-]+)(:([0-9]{1,5}))?$ ]]; then
-		HP_ADDR=${BASH_REMATCH[1]} HP_PORT=${BASH_REMATCH[3]:-$FIO_PORT}
-		if [[ $HP_ADDR =~ ^[0-9.]+$ ]]; then
-			ipv4_literal "$HP_ADDR" || return 1
-		else
-			((${#HP_ADDR} <= 253)) || return 1
-			local IFS=.
-			for label in $HP_ADDR; do
-				[[ $label =~ ^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$ ]] || return 1
-			done
-			[[ $HP_ADDR != .* && $HP_ADDR != *. && $HP_ADDR != *..* ]] || return 1
-		fi
-	else
-		return 1
-	fi
-	((10#$HP_PORT >= 1 && 10#$HP_PORT <= 65535)) || return 1
-	HP_PORT=$((10#$HP_PORT))
-}
-
-host_is_local() { # ADDR: this machine (loopback, its names, its addresses)
-	local a=$1 x
-	[[ $a == 127.* || $a == ::1 || $a == localhost || $a == localhost.localdomain ]] && return 0
-	for x in $(hostname 2>/dev/null) $(hostname -f 2>/dev/null) $(hostname -I 2>/dev/null); do
-		[[ $a == "$x" ]] && return 0
-	done
-	return 1
-}
-
-# hosts_add SPEC SCRATCH DRIVES WHERE: one host (WHERE names the option or file line)
-HOSTS=() HOST_ADDR=() HOST_PORT=() HOST_CLIENT=() HOST_LABEL=() HOST_LOCAL=() HOST_SCRATCH=()
-HOST_DRIVES=()
-hosts_add() {
-	local spec=$1 where=$4 i
-	local hint=""
-	[[ $spec != *:*:* || $spec == \[* ]] || hint=" (an IPv6 address goes in brackets: [$spec])"
-	host_parse "$spec" ||
-		die "$where: '$spec' is not a host (host, host:port, an IPv4 address, [IPv6] or [IPv6]:port)$hint"
-	local norm=$HP_ADDR:$HP_PORT client=$HP_ADDR,$HP_PORT
-	if ((HP_V6)); then
-		# fio's own syntax: host,port and ip6:ADDR,port
-		norm="[$HP_ADDR]:$HP_PORT" client=ip6:$HP_ADDR,$HP_PORT
-	fi
-	for i in "${!HOSTS[@]}"; do
-		[[ ${HOSTS[$i]} != "$norm" ]] || die "$where: host $norm is named twice"
-	done
-	HOSTS+=("$norm") HOST_ADDR+=("$HP_ADDR") HOST_PORT+=("$HP_PORT")
-	HOST_CLIENT+=("$client")
-	local label=${HP_ADDR//:/_}_$HP_PORT
-	HOST_LABEL+=("$label")
-	HOST_LOCAL+=("$(host_is_local "$HP_ADDR" && echo 1 || echo 0)")
-	HOST_SCRATCH+=("$2") HOST_DRIVES+=("$3")
-}
-
-# hosts_load HOSTS_LIST HOSTS_FILE: fills HOSTS... from --hosts or --hosts-file. A hosts file
-# line: HOST[:PORT] [scratch=DIR] [drives=A,B,...]; '#' starts a comment.
+# hosts_load HOSTS_LIST HOSTS_FILE [--members DRIVES SCRATCH GIVEN]: HOSTS... from --hosts or
+# --hosts-file (a line: HOST[:PORT] [scratch=DIR] [drives=A,B,...]), checked and normalized by
+# raid-preset hosts (its one line is the error): fio's client name, a label for file names,
+# whether the host is this machine; with --members each host's members (hosts_members)
 hosts_load() {
-	local list=$1 file=$2 line n=0 spec kv sd dr x
-	if [[ -n $list ]]; then
-		list_split --hosts "$list"
-		for spec in "${LIST_ITEMS[@]}"; do hosts_add "$spec" "" "" --hosts; done
-	fi
-	[[ -z $file ]] && return 0
-	[[ -f $file && -r $file ]] || die "--hosts-file: $file: no such readable file"
-	while IFS= read -r line || [[ -n $line ]]; do
-		n=$((n + 1))
-		line=${line%%#*}
-		read -r -a kv <<<"$line"
-		((${#kv[@]})) || continue
-		spec=${kv[0]} sd="" dr=""
-		for x in "${kv[@]:1}"; do
-			case $x in
-			scratch=/*) sd=${x#scratch=} ;;
-			drives=*) dr=${x#drives=}
-				list_split "$file:$n: drives" "$dr"
-				local d
-				for d in "${LIST_ITEMS[@]}"; do
-					[[ $d == /* ]] || die "$file:$n: drives: '$d' is not an absolute path"
-				done ;;
-			scratch=*) die "$file:$n: scratch=${x#scratch=}: the directory must be an absolute path" ;;
-			*) die "$file:$n: '$x' is neither scratch=DIR nor drives=A,B,..." ;;
-			esac
-		done
-		[[ -z $sd || -z $dr ]] || die "$file:$n: scratch= and drives= exclude each other"
-		hosts_add "$spec" "$sd" "$dr" "$file:$n"
-	done <"$file"
-	((${#HOSTS[@]})) || die "--hosts-file: $file names no host"
+	local out n a p c l loc s d
+	HOSTS=() HOST_ADDR=() HOST_PORT=() HOST_CLIENT=() HOST_LABEL=() HOST_LOCAL=() HOST_SCRATCH=()
+	HOST_DRIVES=()
+	out=$("$PRESET" hosts ${1:+--hosts "$1"} ${2:+--hosts-file "$2"} "${@:3}") || exit 1
+	while IFS=$'\x1f' read -r n a p c l loc s d; do
+		HOSTS+=("$n") HOST_ADDR+=("$a") HOST_PORT+=("$p") HOST_CLIENT+=("$c") HOST_LABEL+=("$l")
+		HOST_LOCAL+=("$loc") HOST_SCRATCH+=("$s") HOST_DRIVES+=("$d")
+	done <<<"$out"
 }
 
-# hosts_members: each host's member directory or drives. Defaults: the run's --drives, else
-# <scratch>/<label> (a directory per host, since two servers on one machine must not share
-# member files). Refuses what would make two local servers share members.
+# hosts_members: each host's member directory or drives (raid-preset hosts --members: the
+# run's --drives, else <scratch>/<label>; hosts on one machine must not share members), the
+# local hosts' drives checked together (attached, none twice, also across hosts, no data)
 hosts_members() {
-	local i j
+	local i d=() list=${O[hosts]}
+	[[ -z ${O[hosts-file]:-} ]] || list="" # (O[hosts] names the file's hosts then)
+	hosts_load "$list" "${O[hosts-file]:-}" --members "${O[drives]:-}" "${O[scratch]}" "${O[scratch_given]:+1}"
 	for i in "${!HOSTS[@]}"; do
-		if [[ -z ${HOST_SCRATCH[$i]} && -z ${HOST_DRIVES[$i]} ]]; then
-			if [[ -n ${O[drives]:-} ]]; then
-				HOST_DRIVES[$i]=${O[drives]}
-			elif ((HOST_LOCAL[i])) || [[ -n ${O[scratch_given]:-} ]]; then
-				HOST_SCRATCH[$i]=${O[scratch]}/${HOST_LABEL[$i]}
-			else
-				die "--hosts: ${HOSTS[$i]} is not this machine: give --scratch DIR (DIR/${HOST_LABEL[$i]} must exist there), --drives, or a --hosts-file line with scratch= or drives="
-			fi
-		fi
+		((HOST_LOCAL[i])) && [[ -n ${HOST_DRIVES[$i]} ]] || continue
+		list_split "${HOSTS[$i]}: drives" "${HOST_DRIVES[$i]}"
+		d+=("${LIST_ITEMS[@]}")
 	done
-	# Servers on one machine (one address, or all local): members must differ.
-	local -a local_drives=()
-	for i in "${!HOSTS[@]}"; do
-		for ((j = i + 1; j < ${#HOSTS[@]}; j++)); do
-			same_machine "$i" "$j" || continue
-			[[ -z ${HOST_SCRATCH[$i]} || ${HOST_SCRATCH[$i]} != "${HOST_SCRATCH[$j]}" ]] ||
-				die "hosts ${HOSTS[$i]} and ${HOSTS[$j]} are one machine and share scratch ${HOST_SCRATCH[$i]}: their member files would collide"
-			if [[ -n ${HOST_DRIVES[$i]} && ${HOST_DRIVES[$i]} == "${HOST_DRIVES[$j]}" ]] && ! ((HOST_LOCAL[i])); then
-				die "hosts ${HOSTS[$i]} and ${HOSTS[$j]} are one machine and share drives ${HOST_DRIVES[$i]}"
-			fi
-		done
-		if ((HOST_LOCAL[i])) && [[ -n ${HOST_DRIVES[$i]} ]]; then
-			list_split "${HOSTS[$i]}: drives" "${HOST_DRIVES[$i]}"
-			local_drives+=("${LIST_ITEMS[@]}")
-		fi
-	done
-	# The local servers' drives together: attached, none twice (also across hosts), no data
-	if ((${#local_drives[@]})); then
-		drives_check "drives of the local hosts" "${local_drives[@]}"
-		drives_guard "${local_drives[@]}"
-	fi
-}
-same_machine() {
-	((HOST_LOCAL[$1] && HOST_LOCAL[$2])) || [[ ${HOST_ADDR[$1]} == "${HOST_ADDR[$2]}" ]]
+	((${#d[@]} == 0)) || { "$PRESET" devices "drives of the local hosts" "${d[@]}" || exit 1
+		drives_guard --drives "${d[@]}"; }
 }
 
 # hosts_reachable: every host has a fio server listening (a TCP connect; fio's server
@@ -272,18 +124,14 @@ hosts_prepare_dirs() {
 	done
 }
 
-# render_job TEST: the job file as host runs it: its target in [global], ${VAR}s expanded
+# render_job TEST: the job file as a host runs it: its arguments in [global], ${VAR}s
+# expanded (raid-preset render)
 render_job() {
 	local -n rj_=$1
-	local line kv o envs args
+	local envs args
 	test_list "$1" env envs
 	test_list "$1" arg args
-	echo "[global]"
-	for o in "${args[@]}"; do echo "${o#--}"; done
-	while IFS= read -r line; do
-		for kv in "${envs[@]}"; do line=${line//"\${${kv%%=*}}"/${kv#*=}}; done
-		echo "$line"
-	done <"${rj_[job_file]}"
+	"$PRESET" render "${rj_[job_file]}" "${envs[@]}" -- "${args[@]}"
 }
 
 # hosts_cmd TEST -> CMD: one fio client invocation sending each host its own job file (the

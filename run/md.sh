@@ -26,18 +26,6 @@ declare -A MD_BACKING=() # loop device this run attached -> its backing file, as
 declare -A MD_ALOOPS=()  # array name -> the loop devices of its members and spares
 declare -A MD_USED=()    # member device -> 1 once an array of this run held it
 
-md_check_options() { # md's own limits for its knobs (md(4): stripe_cache_size 17..32768)
-	local k v
-	for k in md-stripe-cache:17:32768 md-threads:0:8192 md-sync-min:1: md-sync-max:1:; do
-		IFS=: read -r k lo hi <<<"$k"
-		v=${O[$k]:-}
-		[[ -z $v || ($v =~ ^[0-9]+$ && $v -ge $lo && (-z $hi || $v -le $hi)) ]] ||
-			die "--$k must be a whole number $lo..${hi:-}, not '$v'"
-	done
-	[[ -z ${O[md-sync-min]:-} || -z ${O[md-sync-max]:-} || ${O[md-sync-min]} -le ${O[md-sync-max]} ]] ||
-		die "--md-sync-min (${O[md-sync-min]}) is above --md-sync-max (${O[md-sync-max]})"
-}
-
 md_available() { # 0 when this kernel has md (loading md_mod if it can)
 	[[ -e /proc/mdstat ]] || modprobe -q md_mod 2>/dev/null
 	[[ -e /proc/mdstat ]] && command -v mdadm >/dev/null
@@ -102,17 +90,6 @@ md_apply_knobs() { # DEV HAS_PARITY (md's sync speeds are in KB/s)
 	fi
 	[[ -z ${O[md-sync-min]:-} ]] || md_set "$1" sync_speed_min "${O[md-sync-min]}000"
 	[[ -z ${O[md-sync-max]:-} ]] || md_set "$1" sync_speed_max "${O[md-sync-max]}000"
-}
-
-md_settings_args() { # DEV -> raid-json args: the settings the array has (what md ran with)
-	local k v
-	# consistency_policy: md's own word for what keeps the array consistent (none, resync,
-	# bitmap, ppl); bitmap/location: none, or where the internal bitmap is
-	for k in stripe_cache_size group_thread_cnt sync_speed_min sync_speed_max consistency_policy bitmap/location; do
-		v=""
-		read -r v _ 2>/dev/null <"/sys/block/${1#/dev/}/md/$k" || true
-		[[ -z $v ]] || echo "md.${k//\//_}:s=$v"
-	done
 }
 
 md_create_cmd() { # TEST clean|resync DEVS... -> the mdadm --create line of its array: the
@@ -291,34 +268,14 @@ md_test_begin() { # TEST: before fio: snapshot the counters of the array and its
 	if [[ $state == rebuilding ]]; then
 		# md starts recovering onto the spare as it is added: as the engine's rebuild
 		# starts with its job, this is just before fio
-		md_watch "$dev" >"$work/$test_id.md-watch" &
+		# (raid-mdstats watch: "T done total speed" lines, then "T idle")
+		"$MDSTATS" watch "$dev" >"$work/$test_id.md-watch" &
 		MDT_WATCH_PID[$test_id]=$!
 		MDT_REB_T0[$test_id]=$EPOCHREALTIME
 		MD_USED[$MD_SPARE]=1
 		mdadm "$dev" --add "$MD_SPARE" >>"$rdir/logs/md-$array.log" 2>&1 ||
 			echo "run.sh: md: $dev: adding the spare failed (logs/md-$array.log)" >&2
 	fi
-}
-
-md_watch() { # DEV: "T done total speed" lines while md recovers (sync_completed, mdstat's
-	# speed), then "T idle" once no member is missing and nothing syncs
-	local f=/sys/block/${1#/dev/}/md d t sp dg tick
-	# a pipe this shell holds both ends of: read -t on it is a 0.2 s sleep that starts no
-	# program
-	exec {tick}<> <(:)
-	while [[ -e $f ]]; do
-		d="" sp="" dg=""
-		read -r d 2>/dev/null <"$f/sync_completed" || true
-		read -r sp 2>/dev/null <"$f/sync_speed" || true
-		t=$EPOCHREALTIME
-		if [[ $d == none || -z $d ]]; then
-			read -r dg 2>/dev/null <"$f/degraded" || true
-			[[ $dg == 0 ]] && { echo "$t idle"; break; }
-		else
-			echo "$t ${d% / *} ${d#* / } $sp"
-		fi
-		read -r -t 0.2 -u "$tick" _ || true
-	done
 }
 
 md_test_end() { # TEST: after fio: wait for a rebuild to end, write the stats file of the test

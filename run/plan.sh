@@ -40,7 +40,7 @@ plan_args() {
 	PLAN_ARGS=(plan "$PRESET_DIR/${O[preset]}.preset" --workloads "$WL" --engine "$ENGINE"
 		--results "${RUN[rdir]:-}" --scratch "${O[scratch]:-}" --target "$(targets_plan_list)")
 	for k in parity gpu gpu-batch scale runtime member-size only drives repeat md-bitmap \
-		md-consistency precondition steadystate; do
+		md-consistency md-stripe-cache md-threads md-sync-min md-sync-max precondition steadystate; do
 		[[ -z ${O[$k]:-} ]] || PLAN_ARGS+=("--$k" "${O[$k]}")
 	done
 	[[ -z ${RUN[layout]:-} ]] || PLAN_ARGS+=(--layout "${RUN[layout]}")

@@ -208,18 +208,8 @@ resync_md_assemble() {
 	x=${x#*MD_UUID=}
 	MD_UUID[$dev]=${x%%$'\n'*}
 	md_apply_knobs "$dev" "${ra_[has_parity]}"
-	local f=/sys/block/${dev#/dev/}/md rs act tick
-	exec {tick}<> <(:)
-	# md starts its resync from its own thread: until its sync_action leaves idle or the
-	# resync point says none, it has not looked yet (a few ms)
-	while :; do
-		read -r rs 2>/dev/null <"$f/resync_start" || rs=none
-		read -r act 2>/dev/null <"$f/sync_action" || act=idle
-		[[ $rs == none && $act == idle ]] && break
-		read -r -t 0.02 -u "$tick" _ || true
-	done
-	t1=$EPOCHREALTIME
-	exec {tick}<&-
+	local f=/sys/block/${dev#/dev/}/md
+	t1=$("$MDSTATS" settle "$dev") # resync_start none and sync_action idle
 	# md's own words on the assembly and the resync (a stale bitmap is said there)
 	dmesg 2>/dev/null | grep -E "md/raid|md: |${dev#/dev/}" | tail -8 >>"$log" || true
 	local last="" size=""

@@ -15,31 +15,14 @@ declare -A DEV_PATH=() DEV_DESC=()
 # The appliance's /dev may lack /dev/fd, which run.sh's process substitutions need.
 [[ -z ${MDVM:-} || -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd 2>/dev/null || true
 
-targets_parse() { # LIST -> TARGETS, DEV_PATH, DEV_DESC (--target-desc: TARGET_DESCS, in order)
-	local t p l list k=0
-	IFS=, read -r -a list <<<"$1"
-	((${#list[@]})) || die "--target needs a list: engine, ublk, md, dev:PATH[=LABEL]"
-	for t in "${list[@]}"; do
-		case $t in
-		engine | md | ublk) ;;
-		dev:*)
-			p=${t#dev:} l=${p##*/}
-			[[ $p == *=* ]] && l=${p#*=} p=${p%%=*}
-			[[ -n $p ]] || die "--target $t: no path (dev:/dev/md0[=LABEL])"
-			[[ $l =~ ^[A-Za-z0-9_.-]+$ ]] ||
-				die "--target $t: label '$l' may hold only letters, digits, '_', '.' and '-'"
-			DEV_PATH[$l]=$p DEV_DESC[$l]=${TARGET_DESCS[$k]:-}
-			k=$((k + 1)) t=dev:$l ;;
-		*) die "--target: unknown target '$t' (engine, ublk, md, dev:PATH[=LABEL])" ;;
-		esac
-		[[ " ${TARGETS[*]} " != *" $t "* ]] || die "--target: '$t' is listed twice"
+targets_parse() { # LIST -> TARGETS, DEV_PATH, DEV_DESC (--target-desc: TARGET_DESCS, in order),
+	# checked by raid-preset targets (its one line is the error)
+	local out t l p k=0
+	out=$("$PRESET" targets "$1" "${#TARGET_DESCS[@]}" "${O[hosts]:-}${O[hosts-file]:-}") || exit 1
+	while IFS=$'\x1f' read -r t l p; do
 		TARGETS+=("$t")
-	done
-	((${#TARGET_DESCS[@]} <= k)) || die "--target-desc given ${#TARGET_DESCS[@]} times for $k dev: targets"
-	# fio's servers take job files only: nothing there could make an md array, attach a loop
-	# device, check a volume for data or tear any of it down after a Ctrl-C
-	[[ -z ${O[hosts]:-}${O[hosts-file]:-} || ${TARGETS[*]} == engine ]] ||
-		die "--target $1: not with --hosts/--hosts-file: a host's fio server runs job files only, so md arrays and dev: volumes cannot be made or checked there (run run.sh --target md on each host)"
+		[[ $t != dev:* ]] || { DEV_PATH[$l]=$p DEV_DESC[$l]=${TARGET_DESCS[$k]:-} k=$((k + 1)); }
+	done <<<"$out"
 }
 
 target_has() { [[ " ${TARGETS[*]} " == *" $1 "* ]]; }
@@ -58,10 +41,7 @@ desc_get() { # DESC KEY -> the value of KEY=VALUE in a --target-desc string
 # ---- dev: volumes ----
 targets_check_devs() { # each one a block device with a medium, no data unless --force, unmounted
 	local l
-	for l in "${!DEV_PATH[@]}"; do
-		drives_check "--target dev:" "${DEV_PATH[$l]}"
-		drives_guard "--target dev:" "${DEV_PATH[$l]}"
-	done
+	for l in "${!DEV_PATH[@]}"; do drives_ok "--target dev:" "${DEV_PATH[$l]}"; done
 }
 
 # target_fio_args TEST ARRAY: fio's options naming the test's target: the plan's (engine,

@@ -37,13 +37,18 @@ $(BUILD)/bin/raid-mdstats: $(OBJ)/tools/run/mdstats/mdstats.o $(LIBRAID)
 # the engine's level table (tools/run/preset, presets/README.md)
 BINS += $(BUILD)/bin/raid-preset
 $(BUILD)/bin/raid-preset: $(addprefix $(OBJ)/tools/run/preset/,preset.o plan.o options.o drives.o measure.o \
-	resync.o sizes.o) $(LIBRAID)
+	resync.o sizes.o hosts.o usage.o line.o checks.o) $(LIBRAID)
 TESTS += tests/presets/preset_test.sh
 # the plan's arithmetic, case by case (each failure names the case and the figure)
 TESTS += $(BUILD)/tests/sizes_test
 $(BUILD)/tests/sizes_test: $(OBJ)/tools/run/preset/sizes_test.o $(OBJ)/tools/run/preset/sizes.o \
 	$(LIBRAID)
 LDLIBS_sizes_test := -lcmocka
+# what one test of the plan is (line.c: print_test's compute step), case by case
+TESTS += $(BUILD)/tests/line_test
+$(BUILD)/tests/line_test: $(addprefix $(OBJ)/tools/run/preset/,line_test.o line.o sizes.o drives.o \
+	measure.o resync.o) $(LIBRAID)
+LDLIBS_line_test := -lcmocka
 
 # raid-tool: the engine's level and option tables, for run.sh, the tests and the README
 BINS += $(BUILD)/bin/raid-tool
@@ -53,6 +58,8 @@ $(BUILD)/bin/raid-tool: $(OBJ)/tools/run/raidtool/raid_tool.o $(LIBRAID)
 TESTS += tests/facts/readme_test.sh tests/facts/levels_test.sh
 # and every path a README names is a file or folder of the tree
 TESTS += tests/facts/readme_paths_test.sh
+# and no engine option's default is copied as a literal outside the option table
+TESTS += tests/facts/defaults_test.sh
 
 # raid-parity-bench: the parity library's benchmark (a developer's tool, docs/parity.md)
 include tools/dev/parity-bench/parity-bench.mk

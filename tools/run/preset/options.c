@@ -77,10 +77,43 @@ static const struct {
     W("--repeat", repeat_s),
     W("--md-bitmap", md_bitmap),
     W("--md-consistency", md_consistency),
+    W("--md-stripe-cache", md_knob[0]),
+    W("--md-threads", md_knob[1]),
+    W("--md-sync-min", md_knob[2]),
+    W("--md-sync-max", md_knob[3]),
     W("--precondition", precond_s),
     W("--steadystate", steady_s),
 #undef W
 };
+
+/* md's own limits for its knobs (md(4): stripe_cache_size 17..32768; sync speeds in MB/s) */
+static void md_knobs(const struct opts *o)
+{
+	static const struct {
+		const char *opt;
+		long long lo, hi; /* hi 0: none */
+	} k[] = {{"--md-stripe-cache", 17, 32768},
+		 {"--md-threads", 0, 8192},
+		 {"--md-sync-min", 1, 0},
+		 {"--md-sync-max", 1, 0}};
+
+	for (int i = 0; i < 4; i++) {
+		const char *v = o->md_knob[i];
+		char hi[32] = "";
+
+		if (!v)
+			continue;
+		if (k[i].hi)
+			snprintf(hi, sizeof(hi), "%lld", k[i].hi);
+		if (!*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 15 ||
+		    atoll(v) < k[i].lo || (k[i].hi && atoll(v) > k[i].hi))
+			preset_die("%s must be a whole number %lld..%s, not '%s'", k[i].opt,
+				   k[i].lo, hi, v);
+	}
+	if (o->md_knob[2] && o->md_knob[3] && atoll(o->md_knob[2]) > atoll(o->md_knob[3]))
+		preset_die("--md-sync-min (%s) is above --md-sync-max (%s)", o->md_knob[2],
+			   o->md_knob[3]);
+}
 
 void parse_opts(struct opts *o, int argc, char **argv)
 {
@@ -139,6 +172,7 @@ void parse_opts(struct opts *o, int argc, char **argv)
 		engine_int("--gpu", "raid_gpu", o->gpu);
 	if (o->gpu_batch)
 		engine_int("--gpu-batch", "raid_gpu_batch", o->gpu_batch);
+	md_knobs(o);
 	o->scale = auto_scale();
 	if (scale) {
 		char *end;

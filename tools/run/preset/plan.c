@@ -39,36 +39,6 @@ static void add_row(struct preset *p, const char *group, const struct inst *a, c
 	pl->nrows++;
 }
 
-bool is_jbod(const struct inst *a)
-{
-	return !strcmp(a->level, "jbod");
-}
-
-/* The level table's entry of a RAID array's level (validated by check_inst before). */
-struct raid_level_info level_of(const char *level)
-{
-	struct raid_level_info l;
-
-	if (raid_level_get(atoi(level), &l))
-		preset_die("level '%s' is not in the engine's level table", level);
-	return l;
-}
-
-unsigned long long size_of(const char *what, const char *s)
-{
-	uint64_t v;
-
-	if (raid_parse_size(s, &v))
-		preset_die("%s: '%s' is not a size (e.g. 256M)", what, s);
-	return v;
-}
-
-/* A level with something to resync: a member it can lose (RAID0 has none) */
-static bool redundant(const struct raid_level_info *l)
-{
-	return l->max_failed != 0;
-}
-
 static void add_test(struct plan *pl, const struct row *r, const char *target, const struct inst *a,
 		     const char *array)
 {
@@ -191,59 +161,6 @@ static void expand_targets(struct plan *pl, const struct opts *o)
 	}
 }
 
-/* --place FILE: "ARRAY<TAB>cpus=..<TAB>mem=.." lines (run.sh, from raid-hwinfo place) */
-static void placement(const char *file, const char *array, char *cpus, size_t cl, char *mem,
-		      size_t ml)
-{
-	char buf[LINE_MAX_];
-	FILE *f;
-
-	*cpus = *mem = 0;
-	if (!file)
-		return;
-	f = fopen(file, "r");
-	if (!f)
-		preset_die("%s: %s", file, strerror(errno));
-	while (fgets(buf, sizeof(buf), f)) {
-		char *tab = strchr(buf, '\t');
-
-		buf[strcspn(buf, "\n")] = 0;
-		if (!tab || strncmp(buf, array, tab - buf) || strlen(array) != (size_t)(tab - buf))
-			continue;
-		for (char *s = strtok(tab + 1, "\t"); s; s = strtok(NULL, "\t")) {
-			if (!strncmp(s, "cpus=", 5))
-				snprintf(cpus, cl, "%s", s + 5);
-			else if (!strncmp(s, "mem=", 4))
-				snprintf(mem, ml, "%s", s + 4);
-		}
-	}
-	fclose(f);
-}
-
-/* The member paths of bays "0,1,2": drives by bay, or files DIR/ARRAY/bayN (DIR/ARRAY-bayN
- * in a host's directory) */
-static void paths(const struct opts *o, const char *array, const char *bays, const char *kind,
-		  char *out, size_t len)
-{
-	size_t w = 0;
-
-	*out = 0;
-	for (int i = 0; i < list_count(bays); i++) {
-		char b[16], d[PATH_MAX];
-
-		list_nth(bays, i, b, sizeof(b));
-		if (o->drives)
-			list_nth(o->drives, atoi(b), d, sizeof(d));
-		else if (o->host_scratch)
-			snprintf(d, sizeof(d), "%s/%s-%s%s", o->host_scratch, array, kind, b);
-		else
-			snprintf(d, sizeof(d), "%s/%s/%s%s", o->scratch, array, kind, b);
-		w += snprintf(out + w, w < len ? len - w : 0, "%s%s", i ? ":" : "", d);
-	}
-	if (w >= len)
-		preset_die("the member paths of %s are longer than %zu characters", array, len);
-}
-
 void field(const char *k, const char *fmt, ...)
 {
 	char v[4 * PATH_MAX];
@@ -285,194 +202,140 @@ static void md_create_opts(const struct opts *o, const struct raid_level_info *l
 		field("md_opt", "--size=%llu", per / 1024);
 }
 
-/* One test's line (presets/README.md lists the fields). */
+/* One test's line (presets/README.md lists the fields): what line_compute says it is */
 static void print_test(const struct preset *p, const struct opts *o, const struct test *t, int idx,
 		       int rep, bool last)
 {
 	const struct row *r = t->r;
 	const struct inst *a = &t->a;
-	bool jbod = is_jbod(a), engine = !strcmp(t->target, "engine");
-	bool dev = !strncmp(t->target, "dev:", 4), md = !strcmp(t->target, "md");
-	/* ublk: the engine's own arguments, which run/ublk.sh hands to raid-ublk start */
-	bool ublk = !strcmp(t->target, "ublk");
-	char file[PATH_MAX], bays[LINE_MAX_], spares[LINE_MAX_], members[4 * PATH_MAX];
-	char spare_paths[4 * PATH_MAX], cpus[256], mem[256], stats[PATH_MAX];
+	char file[PATH_MAX];
 	struct job_facts j;
-	struct raid_level_info l = {0};
-	unsigned long long bs, csz, per, vol, size, off;
-	long numjobs, iodepth;
-	unsigned long long run_time;
-	const char *res = o->results;
-	char id[sizeof(t->id) + 16];
+	struct test_line *x = malloc(sizeof(*x));
+	const struct raid_level_info *l;
 
-	/* repetition K of N > 1 is T@K (results/README.md); one run keeps the test's own id */
-	snprintf(id, sizeof(id), "%s", t->id);
-	if (o->repeat > 1 && !r->precond) /* preconditioning runs once */
-		snprintf(id, sizeof(id), "%s@%d", t->id, rep);
+	if (!x)
+		preset_die("out of memory");
+	l = &x->l;
 	snprintf(file, sizeof(file), "%s/%s.fio", p->workloads, r->job);
 	job_read(file, &j);
-	if (!jbod && !dev)
-		l = level_of(a->level);
-	/* preconditioning writes each job's slice, its random writes too (so that N passes
-	 * write N volumes); steady state caps a measured test at its max (measure.c) */
-	const char *span_rw = r->precond ? "write" : j.rw;
-	bool steady = o->m.steady && !r->precond && on_block(o, t->target) && j.timed &&
-		      !strcmp(r->state, "optimal");
-	/* the arithmetic (sizes.c); a dev: volume's chunk is what its description says */
-	const struct plan_shape shape = {
-	    .l = jbod || dev ? NULL : &l,
-	    .jbod = jbod,
-	    .members = a->members,
-	    .msize = o->msize,
-	    .chunk = jbod || !strcmp(a->chunk, "-") ? MIB : size_of("chunk", a->chunk),
-	    .bs = size_of(file, j.bs),
-	    .numjobs = plan_scaled(j.numjobs, o->scale),
-	    .rw = span_rw,
-	    .resync = resync_state(r->state),
-	    .runtime = o->runtime,
-	    .rebuild_job = !strncmp(j.id, "REBUILD-", 8),
-	    .steady_max = steady ? o->m.max : 0,
-	};
-	struct plan_sizes z;
-
-	plan_sizes(&shape, &z);
-	csz = shape.chunk, bs = shape.bs, numjobs = shape.numjobs;
-	iodepth = plan_scaled(j.iodepth, o->scale);
-	per = z.per, vol = z.vol, size = z.size, off = z.off, run_time = z.run_time;
-	if (dev)
-		bays[0] = spares[0] = 0;
-	else
-		split_bays(a, r->state, bays, sizeof(bays), spares, sizeof(spares));
-	paths(o, t->array, bays, "bay", members, sizeof(members));
-	paths(o, t->array, spares, "spare", spare_paths, sizeof(spare_paths));
-	placement(dev ? NULL : o->place, t->array, cpus, sizeof(cpus), mem, sizeof(mem));
-
+	line_compute(o, t, &j, p->workloads, idx, rep, last, x);
 	printf("kind=test");
 	field("idx", "%d", idx);
-	field("id", "%s", id);
+	field("id", "%s", x->id);
 	field("test", "%s", t->id);
 	field("repeat", "%d", rep);
-	field("repeats", "%ld", r->precond ? 1 : o->repeat);
+	field("repeats", "%ld", x->repeats);
 	field("group", "%s", r->group);
 	field("array", "%s", t->array);
 	field("target", "%s", t->target);
-	field("engine", "%s", jbod ? "jbod" : engine ? "raid" : md ? "md" : ublk ? "ublk" : "dev");
+	field("engine", "%s", x->engine);
 	field("level", "%s", a->level);
 	field("members", "%d", a->members);
 	field("chunk", "%s", a->chunk);
-	field("chunk_bytes", "%llu", jbod || !strcmp(a->chunk, "-") ? 0 : csz);
-	field("parity", "%s", dev ? "" : md ? "md" : a->parity);
-	field("has_parity", "%d", l.parity > 0);
-	field("data_members", "%d", jbod || dev ? a->members : a->members - l.parity);
-	field("layout", "%s", jbod || dev ? "" : raid_layout_name(l.level, l.default_layout) ?: "");
+	field("chunk_bytes", "%llu", x->chunk_bytes);
+	field("parity", "%s", x->dev ? "" : x->md ? "md" : a->parity);
+	field("has_parity", "%d", l->parity > 0);
+	field("data_members", "%d", x->jbod || x->dev ? a->members : a->members - l->parity);
+	field("layout", "%s",
+	      x->jbod || x->dev ? "" : raid_layout_name(l->level, l->default_layout) ?: "");
 	field("state", "%s", r->state);
-	field("bays", "%s", bays);
-	field("spares", "%s",
-	      strcmp(r->state, "rebuilding") && !strchr(a->bays, '+') ? "" : spares);
-	field("member_paths", "%s", members);
-	field("spare_paths", "%s", spare_paths);
+	field("bays", "%s", x->bays);
+	field("spares", "%s", x->spares);
+	field("member_paths", "%s", x->members);
+	field("spare_paths", "%s", x->spare_paths);
 	field("job", "%s", r->job);
-	field("job_file", "%s", file);
+	field("job_file", "%s", x->file);
 	field("workload", "%s", j.id);
 	field("rw", "%s", j.rw);
 	field("bs", "%s", j.bs);
-	field("bs_bytes", "%llu", bs);
+	field("bs_bytes", "%llu", x->shape.bs);
 	field("pub_iodepth", "%s", j.iodepth);
 	field("pub_numjobs", "%s", j.numjobs);
-	field("numjobs", "%ld", numjobs);
-	field("iodepth", "%ld", iodepth);
-	field("runtime", "%llu", run_time);
-	field("member_bytes", "%llu", per);
-	field("volume", "%llu", vol);
-	field("init", "%s", o->reuse && !jbod && !dev && redundant(&l) ? "resync" : "clean");
-	field("cpus", "%s", cpus);
-	field("mem", "%s", mem);
+	field("numjobs", "%ld", x->shape.numjobs);
+	field("iodepth", "%ld", x->iodepth);
+	field("runtime", "%llu", x->z.run_time);
+	field("member_bytes", "%llu", x->z.per);
+	field("volume", "%llu", x->z.vol);
+	field("init", "%s", x->init_resync ? "resync" : "clean");
+	field("cpus", "%s", x->cpus);
+	field("mem", "%s", x->mem);
 	field("last", "%d", last);
-	if (md) { /* --bitmap and the consistency policy md runs with (measure.c) */
-		const char *bm, *cp;
-
-		md_policy(o, &l, o->drives ? per / 1024 : o->msize / 1024, &bm, &cp);
-		field("md_bitmap", "%s", bm);
-		field("md_consistency", "%s", cp);
-		md_create_opts(o, &l, a->members, csz, per, bm, cp);
+	if (x->md) {
+		field("md_bitmap", "%s", x->md_bitmap);
+		field("md_consistency", "%s", x->md_consistency);
+		md_create_opts(o, l, a->members, x->shape.chunk, x->z.per, x->md_bitmap,
+			       x->md_consistency);
 	}
 	field("role", "%s", r->precond ? "precondition" : "measure");
-	field("span_rw", "%s", span_rw);
-	field("steadystate", "%d", steady);
-	if (steady) {
+	field("span_rw", "%s", x->span_rw);
+	field("steadystate", "%d", x->steady);
+	if (x->steady) {
 		field("ss_criterion", "%s", o->m.criterion);
 		field("ss_window", "%llu", o->m.window);
 		field("ss_ramp", "%llu", o->m.ramp);
 	}
-	if (dev) /* sized by its device at run time (span) */
-		size = off = 0;
-	field("env", "NUMJOBS=%ld", numjobs);
-	field("env", "IODEPTH=%ld", iodepth);
-	field("env", "JOB_SIZE=%llu", size);
-	field("env", "JOB_OFFSET=%llu", off);
-	if (r->precond) { /* a fill's passes; random writes for a time or a number of passes */
-		bool timed = r->precond == 'r' && o->m.rand_s;
-
-		field("env", "RUNTIME=%llu", timed ? o->m.rand_s : 0);
-		field("env", "TIME_BASED=%d", timed);
-		field("env", "LOOPS=%ld", r->precond == 'f' ? o->m.fill : timed ? 1 : o->m.rand_x);
+	field("env", "NUMJOBS=%ld", x->shape.numjobs);
+	field("env", "IODEPTH=%ld", x->iodepth);
+	field("env", "JOB_SIZE=%llu", x->z.size);
+	field("env", "JOB_OFFSET=%llu", x->z.off);
+	field("env", "RUNTIME=%llu", x->env_runtime);
+	if (r->precond) {
+		field("env", "TIME_BASED=%d", x->time_based);
+		field("env", "LOOPS=%ld", x->loops);
 	} else {
-		field("env", "RUNTIME=%llu", run_time);
 		field("env", "RAMP=0");
-		field("env", "LOOPS=1");
+		field("env", "LOOPS=%ld", x->loops);
 	}
 	/* every target's jobs as threads, as the engine's must be: a JBOD or md reference run
 	 * as processes measured 0.6x the same I/O as threads here (fio's per-process start and
 	 * scheduling), which made RAID0 at QD1 look 1.4x its own members (docs/report.md) */
 	field("arg", "--thread=1");
-	if (!jbod && !dev && !strcmp(r->state, "rebuilding"))
-		rebuild_fields(&l, a->members);
-	if (md && resync_state(r->state))
-		resync_fields(o, t->array, r->state, false, run_time, size);
-	if (md || dev) /* fio's target is the device, known at run time (run/targets.sh) */
+	if (!x->jbod && !x->dev && !strcmp(r->state, "rebuilding"))
+		rebuild_fields(l, a->members);
+	if (x->md && resync_state(r->state))
+		resync_fields(o, t->array, r->state, false, x->z.run_time, x->z.size);
+	if (x->md || x->dev) /* fio's target is the device, known at run time (run/targets.sh) */
 		goto out;
-	snprintf(stats, sizeof(stats), "%s/tests/%s%s%s.stats.json", res, id,
-		 o->host_label ? "@" : "", o->host_label ? o->host_label : "");
-	if (jbod) {
+	if (x->jbod) {
 		field("arg", "--ioengine=io_uring");
-		field("arg", "--filename=%s", members);
+		field("arg", "--filename=%s", x->members);
 	} else {
 		field("arg", "--ioengine=external:%s", o->engine);
 		field("arg", "--filename=%s/%s.vol", o->scratch, t->array);
 		field("arg", "--raid_level=%s", a->level);
-		field("arg", "--raid_members=%s", members);
+		field("arg", "--raid_members=%s", x->members);
 		field("arg", "--raid_chunk=%s", a->chunk);
 		field("arg", "--raid_parity=%s", a->parity);
-		field("arg", "--raid_stats=%s", stats);
+		field("arg", "--raid_stats=%s", x->stats);
 		/* a resync test's resync is the one its unclean stop asks for (resync.c) */
-		if (o->reuse && redundant(&l) && !resync_state(r->state))
+		if (o->reuse && redundant(l) && !resync_state(r->state))
 			field("arg", "--raid_init=resync");
 		if ((o->drives && o->member_size_given) || o->host_label)
 			field("arg", "--raid_member_size=%llu", o->msize);
-		if (*spare_paths)
-			field("arg", "--raid_spares=%s", spare_paths);
+		if (*x->spare_paths)
+			field("arg", "--raid_spares=%s", x->spare_paths);
 		if (!strcmp(r->state, "rebuilding"))
 			field("arg", "--raid_failed=0"), field("arg", "--raid_rebuild=1");
 		if (!strcmp(r->state, "degraded"))
 			field("arg", "--raid_failed=0");
 		if (resync_state(r->state))
-			resync_fields(o, t->array, r->state, true, run_time, size);
-		if (l.parity > 0 && (!strcmp(a->parity, "cuda") || !strcmp(a->parity, "auto"))) {
+			resync_fields(o, t->array, r->state, true, x->z.run_time, x->z.size);
+		if (l->parity > 0 && (!strcmp(a->parity, "cuda") || !strcmp(a->parity, "auto"))) {
 			if (o->gpu)
 				field("arg", "--raid_gpu=%s", o->gpu);
 			if (o->gpu_batch)
 				field("arg", "--raid_gpu_batch=%s", o->gpu_batch);
 		}
 	}
-	if (*cpus)
-		field("arg", "--cpus_allowed=%s", cpus);
-	if (*mem)
-		field("arg", "--numa_mem_policy=%s", mem);
+	if (*x->cpus)
+		field("arg", "--cpus_allowed=%s", x->cpus);
+	if (*x->mem)
+		field("arg", "--numa_mem_policy=%s", x->mem);
 out:
 	/* total latency's percentiles (lat_ns), which the report shows; a clock that is right
 	 * under emulation (plan_main) */
 	field("out", "--lat_percentiles=1");
-	if (steady) {
+	if (x->steady) {
 		field("out", "--steadystate=%s", o->m.criterion);
 		field("out", "--steadystate_duration=%llu", o->m.window);
 		field("out", "--steadystate_ramp_time=%llu", o->m.ramp);
@@ -480,8 +343,9 @@ out:
 	if (*o->clock)
 		field("out", "--clocksource=%s", o->clock);
 	field("out", "--output-format=json+");
-	field("out", "--output=%s/tests/%s.json", res, id);
+	field("out", "--output=%s/tests/%s.json", o->results, x->id);
 	putchar('\n');
+	free(x);
 }
 
 int plan_main(struct preset *p, int argc, char **argv)
@@ -567,11 +431,33 @@ int plan_main(struct preset *p, int argc, char **argv)
 
 	for (int i = 0; i < pl->ntests; i++)
 		files |= !on_block(&o, tests[i].target), npre += tests[i].r->precond != 0;
+	/* the stripe widths (data members) of the parity levels, for run.sh's parity bench */
+	char ks[256] = "";
+	bool seen[64] = {0};
+
+	for (int i = 0; i < pl->ntests; i++) {
+		const struct inst *a = &tests[i].a;
+		struct raid_level_info l;
+
+		if (is_jbod(a) || !strncmp(tests[i].target, "dev:", 4))
+			continue;
+		l = level_of(a->level);
+		if (l.parity > 0 && a->members - l.parity > 0 && a->members - l.parity < 64)
+			seen[a->members - l.parity] = true;
+	}
+	for (int k = 1; k < 64; k++)
+		if (seen[k])
+			snprintf(ks + strlen(ks), sizeof(ks) - strlen(ks), "%s%d", *ks ? "," : "",
+				 k);
 	printf("kind=run\tscale=%g\truntime=%llu\tmember_size=%llu\ttests=%ld\tconfigs=%d\t"
-	       "repeats=%ld\tclocksource=%s\tprecondition=%s\tsteadystate=%s\tprecond_runs=%d\n",
+	       "repeats=%ld\tclocksource=%s\tprecondition=%s\tsteadystate=%s\tprecond_runs=%d\t"
+	       "parity_ks=%s\tgpu=%s\tgpu_batch=%s\n",
 	       o.scale, o.runtime, o.msize, (pl->ntests - npre) * o.repeat + npre,
 	       pl->ntests - npre, o.repeat, *o.clock ? o.clock : "default",
-	       measure_state(&o, false, files), measure_state(&o, true, files), npre);
+	       measure_state(&o, false, files), measure_state(&o, true, files), npre, ks,
+	       /* the engine's defaults where not given: its option table's */
+	       o.gpu ? o.gpu : raid_option_find("raid_gpu")->def,
+	       o.gpu_batch ? o.gpu_batch : raid_option_find("raid_gpu_batch")->def);
 	/* Round K runs every test once before round K + 1, so that drift over the run (heat,
 	 * the page cache, a neighbour) falls on every configuration alike. */
 	for (int k = 1, idx = 1; k <= o.repeat; k++)

@@ -6,6 +6,7 @@
 #ifndef RAID_PRESET_PLAN_H
 #define RAID_PRESET_PLAN_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -53,6 +54,7 @@ struct opts {
 	unsigned long long runtime, msize;
 	const char *gpu, *gpu_batch;
 	const char *md_bitmap, *md_consistency; /* none|internal|auto, resync|ppl (NULL: default) */
+	const char *md_knob[4]; /* --md-stripe-cache, --md-threads, --md-sync-min, --md-sync-max */
 	const char *precond_s, *steady_s;	/* --precondition/--steadystate on|off as given */
 	struct measure m;
 	const char *repeat_s, *clock; /* --repeat as given; fio's clocksource ('' its default) */
@@ -102,6 +104,33 @@ long plan_scaled(const char *pub, double scale); /* a published figure at scale,
 void plan_job_span(const char *rw, unsigned long long vol, unsigned long long span,
 		   unsigned long long bs, long numjobs, int jbod_members, unsigned long long *size,
 		   unsigned long long *offset);
+
+/* line.c: what one test is, computed (print_test in plan.c writes it as its plan line) */
+struct test_line {
+	char id[336], file[PATH_MAX];
+	int idx, rep;
+	long repeats;
+	bool last, jbod, dev, md, ublk;
+	const char *engine;	  /* jbod raid md ublk dev */
+	struct raid_level_info l; /* the level table's entry (zero for a JBOD or dev: volume) */
+	const char *span_rw;	  /* the jobs' pattern over their span (a fill's: write) */
+	bool steady;		  /* measured until fio's steady state */
+	struct plan_shape shape;  /* sizes.c's input (its .l cleared: the entry is l) */
+	struct plan_sizes z;	  /* sizes.c's answer (a dev: volume's size, off: 0) */
+	unsigned long long chunk_bytes; /* 0: no chunk */
+	long iodepth;
+	char bays[LINE_MAX_], spares[LINE_MAX_], cpus[256], mem[256];
+	char members[4 * PATH_MAX], spare_paths[4 * PATH_MAX], stats[PATH_MAX];
+	bool init_resync;			/* init=resync: reused members, a redundant level */
+	const char *md_bitmap, *md_consistency; /* md only */
+	unsigned long long env_runtime;		/* fio's RUNTIME */
+	bool time_based;			/* TIME_BASED (preconditioning's random writes) */
+	long loops;				/* LOOPS */
+};
+void line_compute(const struct opts *o, const struct test *t, const struct job_facts *j,
+		  const char *workloads, int idx, int rep, bool last, struct test_line *x);
+bool redundant(const struct raid_level_info *l); /* a member it can lose (RAID0 has none) */
+void placement(const char *file, const char *array, char *cpus, size_t cl, char *mem, size_t ml);
 
 /* plan.c: one field of the test's plan line */
 void field(const char *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

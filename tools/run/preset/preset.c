@@ -12,6 +12,10 @@
  *                                          each test as run.sh runs it (plan.c)
  *   raid-preset job FILE.fio               WORKLOAD RW BS IODEPTH NUMJOBS of a job file
  *   raid-preset limits | span ... | volume ...  the engine's limits, job spans, volumes (plan.c)
+ *   raid-preset hosts [--hosts L] [--hosts-file F]  run.sh's hosts, checked (hosts.c)
+ *   raid-preset render JOB K=V... -- ARG...  a job file as a host's fio server runs it (hosts.c)
+ *   raid-preset targets ... | devices ...  run.sh's --target list, block devices (checks.c)
+ *   raid-preset usage "PRESET..."          run.sh's --help with the engine's figures (usage.c)
  *
  * Each RAID array is checked by the engine's own config parser and validator (level, minimum
  * members, chunk, parity): no copy of the level facts here. Exit 0, or 1 with one line on
@@ -755,7 +759,9 @@ static void usage(void)
 		"usage: %s list DIR | info FILE --scale S | arrays FILE --workloads DIR "
 		"[--parity P] [--layout FILE] | plan FILE --workloads DIR [OPTIONS] "
 		"(presets/README.md) | job FILE.fio | limits | span VOLUME RW BS NUMJOBS | "
-		"volume LEVEL MEMBERS MEMBER_BYTES CHUNK\n",
+		"volume LEVEL MEMBERS MEMBER_BYTES CHUNK | hosts [--hosts LIST] "
+		"[--hosts-file FILE] | usage \"PRESET...\" | targets LIST NDESC HOSTS | "
+		"devices WHAT PATH... | render JOB K=V... -- ARG...\n",
 		prog);
 	exit(1);
 }
@@ -768,6 +774,16 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "limits"))
 		return limits_main();
+	if (argc == 3 && !strcmp(argv[1], "usage"))
+		return usage_main(argv[2]);
+	if (argc >= 2 && !strcmp(argv[1], "targets"))
+		return targets_main(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "devices"))
+		return devices_main(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "render"))
+		return render_main(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "hosts"))
+		return hosts_main(argc - 2, argv + 2);
 	if (argc < 3)
 		usage();
 	if (!strcmp(argv[1], "span"))
