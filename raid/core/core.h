@@ -104,7 +104,7 @@ struct raid_array {
 
 /* RAID_TEST_SLOW_REQUEST's state per queue (slow_req.c): a planted slowdown for a bench only */
 struct raid_slow_req {
-	unsigned pct;	 /* 0: off */
+	unsigned pct;	  /* 0: off */
 	uint64_t last_ns; /* when the last cycle ended */
 	int64_t owed_ns;  /* the sleep owed (negative: slept ahead) */
 };
@@ -152,7 +152,8 @@ struct raid_queue {
 	unsigned rr; /* rotates ties between equally idle copies */
 	struct raid_counters c;
 	void *level_priv; /* the level's per-queue state (RAID5/6 stripe-op pool) */
-	struct raid_slow_req slow; /* RAID_TEST_SLOW_REQUEST (slow_req.c), off unless set */
+	/* RAID_TEST_SLOW_REQUEST (slow_req.c), off unless set */
+	struct raid_slow_req slow;
 };
 
 /* Core services for the level personalities (queue.c). */
