@@ -14,6 +14,6 @@ $(BUILD)/tests/report_test: $(OBJ)/report/report_test.o $(REPORT_OBJS) $(LIBRAID
 LDLIBS_report_test := -lcmocka
 
 TESTS += $(BUILD)/tests/model_test report/project_test.sh
-BENCHES += tests/bench/project_bench.sh tests/bench/gate_bench.sh
+BENCHES += tests/bench/project_bench.sh tests/bench/gate_bench.sh tests/bench/ab_bench.sh
 $(BUILD)/tests/model_test: $(OBJ)/report/model_test.o $(REPORT_OBJS) $(LIBRAID)
 LDLIBS_model_test := -lcmocka

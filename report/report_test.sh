@@ -180,6 +180,27 @@ several_runs() {
 		"$RR" gate --baseline "$T_SCRATCH/two.json" "$RUN"
 }
 t_case "baseline of several runs: median, range, n, machine; gated" several_runs
+# The member files' filesystem is part of the machine (run.json scratch_fs, README "Spread"):
+# a baseline on tmpfs against a run on ext4 compares no absolute figure and names member_fs;
+# a baseline without it (older runs) is not held against a run with it.
+member_fs() {
+	local f
+	for f in tmpfs ext4; do
+		cp -r "$FIX" "$T_SCRATCH/fs-$f" && "$ROOT/build/bin/raid-json" set "$T_SCRATCH/fs-$f/run.json" \
+			scratch_fs:s=$f >/dev/null || return 1
+	done
+	"$RR" baseline "$T_SCRATCH/fs-tmpfs" >"$T_SCRATCH/fs.json" &&
+		jq -e '.machine.member_fs == "tmpfs"' "$T_SCRATCH/fs.json" || return 1
+	"$RR" gate --baseline "$T_SCRATCH/fs.json" "$T_SCRATCH/fs-ext4" >"$T_SCRATCH/fs.out"
+	grep '^gate: baseline from another' "$T_SCRATCH/fs.out"
+	grep -q 'another machine or settings (member_fs differ)' "$T_SCRATCH/fs.out" &&
+		"$RR" gate --baseline "$T_SCRATCH/fs.json" "$T_SCRATCH/fs-tmpfs" >"$T_SCRATCH/fs2.out" &&
+		! grep -q 'another machine' "$T_SCRATCH/fs2.out" &&
+		"$RR" baseline "$FIX" >"$T_SCRATCH/fs0.json" &&
+		"$RR" gate --baseline "$T_SCRATCH/fs0.json" "$T_SCRATCH/fs-ext4" >"$T_SCRATCH/fs3.out" &&
+		! grep -q 'another machine' "$T_SCRATCH/fs3.out"
+}
+t_case "the member files' filesystem: another one compares no absolute figure" member_fs
 t_case "page lists the skipped test with its reason" grep -q "raid_parity=cuda: no GPU" "$RUN/index.html"
 t_case "summary.json lists the skipped test" grep -q '"status":"skipped"' "$RUN/summary.json"
 

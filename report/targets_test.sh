@@ -5,7 +5,8 @@
 # whose output is its own; host_cpu in every meta.json. Checked: the three-way table,
 # the target column, the ratio to md (= RAID5 / RAID0 of the fixture, computed here from its
 # summary), the host CPU per I/O from host_cpu, the side-by-side charts and page section, the
-# gate's md reference figures, --compare's vs_md, and old runs (no target key) read as engine.
+# gate's md reference figures, vs_ublk in summary.csv/json, --compare's vs_md and vs_ublk, and
+# old runs (no target key) read as engine.
 source "$(dirname "$0")/../tests/lib.sh"
 RR=$ROOT/build/bin/raid-report
 RJ=$ROOT/build/bin/raid-json
@@ -62,6 +63,17 @@ threeway() {
 			$(sed 's/<\/td>/\n/g' <<<"$urow" | sed -n 6p) == "<td class=n>" ]]
 }
 t_case "three-way table: engine / ublk on the engine's row, ublk / md on ublk's" threeway
+# the same ratio in summary.csv and summary.json: on the engine's row only
+vs_ublk() {
+	local want got js
+	want=$(awk -v a="$(col "$E" mbps)" -v b="$(col "ublk-$E" mbps)" 'BEGIN { printf "%.3f", a / b }')
+	got=$(col "$E" vs_ublk)
+	js=$(jq -r --arg t "$E" '.tests[] | select(.test == $t) | .vs_ublk' "$RUN/summary.json")
+	echo "vs_ublk csv $got json $js, engine/ublk MB/s $want; ublk's own '$(col "ublk-$E" vs_ublk)', md's '$(col "md-$E" vs_ublk)'"
+	awk -v a="$got" -v j="$js" -v b="$want" 'BEGIN { exit !(a > 0 && (a - b) / b < 0.005 && (b - a) / b < 0.005 && j == a) }' &&
+		[[ -z $(col "ublk-$E" vs_ublk) && -z $(col "md-$E" vs_ublk) ]]
+}
+t_case "summary.csv and summary.json: vs_ublk, engine / ublk on the engine's row" vs_ublk
 t_case "target column: engine, md, dev:vol, jbod (old runs without the key)" bash -c \
 	"[[ '$(col "$E" target) $(col "md-$E" target) $(col dev-vol-SEQ1M-Q8T64-write target) $(col jbod-4-SEQ1M-Q8T64-read target)' == 'engine md dev:vol jbod' ]]"
 cpu() { # 2 busy cores / IOPS
@@ -83,6 +95,8 @@ t_case "md tests are not set against the engine's RAID0" bash -c \
 	"! '$RR' baseline '$RUN' | grep -q '\"id\":\"md-$E / raid0'"
 t_case "--compare lists vs_md" bash -c \
 	"'$RR' --compare '$FIX' '$RUN' --out '$T_SCRATCH/cmp' | grep -q '^$E *vs_md'"
+t_case "--compare lists vs_ublk, in compare.csv too" bash -c \
+	"'$RR' --compare '$RUN' '$RUN' --out '$T_SCRATCH/cmp2' | grep -q '^$E *vs_ublk' && grep -q '^$E,vs_ublk,' '$T_SCRATCH/cmp2/compare.csv'"
 t_case "a run with only the engine draws no target charts and no section" bash -c \
 	"cp -r '$FIX' '$T_SCRATCH/old' && '$RR' '$T_SCRATCH/old' >/dev/null && ! ls '$T_SCRATCH/old/charts/targets_'* 2>/dev/null && ! grep -q id=targets '$T_SCRATCH/old/index.html'"
 

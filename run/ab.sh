@@ -6,6 +6,7 @@
 # before it wrote, as in one run). The steps are then put together as two runs of N
 # repetitions, A's made the baseline and B gated against it (raid-report gate: the
 # statistical tier, docs/report.md). Exit: the gate's (0 pass, 1 a regression, 2 bad input).
+# RAID_AB_ENV_B="VAR=VALUE ...": set for B's steps only (tests/bench/ab_bench.sh's slowdown).
 
 # ab_maybe ARGS...: when ARGS hold --ab FILE, run the A/B and exit with its status
 ab_maybe() {
@@ -57,9 +58,9 @@ ab_main() {
 			sides=(A B)
 			(((k + i) % 2)) && sides=(B A)
 			for side in "${sides[@]}"; do
-				local so=$ENGINE
-				[[ $side == B ]] && so=$other
-				FIO_RAID_ENGINE=$so FIO_RAID_RUN_ID=$side-$k-$i "$ROOT/run.sh" "${args[@]}" \
+				local so=$ENGINE benv=()
+				[[ $side == B ]] && so=$other && read -ra benv <<<"${RAID_AB_ENV_B:-}"
+				env "${benv[@]}" FIO_RAID_ENGINE="$so" FIO_RAID_RUN_ID=$side-$k-$i "$ROOT/run.sh" "${args[@]}" \
 					--no-build --no-report --repeat 1 --only "^${tests[i]}\$" \
 					--scratch "$dir/scratch" --out "$dir/steps" >>"$dir/steps.log" 2>&1 ||
 					die "--ab: step $side $k ${tests[i]} failed (log: $dir/steps.log)"

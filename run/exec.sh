@@ -59,6 +59,7 @@ run_json_write() { # extra raid-json args
 		scale:f="${PLAN_RUN[scale]}" runtime_s:i="${PLAN_RUN[runtime]}" member_size:i="${PLAN_RUN[member_size]}" \
 		options.drives:s="${O[drives]:-}" options.force:b=${b[O[force]]} options.fit:b=${b[O[fit]]} \
 		options.scratch:s="${O[scratch]:-}" options.keep:b=${b[O[keep]]} \
+		scratch_fs:s="$([[ -z ${O[scratch]:-} ]] || df --output=fstype "${O[scratch]}" 2>/dev/null | tail -n +2)" \
 		options.parity:s="${O[parity]:-default}" options.gpu:s="${PLAN_RUN[gpu]}" \
 		options.gpu_batch:s="${PLAN_RUN[gpu_batch]}" options.hosts:s="${O[hosts]:-}" \
 		options.hosts_file:s="${O[hosts-file]:-}" options.out:s="${O[out]}" \
@@ -87,7 +88,9 @@ make_members() {
 	for m in ${mm_[member_paths]//:/ } ${mm_[spare_paths]//:/ }; do
 		[[ -e $m ]] && continue
 		mkdir -p "${m%/*}"
-		fallocate -l "${PLAN_RUN[member_size]}" "$m" 2>/dev/null || truncate -s "${PLAN_RUN[member_size]}" "$m"
+		# written, not fallocated: unwritten extents read as zeros without I/O (README "Spread")
+		dd if=/dev/zero of="$m" bs=1M iflag=count_bytes count="${PLAN_RUN[member_size]}" \
+			conv=fsync status=none 2>/dev/null || truncate -s "${PLAN_RUN[member_size]}" "$m"
 	done
 }
 

@@ -8,7 +8,7 @@ TESTS += tests/presets/profiles_test.sh tests/presets/dryrun_test.sh tests/prese
 TESTS += tests/presets/edges_test.sh tests/presets/hosts_test.sh tests/presets/ab_test.sh
 TESTS += tests/presets/plan_test.sh tests/presets/drives_test.sh
 TESTS += tests/presets/repeat_test.sh tests/presets/guard_test.sh tests/presets/measure_test.sh \
-	tests/presets/resync_test.sh
+	tests/presets/resync_test.sh tests/presets/members_test.sh
 TESTS += tests/targets/hostcpu_test.sh tests/targets/dev_test.sh tests/targets/md_test.sh \
 	tests/targets/mdstats_test.sh
 BENCHES += tests/bench/targets_bench.sh tests/bench/ublk_bench.sh

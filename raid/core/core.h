@@ -102,6 +102,16 @@ struct raid_array {
 	struct raid_member m[];
 };
 
+/* RAID_TEST_SLOW_REQUEST's state per queue (slow_req.c): a planted slowdown for a bench only */
+struct raid_slow_req {
+	unsigned pct;	  /* 0: off */
+	uint64_t last_ns; /* when the last cycle ended */
+	int64_t owed_ns;  /* the sleep owed (negative: slept ahead) */
+};
+
+void raid_slow_req_init(struct raid_slow_req *s);
+void raid_slow_req_pay(struct raid_slow_req *s);
+
 struct raid_queue {
 	struct raid_array *a;
 	void *reg_buf; /* raid_queue_register_buffers(), undone at destroy */
@@ -142,6 +152,8 @@ struct raid_queue {
 	unsigned rr; /* rotates ties between equally idle copies */
 	struct raid_counters c;
 	void *level_priv; /* the level's per-queue state (RAID5/6 stripe-op pool) */
+	/* RAID_TEST_SLOW_REQUEST (slow_req.c), off unless set */
+	struct raid_slow_req slow;
 };
 
 /* Core services for the level personalities (queue.c). */

@@ -409,6 +409,8 @@ int raid_reap(struct raid_queue *q, unsigned min, unsigned max, const struct tim
 		q->ndone--;
 		out[n++] = r;
 	}
+	if (n)
+		raid_slow_req_pay(&q->slow); /* RAID_TEST_SLOW_REQUEST: a bench's planted slowdown */
 	return (int)n;
 }
 
@@ -443,6 +445,7 @@ int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct 
 	/* a decorator that wraps this array's queues (raid_inject), else the array's backend */
 	q->be = member_injector() && member_injector()->wraps(&a->cfg) ? member_injector() : a->be;
 	q->depth = depth ? depth : 1;
+	raid_slow_req_init(&q->slow);
 	q->direct = direct;
 	q->be_capacity = UINT32_MAX;
 	q->merge = a->cfg.merge;

@@ -24,6 +24,7 @@ static const struct metric metrics[] = {
     {"cpu_sys_pct", offsetof(struct rr_test, cpu_sys), 1},
     {"host_cpu_us_per_io", offsetof(struct rr_test, host_cpu_us_per_io), 1},
     {"vs_md", offsetof(struct rr_test, vs_md), 0},
+    {"vs_ublk", offsetof(struct rr_test, vs_ublk), 0},
     {"member_ios_per_io", offsetof(struct rr_test, member_ios_per_io), 1},
     {"parity_gbps", offsetof(struct rr_test, parity_gbps), 0},
 };

@@ -53,6 +53,7 @@ static const struct col cols_tail[] = {
     N("host_cpu_cores", host_cpu_cores),
     N("fio_cpu_us_per_io", fio_cpu_us_per_io),
     N("vs_md", vs_md),
+    N("vs_ublk", vs_ublk),
     N("member_ios_per_io", member_ios_per_io),
     N("parity_gbps", parity_gbps),
     N("gpu_stripes_per_launch", gpu_stripes_per_launch),

@@ -1,0 +1,46 @@
+/*
+ * slow_req.c - a test-only planted slowdown of the request path: RAID_TEST_SLOW_REQUEST=PERCENT
+ * (read when a queue is made) makes each queue's thread take PERCENT% longer per reap cycle
+ * (the time from one raid_reap that returned requests to the next, the submitting included)
+ * by sleeping before the requests are handed back, so that every level's and operation's
+ * rate falls and latency rises alike while the data is unchanged. It is the request path's
+ * twin of RAID_TEST_SLOW_PARITY (raid/parity/pq_slow.c), which only touches RAID 5/6 writes:
+ * the statistical tier's A/B bench (tests/bench/ab_bench.sh) plants it in B so that every
+ * engine figure of the quick preset is touched. Unset, nothing changes.
+ */
+#include <stdlib.h>
+
+#include "core.h"
+
+void raid_slow_req_init(struct raid_slow_req *s)
+{
+	const char *v = getenv("RAID_TEST_SLOW_REQUEST");
+	char *end;
+	unsigned long pct = v ? strtoul(v, &end, 10) : 0;
+
+	s->pct = v && !*end && pct <= 1000 ? (unsigned)pct : 0;
+	s->last_ns = 0;
+	s->owed_ns = 0;
+}
+
+void raid_slow_req_pay(struct raid_slow_req *s)
+{
+	uint64_t now, slept;
+
+	if (!s->pct)
+		return;
+	now = raid_now_ns();
+	if (s->last_ns)
+		s->owed_ns += (int64_t)((now - s->last_ns) * s->pct / 100);
+	/*
+	 * a sleep overshoots (timer slack, a loaded machine): what it took beyond the debt is
+	 * paid back by the next cycles' debts, so the added time is PERCENT% on average
+	 */
+	if (s->owed_ns > 0) {
+		raid_clock_sleep((double)s->owed_ns / 1e9);
+		slept = raid_now_ns() - now;
+		s->owed_ns -= (int64_t)slept;
+		now += slept;
+	}
+	s->last_ns = now;
+}
