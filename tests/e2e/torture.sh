@@ -55,6 +55,14 @@ t_case "found: seed 131920611, raid6: a recorded and an unrecorded failure, dirt
 t_case "found: seed 43842260, raid6 of 64: no write reaches a member while a failure is unrecorded" \
 	tt --seed 43842260 --backend io_uring --ops 't:63:2055928637,d:62:2373227738,s:60:4115576280'
 
+# found: a member that failed after a spare's rebuild took its slot could not be re-added
+# ("member 6 has a spare in its place"): the finished spare is the member now, and md
+# re-adds it by the role its superblock records (recovery/intent.c)
+t_case "found: seed 406616697, raid6: the spare that took slot 6 fails and is re-added" \
+	tt --seed 406616697 --backend io_uring --ops 't:6:728353362,s:0:3574881048,f:6:1595741743,a:6:798778301'
+t_case "found: seed 406616703, raid1 x2: the spare that took slot 1 fails and is re-added" \
+	tt --seed 406616703 --backend io_uring --ops 'x:1:1308974411,s:0:362930082,f:1:1987603949,a:1:257049070'
+
 # the issue's data loss: the state file's disk fills once it is marked dirty, then a member
 # fails under writes; no write that skipped it may be acknowledged (core/failure.c's gate:
 # with it planted out, this case reads acknowledged bytes back wrong)
