@@ -69,6 +69,24 @@ t_case "found: seed 406616703, raid1 x2: the spare that took slot 1 fails and is
 t_case "state disk full as a member fails: nothing acknowledged is lost (seed 6)" \
 	tt --seed 6 --ops 'w:0:1,d:3:77,w:1:2'
 
+# the operations added after the long runs (docs/rebuild.md, "Torture"): a degraded RAID5/6
+# writer SIGKILLed (its restart refused unforced, as md's, then forced: only torn rows may
+# differ), fio writing through the engine (verify=pattern; EIO injected under it), and
+# SIGKILL aimed at the bitmap's writes (psync: also between the member writes after one)
+t_case "kill a degraded raid5 writer (state): refused unforced, then forced (seed 6)" \
+	tt --seed 6 --ops 'f:1:123,k:0:1000,w:0:7,k:0:456'
+t_case "kill a degraded raid5 writer (no state): raid_init=resync (seed 571314691)" \
+	tt --seed 571314691 --backend io_uring --ops 'f:1:123,k:0:1000,w:0:7,k:0:456,c:0:0'
+t_case "fio through the engine, EIO injected under it: raid5 (seed 6)" \
+	tt --seed 6 --ops 'F:1:11,w:0:1,F:3:12,F:4:13'
+t_case "fio through the engine: raid1, a member failed under fio then re-added (seed 406616703)" \
+	tt --seed 406616703 --backend io_uring --ops 'F:1:5,a:1:6,F:0:7,F:1:8'
+bm_kills=$(for i in $(seq 1 12); do printf 'b:0:%d,' $((i * 7919)); done)
+t_case "SIGKILL aimed at bitmap writes: raid6 (seed 571314697, psync)" \
+	tt --seed 571314697 --backend psync --ops "${bm_kills%,}"
+t_case "SIGKILL aimed at bitmap writes: raid5 (seed 571314720, psync)" \
+	tt --seed 571314720 --backend psync --ops "${bm_kills%,}"
+
 # --devices: a drive with a file system on it is refused by name, nothing written
 holds_data() {
 	local img=$S/fs.img dev rc

@@ -92,7 +92,8 @@ mutant dirty-mark raid/recovery/service.c \
 	$'\trec->st.unclean = true;\n\tret = raid_rec_state_save(a);' \
 	$'\tret = raid_rec_state_save(a);' $T/state_test "$E"
 mutant dirty-degraded-refused raid/recovery/service.c \
-	'if (!c->start_dirty_degraded) {' 'if (0) {' $T/state_test "$E"
+	'if (!c->start_dirty_degraded) {' 'if (0) {' $T/state_test "$E" \
+	'torture:kill a degraded raid5 writer \(state\)'
 mutant dirty-resync raid/recovery/service.c \
 	'a->rec->st.resync_dirty = true;' '(void)0;' $T/state_test "$E"
 # --- request errors are not member failures ---
@@ -222,6 +223,15 @@ mutant spares-64 raid/recovery/rebuild_config.c \
 	'torture:seed 14' 'torture:64 members: a spare'
 mutant submit-gate raid/core/queue.c '		r->error = raid_failure_gate(a);' '		r->error = 0;' \
 	'torture:seed 43842260'
+# --- issue 44's leftovers: the former spare re-added, the torture's new operations ---
+mutant re-add-former-spare raid/recovery/intent.c 'if (c->resume_spare[i]) {' \
+	'if (c->resume_spare[i] || c->replaced[i]) {' 'torture:seed 406616697' \
+	'torture:seed 406616703'
+mutant bitmap-resync raid/recovery/intent.c \
+	'ret = rg ? raid_rec_resync_rows(rec, rg, n, &fixed) : -ENOMEM;' 'ret = 0;' \
+	'torture:aimed at bitmap writes: raid6' 'torture:aimed at bitmap writes: raid5'
+mutant write-retry raid/core/failure.c $'\tr->retries++;\n\tr->error = 0;' \
+	$'\treturn false;\n\tr->error = 0;' 'torture:fio through the engine, EIO'
 
 make -s all >/dev/null 2>&1 # the tree as it is again
 echo "$survived survived"
