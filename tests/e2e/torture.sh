@@ -69,6 +69,12 @@ t_case "found: seed 406616703, raid1 x2: the spare that took slot 1 fails and is
 t_case "state disk full as a member fails: nothing acknowledged is lost (seed 6)" \
 	tt --seed 6 --ops 'w:0:1,d:3:77,w:1:2'
 
+# found (the tool's model): a rebuild killed after it finished left its slot's removed device
+# named (raid_failed), so the spare, the member now, was failed again and then offered as a
+# spare of its own slot ("sp0 is named twice"); the state file's finished spare is adopted
+t_case "found: seed 45518636, raid10: a rebuild killed after it finished" \
+	tt --seed 45518636 --backend libaio --ops 'x:9:2305856096,w:2:2866801223,K:0:3230350114,w:6:1980705817,w:9:1691205852,s:3:3797567100'
+
 # the operations added after the long runs (docs/rebuild.md, "Torture"): a degraded RAID5/6
 # writer SIGKILLed (its restart refused unforced, as md's, then forced: only torn rows may
 # differ), fio writing through the engine (verify=pattern; EIO injected under it), and

@@ -20,7 +20,6 @@
  * (0 mismatches). A failure prints the seed, shrinks the operations to a shorter list that
  * still fails and prints the command that replays it.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -115,10 +114,10 @@ static void fill(uint8_t *buf, uint64_t off, uint64_t len, uint64_t tag)
 
 /*
  * The b operation aims its SIGKILL at the bitmap: the library's own pwrite and fdatasync of
- * the raid_bitmap file (recovery/bitmap.c) come through these (the executable's definitions
- * win over libc's), and the child kills itself at the Nth one: before the bits' pwrite (phase
- * 0), before their fdatasync (1), after it (2), or (3, psync: its member writes are pwrite
- * too) between the member writes that follow it, so the row the bit covers is torn.
+ * the raid_bitmap file (recovery/bitmap.c) come through these (linked with --wrap, tools.mk:
+ * no symbol of libc's is defined here), and the child kills itself at the Nth one: before the bits'
+ * pwrite (phase 0), before their fdatasync (1), after it (2), or (3, psync: its member writes are
+ * pwrite too) between the member writes that follow it, so the row the bit covers is torn.
  */
 static int g_bm_at, g_bm_phase; /* the Nth bitmap write; 0: off */
 static int g_bm_tear;		/* phase 3: member writes left before the kill; 0: not yet */
@@ -133,36 +132,33 @@ static bool bitmap_fd(int fd)
 	return k > 7 && !memcmp(t + k - 7, ".bitmap", 7);
 }
 
-ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+int __real_fdatasync(int fd);
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	static ssize_t (*real)(int, const void *, size_t, off_t);
 	static int seen;
 
-	if (!real)
-		real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
 	if (g_bm_at && g_bm_phase == 0 && bitmap_fd(fd) &&
 	    __atomic_add_fetch(&seen, 1, __ATOMIC_SEQ_CST) == g_bm_at)
 		raise(SIGKILL);
 	if (__atomic_load_n(&g_bm_tear, __ATOMIC_SEQ_CST) && !bitmap_fd(fd) &&
 	    __atomic_sub_fetch(&g_bm_tear, 1, __ATOMIC_SEQ_CST) == 0)
 		raise(SIGKILL);
-	return real(fd, buf, n, off);
+	return __real_pwrite(fd, buf, n, off);
 }
 
-int fdatasync(int fd)
+int __wrap_fdatasync(int fd)
 {
-	static int (*real)(int);
 	static int seen;
 	bool at;
 	int ret;
 
-	if (!real)
-		real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
 	at = g_bm_at && g_bm_phase && bitmap_fd(fd) &&
 	     __atomic_add_fetch(&seen, 1, __ATOMIC_SEQ_CST) == g_bm_at;
 	if (at && g_bm_phase == 1)
 		raise(SIGKILL);
-	ret = real(fd);
+	ret = __real_fdatasync(fd);
 	if (at && g_bm_phase == 3)
 		__atomic_store_n(&g_bm_tear, 2 + g_bm_at % 2, __ATOMIC_SEQ_CST);
 	else if (at)
@@ -477,6 +473,30 @@ static void read_state(struct world *w)
 	path_of(&w->ar, "st/state.json", p, sizeof(p));
 	if (!(o = json_object_from_file(p)))
 		return;
+	/*
+	 * A spare whose rebuild finished is the slot's device now, even when the session that
+	 * rebuilt it was killed after: the slot's old device, gone or not, is named no more.
+	 */
+	if (json_object_object_get_ex(o, "replaced", &x))
+		for (size_t i = 0; i < json_object_array_length(x); i++) {
+			json_object *e = json_object_array_get_idx(x, i), *m, *sp, *d;
+			int k;
+
+			if (!json_object_object_get_ex(e, "member", &m) ||
+			    !json_object_object_get_ex(e, "spare", &sp) ||
+			    !json_object_object_get_ex(e, "done", &d) ||
+			    !json_object_get_boolean(d))
+				continue;
+			k = json_object_get_int(m);
+			if (k < 0 || k >= w->ar.n ||
+			    !strcmp(w->ar.path[k], json_object_get_string(sp)))
+				continue;
+			snprintf(w->ar.path[k], sizeof(w->ar.path[k]), "%s",
+				 json_object_get_string(sp));
+			w->spare_of[k] = 0;
+			w->gone &= ~(1ULL << k);
+			w->intact &= ~(1ULL << k);
+		}
 	w->failed = w->gone;
 	if (json_object_object_get_ex(o, "failed", &x))
 		for (size_t i = 0; i < json_object_array_length(x); i++)
