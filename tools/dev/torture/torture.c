@@ -506,6 +506,24 @@ static void read_state(struct world *w)
 	json_object_put(o);
 }
 
+/*
+ * A session that ended without a kill: clean, unless the state file stays dirty (a forced
+ * dirty degraded start keeps it so until a complete array resyncs, as md's pending resync)
+ */
+static void ended_clean(struct world *w)
+{
+	char p[300];
+	json_object *o, *x;
+
+	w->dirty = false;
+	path_of(&w->ar, "st/state.json", p, sizeof(p));
+	if (w->ar.state && (o = json_object_from_file(p))) {
+		if (json_object_object_get_ex(o, "clean", &x))
+			w->dirty = !json_object_get_boolean(x);
+		json_object_put(o);
+	}
+}
+
 /* the array's word on failed slots, from its stats */
 static void read_stats(struct world *w, const char *p)
 {
@@ -779,7 +797,7 @@ static int fio_op(struct world *w, int slot, bool inject, struct rng *r, const c
 	read_stats(w, stats);
 	if (inject)
 		w->intact |= w->failed & ~w->gone;
-	w->dirty = false;
+	ended_clean(w);
 	return 0;
 }
 
@@ -854,7 +872,7 @@ static int do_op(struct world *w, const char *op)
 		read_stats(w, stats);
 		if (kind == 'e')
 			w->intact |= w->failed & ~w->gone;
-		w->dirty = false;
+		ended_clean(w);
 		return 0;
 	case 't':
 	case 'x':
@@ -898,7 +916,7 @@ static int do_op(struct world *w, const char *op)
 			return fail(w, "%s (status %d): %s", op, o.rc, o.err);
 		} else {
 			read_stats(w, stats);
-			w->dirty = false;
+			ended_clean(w);
 		}
 		if (!(w->failed >> slot & 1) && (!o.killed || ar->state)) {
 			snprintf(ar->path[slot], sizeof(ar->path[slot]), "%s", p);
