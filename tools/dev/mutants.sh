@@ -230,6 +230,8 @@ mutant re-add-former-spare raid/recovery/intent.c 'if (c->resume_spare[i]) {' \
 mutant bitmap-resync raid/recovery/intent.c \
 	'ret = rg ? raid_rec_resync_rows(rec, rg, n, &fixed) : -ENOMEM;' 'ret = 0;' \
 	'torture:aimed at bitmap writes: raid6' 'torture:aimed at bitmap writes: raid5'
+mutant dirty-degraded-stays-dirty raid/recovery/service.c \
+	$'\t\ta->rec->st.repair_stopped = true;\n\t\treturn 0;' $'\t\treturn 0;' $T/state_test
 mutant write-retry raid/core/failure.c $'\tr->retries++;\n\tr->error = 0;' \
 	$'\treturn false;\n\tr->error = 0;' 'torture:fio through the engine, EIO'
 
