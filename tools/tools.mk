@@ -68,6 +68,8 @@ include tools/dev/parity-bench/parity-bench.mk
 # DURATION=SECONDS` runs fresh seeds for that long, tests/e2e/torture.sh the fixed ones
 BINS += $(BUILD)/bin/raid-torture
 $(BUILD)/bin/raid-torture: $(OBJ)/tools/dev/torture/torture.o $(LIBRAID)
+# the b operation's SIGKILL aimed at the bitmap's writes: the library's pwrite and fdatasync
+LDLIBS_raid-torture := -Wl,--wrap=pwrite -Wl,--wrap=fdatasync
 TESTS += tests/e2e/torture.sh
 DURATION ?= 600
 .PHONY: torture

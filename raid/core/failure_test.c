@@ -243,6 +243,42 @@ static void test_unrecorded_failure_stops_writes(void **state)
 	close_array();
 }
 
+/*
+ * The gate at the acknowledgement (raid_request_finish), for what the submit gate cannot see:
+ * a RAID5 write submitted before a member failed and staged after it. Two 4 KiB writes to
+ * the same columns of member 0 (stripe 0; member 3 holds its parity): A, a read-modify-write,
+ * reads member 0, which fails there, and the record cannot be written; B waited for the
+ * stripe behind A, so its write stage runs around member 0 (parity alone, RCW). Member 0,
+ * which a restart trusts (its failure is in no record), is stale under B: B must fail.
+ */
+static void test_unrecorded_failure_stops_staged_write(void **state)
+{
+	struct raid_request r[2], *out[2];
+	unsigned char old[4 * KIB];
+
+	open_array("raid_level=5", M4, "raid_rmw=rmw", false);
+	assert_int_equal(t_io(q, RAID_OP_WRITE, wbuf, 0, 48 * KIB), 0); /* one full stripe */
+	memcpy(old, a->m[0].ram, sizeof(old));
+	a->record = script_record;
+	record_ok = false;
+	records = 0;
+	say(0, RAID_OP_READ, -EIO); /* A's read of the old data */
+	for (int i = 0; i < 2; i++) {
+		r[i] = (struct raid_request){
+		    .op = RAID_OP_WRITE, .buf = wbuf + (i + 1) * 4 * KIB, .offset = 0, .length = 4 * KIB};
+		assert_int_equal(raid_submit(q, &r[i]), 0); /* nothing failed yet: both admitted */
+	}
+	raid_commit(q);
+	assert_int_equal(raid_reap(q, 2, 2, &(struct timespec){10, 0}, out), 2);
+	assert_true(raid_member_failed(a, 0));
+	assert_int_equal(r[0].error, -EIO);
+	assert_memory_equal(a->m[0].ram, old, sizeof(old)); /* B's bytes never reached member 0 */
+	assert_int_equal(r[1].error, -EIO);		    /* so B is not acknowledged */
+	assert_true(records >= 2);			    /* each write tried the record */
+	a->record = NULL;
+	close_array();
+}
+
 /* Short transfers continue, EAGAIN is retried: neither is a failure. */
 static void test_short_and_again(void **state)
 {
@@ -339,6 +375,7 @@ int main(void)
 	    cmocka_unit_test(test_failure_messages),
 	    cmocka_unit_test(test_media_error_fails_member_and_retries),
 	    cmocka_unit_test(test_unrecorded_failure_stops_writes),
+	    cmocka_unit_test(test_unrecorded_failure_stops_staged_write),
 	    cmocka_unit_test(test_short_and_again),
 	    cmocka_unit_test(test_raid0_keeps_members),
 	    cmocka_unit_test(test_raid5_write_retry),

@@ -117,6 +117,12 @@ static int dirty_start(struct raid_array *a, char *err, size_t errlen)
 		raid_log("raid: raid_state: %s: starting a dirty degraded array "
 			 "(raid_start_dirty_degraded=1): rows written at the crash may read wrong",
 			 c->state_path);
+		/*
+		 * md keeps its resync pending: the rows torn at the crash stay so, also once a
+		 * spare completes the array; so the file stays dirty, and the first start of a
+		 * complete array resyncs them (issue 44's torture, seed 579491731).
+		 */
+		a->rec->st.repair_stopped = true;
 		return 0;
 	}
 	raid_log("raid: raid_state: %s: the array was not shut down cleanly (writes were "

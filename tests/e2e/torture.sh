@@ -55,11 +55,43 @@ t_case "found: seed 131920611, raid6: a recorded and an unrecorded failure, dirt
 t_case "found: seed 43842260, raid6 of 64: no write reaches a member while a failure is unrecorded" \
 	tt --seed 43842260 --backend io_uring --ops 't:63:2055928637,d:62:2373227738,s:60:4115576280'
 
+# found: a member that failed after a spare's rebuild took its slot could not be re-added
+# ("member 6 has a spare in its place"): the finished spare is the member now, and md
+# re-adds it by the role its superblock records (recovery/intent.c)
+t_case "found: seed 406616697, raid6: the spare that took slot 6 fails and is re-added" \
+	tt --seed 406616697 --backend io_uring --ops 't:6:728353362,s:0:3574881048,f:6:1595741743,a:6:798778301'
+t_case "found: seed 406616703, raid1 x2: the spare that took slot 1 fails and is re-added" \
+	tt --seed 406616703 --backend io_uring --ops 'x:1:1308974411,s:0:362930082,f:1:1987603949,a:1:257049070'
+
 # the issue's data loss: the state file's disk fills once it is marked dirty, then a member
 # fails under writes; no write that skipped it may be acknowledged (core/failure.c's gate:
 # with it planted out, this case reads acknowledged bytes back wrong)
 t_case "state disk full as a member fails: nothing acknowledged is lost (seed 6)" \
 	tt --seed 6 --ops 'w:0:1,d:3:77,w:1:2'
+
+# found (the tool's model): a rebuild killed after it finished left its slot's removed device
+# named (raid_failed), so the spare, the member now, was failed again and then offered as a
+# spare of its own slot ("sp0 is named twice"); the state file's finished spare is adopted
+t_case "found: seed 45518636, raid10: a rebuild killed after it finished" \
+	tt --seed 45518636 --backend libaio --ops 'x:9:2305856096,w:2:2866801223,K:0:3230350114,w:6:1980705817,w:9:1691205852,s:3:3797567100'
+
+# the operations added after the long runs (docs/rebuild.md, "Torture"): a degraded RAID5/6
+# writer SIGKILLed (its restart refused unforced, as md's, then forced: only torn rows may
+# differ), fio writing through the engine (verify=pattern; EIO injected under it), and
+# SIGKILL aimed at the bitmap's writes (psync: also between the member writes after one)
+t_case "kill a degraded raid5 writer (state): refused unforced, then forced (seed 6)" \
+	tt --seed 6 --ops 'f:1:123,k:0:1000,w:0:7,k:0:456'
+t_case "kill a degraded raid5 writer (no state): raid_init=resync (seed 571314691)" \
+	tt --seed 571314691 --backend io_uring --ops 'f:1:123,k:0:1000,w:0:7,k:0:456,c:0:0'
+t_case "fio through the engine, EIO injected under it: raid5 (seed 6)" \
+	tt --seed 6 --ops 'F:1:11,w:0:1,F:3:12,F:4:13'
+t_case "fio through the engine: raid1, a member failed under fio then re-added (seed 406616703)" \
+	tt --seed 406616703 --backend io_uring --ops 'F:1:5,a:1:6,F:0:7,F:1:8'
+bm_kills=$(for i in $(seq 1 12); do printf 'b:0:%d,' $((i * 7919)); done)
+t_case "SIGKILL aimed at bitmap writes: raid6 (seed 571314697, psync)" \
+	tt --seed 571314697 --backend psync --ops "${bm_kills%,}"
+t_case "SIGKILL aimed at bitmap writes: raid5 (seed 571314720, psync)" \
+	tt --seed 571314720 --backend psync --ops "${bm_kills%,}"
 
 # --devices: a drive with a file system on it is refused by name, nothing written
 holds_data() {

@@ -91,10 +91,15 @@ static int check_re_add(struct raid_array *a, char *err, size_t errlen)
 				 c->state_path, i);
 			return -EINVAL;
 		}
-		if (c->resume_spare[i] || c->replaced[i]) {
+		/*
+		 * A spare still being rebuilt holds the slot. One whose rebuild finished
+		 * (replaced[i]) is the member now: it is the device re-added, as md re-adds
+		 * a former spare by the role its superblock records.
+		 */
+		if (c->resume_spare[i]) {
 			snprintf(err, errlen,
-				 "raid: raid_re_add: member %d has a spare in its place (the state "
-				 "file): the spare is the member now",
+				 "raid: raid_re_add: member %d has a spare in its place, not yet "
+				 "rebuilt (the state file): finish that rebuild first",
 				 i);
 			return -EINVAL;
 		}

@@ -7,8 +7,10 @@
  * a session in a child process that opens the array through the public API (raid/core/raid.h,
  * every option a string through raid_config_set) and is then closed or SIGKILLed: writes,
  * members failed while writing (raid_array_fail_member), EIO injected (raid_inject), members
- * truncated or removed between sessions, SIGKILL during writes, rebuilds, scrubs and resyncs,
- * spares rebuilt, members re-added through the bitmap, a full disk under the state file.
+ * truncated or removed between sessions, SIGKILL during writes (a degraded RAID5/6's too),
+ * rebuilds, scrubs and resyncs, SIGKILL aimed at the bitmap's writes, spares rebuilt, members
+ * re-added through the bitmap, a full disk under the state file; or a session of fio itself
+ * writing through the engine (build/bin/fio, build/engines/raid.so beside this binary).
  *
  * The model is a shadow copy of every write the array acknowledged (the child reports each
  * before it submits and once it is acknowledged, over a pipe); a write that was submitted and
@@ -94,6 +96,7 @@ struct world {
 
 static bool verbose;
 static long total_ops;
+static char g_fio[300], g_engine[300]; /* fio and the engine beside this binary, or "" */
 /* --devices: the members (then the spares) are these block devices, not files */
 static char *g_devs[RAID_MAX_MEMBERS + 8];
 static int g_ndevs;
@@ -108,6 +111,60 @@ static void fill(uint8_t *buf, uint64_t off, uint64_t len, uint64_t tag)
 }
 
 /* ---- the child: one session on the array ---- */
+
+/*
+ * The b operation aims its SIGKILL at the bitmap: the library's own pwrite and fdatasync of
+ * the raid_bitmap file (recovery/bitmap.c) come through these (linked with --wrap, tools.mk:
+ * no symbol of libc's is defined here), and the child kills itself at the Nth one: before the bits'
+ * pwrite (phase 0), before their fdatasync (1), after it (2), or (3, psync: its member writes are
+ * pwrite too) between the member writes that follow it, so the row the bit covers is torn.
+ */
+static int g_bm_at, g_bm_phase; /* the Nth bitmap write; 0: off */
+static int g_bm_tear;		/* phase 3: member writes left before the kill; 0: not yet */
+
+static bool bitmap_fd(int fd)
+{
+	char l[64], t[320];
+	ssize_t k;
+
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
+	k = readlink(l, t, sizeof(t) - 1);
+	return k > 7 && !memcmp(t + k - 7, ".bitmap", 7);
+}
+
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+int __real_fdatasync(int fd);
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	static int seen;
+
+	if (g_bm_at && g_bm_phase == 0 && bitmap_fd(fd) &&
+	    __atomic_add_fetch(&seen, 1, __ATOMIC_SEQ_CST) == g_bm_at)
+		raise(SIGKILL);
+	if (__atomic_load_n(&g_bm_tear, __ATOMIC_SEQ_CST) && !bitmap_fd(fd) &&
+	    __atomic_sub_fetch(&g_bm_tear, 1, __ATOMIC_SEQ_CST) == 0)
+		raise(SIGKILL);
+	return __real_pwrite(fd, buf, n, off);
+}
+
+int __wrap_fdatasync(int fd)
+{
+	static int seen;
+	bool at;
+	int ret;
+
+	at = g_bm_at && g_bm_phase && bitmap_fd(fd) &&
+	     __atomic_add_fetch(&seen, 1, __ATOMIC_SEQ_CST) == g_bm_at;
+	if (at && g_bm_phase == 1)
+		raise(SIGKILL);
+	ret = __real_fdatasync(fd);
+	if (at && g_bm_phase == 3)
+		__atomic_store_n(&g_bm_tear, 2 + g_bm_at % 2, __ATOMIC_SEQ_CST);
+	else if (at)
+		raise(SIGKILL);
+	return ret;
+}
 
 struct msg {
 	char type; /* 'B' submitted, 'A' acknowledged, 'F' a slot failed by us */
@@ -124,6 +181,9 @@ struct session {
 	bool check;
 	const char *filler; /* filled (the disk full) just before fail_slot fails */
 	const char *stats;
+	char **argv;	     /* run this program instead (fio); its stdout is dropped */
+	int bm_at, bm_phase; /* the b operation: SIGKILL at the bm_at-th bitmap write */
+	int depth;	     /* writes in flight at once (1-4; 0: 1) */
 };
 
 static int pipe_w = -1;
@@ -153,6 +213,21 @@ static void to_log(const char *line)
 	dprintf(log_fd, "[%d] %s\n", getpid(), line);
 }
 
+/* the nb writes submitted and committed: reaped, each acknowledged one said; returns 0 */
+static int write_batch(struct raid_queue *q, struct raid_request *req, const uint64_t *tags, int nb)
+{
+	struct raid_request *done[4];
+	int n;
+
+	if (!nb)
+		return 0;
+	n = raid_reap(q, (unsigned)nb, (unsigned)nb, NULL, done);
+	for (int k = 0; k < n; k++)
+		if (!done[k]->error)
+			send_msg('A', done[k]->offset, done[k]->length, tags[done[k] - req]);
+	return 0;
+}
+
 /* runs in the child: 0 ok, 10 open refused, 11 put failed, 12 read mismatch, 13 read error */
 static int child(struct world *w, const struct session *s)
 {
@@ -162,6 +237,9 @@ static int child(struct world *w, const struct session *s)
 	struct raid_queue *q;
 	char err[RAID_ERRLEN], members[RAID_MAX_MEMBERS * 300] = "", v[64];
 	struct rng r = {s->wseed};
+	struct raid_request req[4];
+	uint64_t tags[4];
+	int depth = s->depth > 1 ? s->depth : 1, nb = 0;
 	uint8_t *buf;
 	int ret = 0;
 
@@ -193,6 +271,8 @@ static int child(struct world *w, const struct session *s)
 	if (s->stats && opt(&c, "raid_stats", s->stats))
 		return 10;
 	c.writes = s->writes;
+	g_bm_phase = s->bm_phase;
+	g_bm_at = s->bm_at; /* the open's bitmap writes too (a resync's, a re-add's) */
 	if (raid_config_validate(&c, err, sizeof(err)) ||
 	    raid_array_get(&c, &a, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
@@ -205,10 +285,10 @@ static int child(struct world *w, const struct session *s)
 		raid_array_put(a);
 		return 10;
 	}
-	buf = aligned_alloc(4096, 1 << 20);
+	buf = aligned_alloc(4096, 1 << 20); /* a write is 256 KiB at most: 4 fit */
 	for (int i = 0; s->writes && (s->nwrites < 0 || i < s->nwrites); i++) {
 		uint64_t len = (1 + below(&r, 512)) * SECTOR, off, tag = rnd(&r);
-		struct raid_request req = {.op = RAID_OP_WRITE, .buf = buf}, *done;
+		uint8_t *b;
 
 		if (below(&r, 4) == 0)
 			len = (1 + below(&r, 8)) * 4096;
@@ -229,15 +309,24 @@ static int child(struct world *w, const struct session *s)
 			send_msg('F', (uint64_t)s->fail_slot, 0, 0);
 			raid_array_fail_member(a, s->fail_slot);
 		}
-		fill(buf, off, len, tag);
-		req.offset = off;
-		req.length = len;
+		/* one overlapping a write in flight waits: the model could not order the two */
+		for (int j = 0; j < nb; j++)
+			if (off < req[j].offset + req[j].length && req[j].offset < off + len) {
+				nb = write_batch(q, req, tags, nb);
+				break;
+			}
+		b = buf + (size_t)nb * (256 << 10);
+		fill(b, off, len, tag);
+		req[nb] = (struct raid_request){
+		    .op = RAID_OP_WRITE, .buf = b, .offset = off, .length = len};
+		tags[nb] = tag;
 		send_msg('B', off, len, tag);
-		if (raid_submit(q, &req) || raid_commit(q) < 0)
-			continue;
-		if (raid_reap(q, 1, 1, NULL, &done) == 1 && !done->error)
-			send_msg('A', off, len, tag);
+		if (raid_submit(q, &req[nb]) || raid_commit(q) < 0)
+			continue; /* committed at once: in flight while the next one starts */
+		if (++nb == depth)
+			nb = write_batch(q, req, tags, nb);
 	}
+	nb = write_batch(q, req, tags, nb);
 	if (s->check) {
 		for (uint64_t off = 0; off < ar->vol && !ret; off += 1 << 20) {
 			uint64_t len = ar->vol - off < (1 << 20) ? ar->vol - off : 1 << 20;
@@ -312,6 +401,14 @@ static void run_session(struct world *w, const struct session *s, int kill_ms, s
 		close(e[0]);
 		pipe_w = p[1];
 		dup2(e[1], 2);
+		if (s->argv) {
+			int null = open("/dev/null", O_WRONLY);
+
+			dup2(null, 1);
+			execv(s->argv[0], s->argv);
+			fprintf(stderr, "%s: %s\n", s->argv[0], strerror(errno));
+			_exit(127);
+		}
 		_exit(child(w, s));
 	}
 	close(p[1]);
@@ -376,6 +473,30 @@ static void read_state(struct world *w)
 	path_of(&w->ar, "st/state.json", p, sizeof(p));
 	if (!(o = json_object_from_file(p)))
 		return;
+	/*
+	 * A spare whose rebuild finished is the slot's device now, even when the session that
+	 * rebuilt it was killed after: the slot's old device, gone or not, is named no more.
+	 */
+	if (json_object_object_get_ex(o, "replaced", &x))
+		for (size_t i = 0; i < json_object_array_length(x); i++) {
+			json_object *e = json_object_array_get_idx(x, i), *m, *sp, *d;
+			int k;
+
+			if (!json_object_object_get_ex(e, "member", &m) ||
+			    !json_object_object_get_ex(e, "spare", &sp) ||
+			    !json_object_object_get_ex(e, "done", &d) ||
+			    !json_object_get_boolean(d))
+				continue;
+			k = json_object_get_int(m);
+			if (k < 0 || k >= w->ar.n ||
+			    !strcmp(w->ar.path[k], json_object_get_string(sp)))
+				continue;
+			snprintf(w->ar.path[k], sizeof(w->ar.path[k]), "%s",
+				 json_object_get_string(sp));
+			w->spare_of[k] = 0;
+			w->gone &= ~(1ULL << k);
+			w->intact &= ~(1ULL << k);
+		}
 	w->failed = w->gone;
 	if (json_object_object_get_ex(o, "failed", &x))
 		for (size_t i = 0; i < json_object_array_length(x); i++)
@@ -383,6 +504,24 @@ static void read_state(struct world *w)
 	if (json_object_object_get_ex(o, "clean", &x))
 		w->dirty = !json_object_get_boolean(x);
 	json_object_put(o);
+}
+
+/*
+ * A session that ended without a kill: clean, unless the state file stays dirty (a forced
+ * dirty degraded start keeps it so until a complete array resyncs, as md's pending resync)
+ */
+static void ended_clean(struct world *w)
+{
+	char p[300];
+	json_object *o, *x;
+
+	w->dirty = false;
+	path_of(&w->ar, "st/state.json", p, sizeof(p));
+	if (w->ar.state && (o = json_object_from_file(p))) {
+		if (json_object_object_get_ex(o, "clean", &x))
+			w->dirty = !json_object_get_boolean(x);
+		json_object_put(o);
+	}
 }
 
 /* the array's word on failed slots, from its stats */
@@ -482,6 +621,8 @@ static void base_session(struct world *w, struct session *s, bool writes)
 		}
 	} else if (w->dirty && w->ar.tolerate) {
 		s->extra[s->nextra++] = "raid_init=resync"; /* what a user does after a crash */
+		if (popcount(w->failed))
+			torn_rows(w); /* no mark to refuse it: the same risk, unasked */
 	}
 	add_failed(w, s);
 }
@@ -496,6 +637,32 @@ static int fail(struct world *w, const char *fmt, ...)
 	vsnprintf(w->why, sizeof(w->why), fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/*
+ * After a degraded RAID5/6 writer was killed, md refuses the start (a torn row's missing
+ * chunk would be rebuilt from stale parity) until start_dirty_degraded; so must the state
+ * file. The forced start that follows is the next session's (base_session).
+ */
+static int dirty_degraded_refused(struct world *w)
+{
+	struct session s;
+	struct outcome o;
+	int k = 0;
+
+	if (!w->ar.state || !w->dirty || !popcount(w->failed) ||
+	    (w->ar.level != 5 && w->ar.level != 6))
+		return 0;
+	base_session(w, &s, false);
+	for (int i = 0; i < s.nextra; i++) /* the same start, not forced */
+		if (strcmp(s.extra[i], "raid_start_dirty_degraded=1"))
+			s.extra[k++] = s.extra[i];
+	s.nextra = k;
+	run_session(w, &s, -1, &o);
+	if (o.rc != 10 || !strstr(o.err, "raid_start_dirty_degraded=1"))
+		return fail(w, "a killed degraded raid%d writer restarted unforced (status %d): %s",
+			    w->ar.level, o.rc, o.err);
+	return 0;
 }
 
 /* the checks after each step: reads back optimal, degraded, scrub when in sync */
@@ -554,11 +721,93 @@ static int check_in_sync(struct world *w, uint64_t seed)
 /* ---- the operations ---- */
 
 /*
+ * F: writes through fio and the engine (ioengine=external:raid.so, the array's options as a
+ * job file gives them): random blocks of 4k-64k over a random range, each block fio's
+ * verify_pattern, read back by fio itself (verify=pattern), then held by the model. With
+ * inject, EIO on member slot's writes (raid_inject) after a few; one in four is SIGKILLed.
+ */
+static int fio_op(struct world *w, int slot, bool inject, struct rng *r, const char *op)
+{
+	static char a[40][320], mem[RAID_MAX_MEMBERS * 300 + 16];
+	struct array *ar = &w->ar;
+	char stats[300], *argv[48];
+	uint64_t bs = 4096ULL << below(r, 5), len, off;
+	uint8_t pat[4];
+	struct session s;
+	struct outcome o;
+	int n = 0, kill_ms = below(r, 4) ? -1 : 20 + (int)below(r, 300);
+
+	if (!g_fio[0])
+		return 1;
+	while (bs > ar->vol)
+		bs /= 2;
+	len = bs * (1 + below(r, ar->vol / bs));
+	off = bs * below(r, (ar->vol - len) / bs + 1);
+	for (int i = 0; i < 4; i++)
+		pat[i] = (uint8_t)rnd(r);
+	path_of(ar, "stats.json", stats, sizeof(stats));
+	base_session(w, &s, true);
+#define ARG(...) (snprintf(a[n], sizeof(a[n]), __VA_ARGS__), argv[n] = a[n], n++)
+	ARG("%s", g_fio);
+	ARG("--name=torture");
+	ARG("--ioengine=external:%s", g_engine);
+	ARG("--thread=1");
+	ARG("--filename=vol");
+	ARG("--rw=randwrite");
+	ARG("--bs=%llu", (unsigned long long)bs);
+	ARG("--offset=%llu", (unsigned long long)off);
+	ARG("--size=%llu", (unsigned long long)len);
+	ARG("--iodepth=%d", 1 << below(r, 5));
+	ARG("--verify=pattern");
+	ARG("--verify_pattern=0x%02x%02x%02x%02x", pat[0], pat[1], pat[2], pat[3]);
+	ARG("--verify_fatal=1");
+	ARG("--verify_state_save=0");
+	ARG("--raid_level=%d", ar->level);
+	ARG("--raid_member_size=%llu", (unsigned long long)ar->msize);
+	if (ar->level != 1)
+		ARG("--raid_chunk=%llu", (unsigned long long)ar->chunk);
+	ARG("--raid_backend=%s", ar->backend);
+	ARG("--raid_parity=cpu");
+	ARG("--raid_stats=%s", stats);
+	for (int i = 0; i < s.nextra; i++)
+		ARG("--%s", s.extra[i]);
+	if (inject)
+		ARG("--raid_inject=%d:write:%d", slot, 1 + (int)below(r, 20));
+#undef ARG
+	snprintf(mem, sizeof(mem), "--raid_members=");
+	for (int i = 0; i < ar->n; i++)
+		snprintf(mem + strlen(mem), sizeof(mem) - strlen(mem), "%s%s", i ? ":" : "",
+			 ar->path[i]);
+	argv[n++] = mem;
+	argv[n] = NULL;
+	memset(&s, 0, sizeof(s));
+	s.argv = argv;
+	memset(w->unsure + off / SECTOR, 1, len / SECTOR); /* until fio says it is verified */
+	run_session(w, &s, kill_ms, &o);
+	if (o.killed) {
+		w->dirty = true;
+		read_state(w);
+		return dirty_degraded_refused(w);
+	}
+	if (o.rc)
+		return fail(w, "%s: fio (status %d): %s", op, o.rc, o.err);
+	for (uint64_t i = 0; i < len; i++)
+		w->model[off + i] = pat[i % 4];
+	memset(w->unsure + off / SECTOR, 0, len / SECTOR);
+	read_stats(w, stats);
+	if (inject)
+		w->intact |= w->failed & ~w->gone;
+	ended_clean(w);
+	return 0;
+}
+
+/*
  * One operation, "KIND:ARG:SEED": w (writes), k (writes, SIGKILL), f (writes, member ARG
  * fails), e (writes, EIO injected on ARG), t (ARG truncated), x (ARG removed), s (a spare
  * rebuilt for the lowest failed slot, with writes), K (the same, SIGKILL during it), c (scrub,
  * SIGKILL during it when ARG is 1), a (re-add ARG through the bitmap), d (the state file's disk
- * full while member ARG fails under writes). Not applicable now: skipped (returns 1).
+ * full while member ARG fails under writes), F (writes through fio; EIO injected on ARG when
+ * odd), b (writes, SIGKILL aimed at a bitmap write). Not applicable now: skipped (returns 1).
  */
 static int do_op(struct world *w, const char *op)
 {
@@ -577,18 +826,27 @@ static int do_op(struct world *w, const char *op)
 	r.s = seed;
 	path_of(ar, "stats.json", stats, sizeof(stats));
 	switch (kind) {
+	case 'F':
+		return fio_op(w, slot, arg & 1 && nf < ar->tolerate && !(w->failed >> slot & 1), &r,
+			      op);
 	case 'w':
 	case 'k':
 	case 'f':
 	case 'e':
-		if (kind == 'k' && ar->level != 1 && ar->level != 10 && nf && ar->level)
-			return 1; /* a dirty degraded RAID5/6 may lose what it held: not a case */
+	case 'b':
 		if ((kind == 'f' || kind == 'e') && (nf >= ar->tolerate || w->failed >> slot & 1))
+			return 1;
+		if (kind == 'b' && !ar->bitmap)
 			return 1;
 		base_session(w, &s, true);
 		s.wseed = seed;
 		s.nwrites = kind == 'k' ? -1 : 8 + (int)below(&r, 40);
 		s.stats = stats;
+		if (kind == 'b') {
+			s.bm_at = 1 + (int)below(&r, 4);
+			s.bm_phase = (int)below(&r, 4);
+			s.depth = 1 + (int)below(&r, 4); /* writes in flight at the kill */
+		}
 		if (kind == 'f') {
 			s.fail_at = (int)below(&r, s.nwrites);
 			s.fail_slot = slot;
@@ -599,17 +857,22 @@ static int do_op(struct world *w, const char *op)
 			s.extra[s.nextra++] = extra[0];
 		}
 		run_session(w, &s, kind == 'k' ? 5 + (int)below(&r, 200) : -1, &o);
-		if (o.killed) {
+		if (kind == 'b' && o.rc == -SIGKILL && verbose)
+			fprintf(stderr, "    | killed at bitmap write %d, %s\n", s.bm_at,
+				(const char *[]){"before its pwrite", "before its fdatasync",
+						 "after its fdatasync",
+						 "between the member writes after it"}[s.bm_phase]);
+		if (o.killed || (kind == 'b' && o.rc == -SIGKILL)) {
 			w->dirty = true;
 			read_state(w);
-			return 0;
+			return dirty_degraded_refused(w);
 		}
 		if (o.rc && o.rc != 11)
 			return fail(w, "%s (status %d): %s", op, o.rc, o.err);
 		read_stats(w, stats);
 		if (kind == 'e')
 			w->intact |= w->failed & ~w->gone;
-		w->dirty = false;
+		ended_clean(w);
 		return 0;
 	case 't':
 	case 'x':
@@ -653,7 +916,7 @@ static int do_op(struct world *w, const char *op)
 			return fail(w, "%s (status %d): %s", op, o.rc, o.err);
 		} else {
 			read_stats(w, stats);
-			w->dirty = false;
+			ended_clean(w);
 		}
 		if (!(w->failed >> slot & 1) && (!o.killed || ar->state)) {
 			snprintf(ar->path[slot], sizeof(ar->path[slot]), "%s", p);
@@ -710,7 +973,7 @@ static int do_op(struct world *w, const char *op)
 /* a random applicable-looking operation */
 static void gen_op(struct world *w, struct rng *r, char *out)
 {
-	static const char kinds[] = "wwwwkkkffeetxsssKccad";
+	static const char kinds[] = "wwwwkkkffeetxsssKccadFFb";
 	char k = kinds[below(r, sizeof(kinds) - 1)];
 
 	snprintf(out, OPLEN, "%c:%llu:%llu", k, (unsigned long long)below(r, w->ar.n),
@@ -1099,6 +1362,18 @@ int main(int argc, char **argv)
 		usage(2);
 	if (!g_base)
 		g_base = "/dev/shm";
+	{ /* fio and the engine where make puts them: build/bin/fio, build/engines/raid.so */
+		char exe[256];
+		ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		exe[k > 0 ? k : 0] = 0;
+		if (strrchr(exe, '/'))
+			*strrchr(exe, '/') = 0;
+		snprintf(g_fio, sizeof(g_fio), "%s/fio", exe);
+		snprintf(g_engine, sizeof(g_engine), "%s/../engines/raid.so", exe);
+		if (access(g_fio, X_OK) || access(g_engine, R_OK))
+			g_fio[0] = 0; /* the F operation is not applicable */
+	}
 	if (getuid())
 		g_mount = false; /* no tmpfs of our own: the full-disk operation is skipped */
 	snprintf(logp, sizeof(logp), "%s/raid-torture-%d.log", g_base, getpid());
