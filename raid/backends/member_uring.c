@@ -64,9 +64,15 @@ static int uring_init(struct raid_queue *q, char *err, size_t errlen)
 	 * thread for each one. Older kernels refuse the flags: fall back step by step.
 	 */
 	for (int i = 0; i < 3; i++) {
-		static const unsigned flags[] = {IORING_SETUP_SINGLE_ISSUER |
-						     IORING_SETUP_DEFER_TASKRUN,
-						 IORING_SETUP_COOP_TASKRUN, 0};
+		/*
+		 * TASKRUN_FLAG: a completion's deferred work raises IORING_SQ_TASKRUN, and the
+		 * non-blocking peek (raid_reap(min 0) after raid_queue_fd's wakeup) enters the
+		 * kernel to run it; without it only a blocking wait would.
+		 */
+		static const unsigned flags[] = {
+		    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+			IORING_SETUP_TASKRUN_FLAG,
+		    IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG, 0};
 
 		memset(&p, 0, sizeof(p));
 		p.flags = flags[i];
@@ -202,6 +208,17 @@ static int uring_poll(struct raid_queue *q, bool block, const struct timespec *t
 	return total;
 }
 
+/*
+ * The kernel signals a registered eventfd for every CQE it posts and, with deferred task
+ * work, already when a completion's work is queued (the peek then runs it).
+ */
+static int uring_notify(struct raid_queue *q, int efd)
+{
+	struct uring_be *u = q->be_priv;
+
+	return io_uring_register_eventfd(&u->ring, efd);
+}
+
 const struct member_backend_ops member_uring_ops = {
     .name = "io_uring",
     .uses_files = true,
@@ -210,4 +227,5 @@ const struct member_backend_ops member_uring_ops = {
     .prep = uring_prep,
     .submit = uring_submit,
     .poll = uring_poll,
+    .notify = uring_notify,
 };
