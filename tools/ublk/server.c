@@ -38,13 +38,14 @@ struct ublk_q {
 	size_t descs_len;
 	char *bufs;
 	struct raid_queue *rq;
-	int efd; /* raid_queue_fd(rq) */
+	int efd;		   /* raid_queue_fd(rq) */
 	struct raid_request *reqs; /* one per tag */
 	bool *fua;		   /* the tag's write asked for FUA */
 	unsigned fetched;	   /* tags whose fetch the driver holds */
 	unsigned queued;	   /* SQEs not yet submitted */
 	/* what the driver sent (the log's line at stop): requests by op and by size */
 	uint64_t nreq[2], bytes[2], nflush, nfua;
+	uint64_t nwake; /* wakeups by the engine's fd: 0 after I/O means the poll never fired */
 	uint64_t sizes[2][12]; /* a request of at most 4 KiB << i, the last any larger */
 	int err;
 	char msg[RAID_ERRLEN];
@@ -176,8 +177,9 @@ static void q_report(const struct ublk_q *q)
 	for (int op = 0; op < 2; op++) {
 		if (!q->nreq[op])
 			continue;
-		n += snprintf(line + n, sizeof(line) - n, " %llu %s (avg %llu KiB:",
-			      (unsigned long long)q->nreq[op], op == RAID_OP_READ ? "reads" : "writes",
+		n += snprintf(line + n, sizeof(line) - n,
+			      " %llu %s (avg %llu KiB:", (unsigned long long)q->nreq[op],
+			      op == RAID_OP_READ ? "reads" : "writes",
 			      (unsigned long long)(q->bytes[op] / q->nreq[op] >> 10));
 		for (int b = 0; b < 12 && n < (int)sizeof(line); b++)
 			if (q->sizes[op][b])
@@ -188,8 +190,10 @@ static void q_report(const struct ublk_q *q)
 		n += snprintf(line + n, sizeof(line) - n, ")");
 	}
 	if (n < (int)sizeof(line))
-		snprintf(line + n, sizeof(line) - n, ", %llu flushes, %llu FUA writes",
-			 (unsigned long long)q->nflush, (unsigned long long)q->nfua);
+		snprintf(line + n, sizeof(line) - n,
+			 ", %llu flushes, %llu FUA writes, %llu engine wakeups",
+			 (unsigned long long)q->nflush, (unsigned long long)q->nfua,
+			 (unsigned long long)q->nwake);
 	fprintf(stderr, "%s\n", line);
 }
 
@@ -332,9 +336,9 @@ static void q_ready(struct ublk_q *q)
 
 /*
  * One thread per queue sleeps in one place, its ublk ring's wait: a new request arrives
- * there, and so does the engine's news (a multishot poll on raid_queue_fd). raid.h's rule
- * for that fd: reap until fewer than asked come back, after every wakeup and submit, before
- * sleeping again.
+ * there, and so does the engine's news (a multishot poll on raid_queue_fd). It reaps the
+ * engine only when that poll fired, until fewer than asked come back (raid.h's rule): a
+ * request that completes inside raid_submit or raid_commit signals the fd too.
  */
 static void *q_thread(void *arg)
 {
@@ -350,34 +354,39 @@ static void *q_thread(void *arg)
 		struct __kernel_timespec ts = {0, 200000000}; /* only to notice `stopping` */
 		struct io_uring_cqe *cqe;
 		unsigned head, n = 0;
-		bool rearm = false;
+		bool rearm = false, engine = false;
 		int got;
 
-		do {
-			got = raid_reap(q->rq, 0, 64, NULL, done);
-			for (int i = 0; i < got; i++)
-				q_reaped(q, done[i]);
-		} while (got == 64);
 		if (atomic_load(&s->stopping) && raid_queue_inflight(q->rq) == 0) {
 			if (q->queued)
 				io_uring_submit(&q->ring);
 			break;
 		}
-		/* the answers queued above go in with the wait */
+		/* the answers queued since go in with the wait */
 		io_uring_submit_and_wait_timeout(&q->ring, &cqe, 1, &ts, NULL);
 		q->queued = 0;
 		io_uring_for_each_cqe(&q->ring, head, cqe)
 		{
-			if (cqe->user_data == ENGINE_TAG)
+			if (cqe->user_data == ENGINE_TAG) {
 				rearm |= !(cqe->flags & IORING_CQE_F_MORE);
-			else
+				engine = true;
+			} else {
 				q_ublk_cqe(q, cqe);
+			}
 			n++;
 		}
 		io_uring_cq_advance(&q->ring, n);
 		if (rearm)
 			q_arm_engine(q);
 		raid_commit(q->rq);
+		if (!engine)
+			continue;
+		q->nwake++;
+		do {
+			got = raid_reap(q->rq, 0, 64, NULL, done);
+			for (int i = 0; i < got; i++)
+				q_reaped(q, done[i]);
+		} while (got == 64);
 	}
 	return NULL;
 }
