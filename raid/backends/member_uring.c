@@ -19,6 +19,7 @@ struct uring_be {
 	struct io_uring ring;
 	bool fixed;
 	bool armed;
+	bool notify; /* raid_queue_fd: a non-blocking poll runs the deferred completions */
 };
 
 static unsigned pow2_at_least(unsigned v)
@@ -64,15 +65,9 @@ static int uring_init(struct raid_queue *q, char *err, size_t errlen)
 	 * thread for each one. Older kernels refuse the flags: fall back step by step.
 	 */
 	for (int i = 0; i < 3; i++) {
-		/*
-		 * TASKRUN_FLAG: a completion's deferred work raises IORING_SQ_TASKRUN, and the
-		 * non-blocking peek (raid_reap(min 0) after raid_queue_fd's wakeup) enters the
-		 * kernel to run it; without it only a blocking wait would.
-		 */
-		static const unsigned flags[] = {
-		    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
-			IORING_SETUP_TASKRUN_FLAG,
-		    IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG, 0};
+		static const unsigned flags[] = {IORING_SETUP_SINGLE_ISSUER |
+						     IORING_SETUP_DEFER_TASKRUN,
+						 IORING_SETUP_COOP_TASKRUN, 0};
 
 		memset(&p, 0, sizeof(p));
 		p.flags = flags[i];
@@ -176,6 +171,13 @@ static int uring_poll(struct raid_queue *q, bool block, const struct timespec *t
 		if (ret < 0)
 			return ret == -ETIME || ret == -EINTR ? 0 : ret;
 	}
+	/*
+	 * With deferred task work a completion is only queued until the ring is entered: the
+	 * caller woken by the eventfd reaps without blocking, so enter here. (TASKRUN_FLAG
+	 * would let the peek do it, but it hung fio's rebuild-during-writes case: not used.)
+	 */
+	if (!block && u->notify)
+		io_uring_get_events(&u->ring);
 	for (;;) {
 		struct {
 			uint64_t data;
@@ -210,13 +212,15 @@ static int uring_poll(struct raid_queue *q, bool block, const struct timespec *t
 
 /*
  * The kernel signals a registered eventfd for every CQE it posts and, with deferred task
- * work, already when a completion's work is queued (the peek then runs it).
+ * work, already when a completion's work is queued (uring_poll then enters to run it).
  */
 static int uring_notify(struct raid_queue *q, int efd)
 {
 	struct uring_be *u = q->be_priv;
+	int ret = io_uring_register_eventfd(&u->ring, efd);
 
-	return io_uring_register_eventfd(&u->ring, efd);
+	u->notify = ret == 0;
+	return ret;
 }
 
 const struct member_backend_ops member_uring_ops = {
