@@ -25,6 +25,7 @@ struct aio_be {
 	struct io_event *ev;
 	struct iocb poll_cb;
 	bool armed;
+	int efd; /* raid_queue_fd's eventfd, signalled by each completion; -1: none */
 };
 
 static int aio_init(struct raid_queue *q, char *err, size_t errlen)
@@ -48,6 +49,7 @@ static int aio_init(struct raid_queue *q, char *err, size_t errlen)
 		return ret;
 	}
 	q->be_capacity = b->cap;
+	b->efd = -1;
 	q->be_priv = b;
 	return 0;
 }
@@ -82,6 +84,8 @@ static int aio_prep(struct raid_queue *q, struct member_io *m)
 	else
 		io_prep_pwrite(cb, q->fds[m->dev], buf, len, off);
 	cb->data = m;
+	if (b->efd >= 0)
+		io_set_eventfd(cb, b->efd);
 	b->pend[b->npend++] = cb;
 	return 0;
 }
@@ -146,6 +150,15 @@ static int aio_poll(struct raid_queue *q, bool block, const struct timespec *tim
 	return total;
 }
 
+/* the kernel signals it for each I/O prepped from now on (IOCB_FLAG_RESFD) */
+static int aio_notify(struct raid_queue *q, int efd)
+{
+	struct aio_be *b = q->be_priv;
+
+	b->efd = efd;
+	return 0;
+}
+
 const struct member_backend_ops member_aio_ops = {
     .name = "libaio",
     .uses_files = true,
@@ -154,4 +167,5 @@ const struct member_backend_ops member_aio_ops = {
     .prep = aio_prep,
     .submit = aio_submit,
     .poll = aio_poll,
+    .notify = aio_notify,
 };

@@ -100,6 +100,7 @@ static int fault_prep(struct raid_queue *q, struct member_io *mio)
 
 	if (injected(q, f, mio)) {
 		STAILQ_INSERT_TAIL(&f->held, mio, link);
+		raid_queue_notify(q); /* it fails at the next poll, with no kernel event */
 		return 0;
 	}
 	return f->inner->prep(q, mio);
@@ -129,6 +130,14 @@ static int fault_poll(struct raid_queue *q, bool block, const struct timespec *t
 	/* something completed: never block, the caller has work */
 	ret = f->inner->poll(q, block && !n, timeout);
 	return ret < 0 ? (n ? n : ret) : n + ret;
+}
+
+/* the wrapped backend's completions signal it; held ones are signalled at prep */
+static int fault_notify(struct raid_queue *q, int efd)
+{
+	struct fault_q *f = q->deco_priv;
+
+	return f->inner->notify ? f->inner->notify(q, efd) : -ENOTSUP;
 }
 
 /* raid_inject: "IDX:read|write:PERCENT[,...]" */
@@ -227,4 +236,5 @@ const struct member_backend_ops member_fault_ops = {
     .prep = fault_prep,
     .submit = fault_submit,
     .poll = fault_poll,
+    .notify = fault_notify,
 };

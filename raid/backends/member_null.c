@@ -39,4 +39,5 @@ const struct member_backend_ops member_null_ops = {
     .prep = sync_be_prep,
     .submit = sync_be_submit,
     .poll = sync_be_poll,
+    .notify = sync_be_notify,
 };

@@ -19,6 +19,7 @@ struct uring_be {
 	struct io_uring ring;
 	bool fixed;
 	bool armed;
+	bool notify; /* raid_queue_fd: a non-blocking poll runs the deferred completions */
 };
 
 static unsigned pow2_at_least(unsigned v)
@@ -170,6 +171,13 @@ static int uring_poll(struct raid_queue *q, bool block, const struct timespec *t
 		if (ret < 0)
 			return ret == -ETIME || ret == -EINTR ? 0 : ret;
 	}
+	/*
+	 * With deferred task work a completion is only queued until the ring is entered: the
+	 * caller woken by the eventfd reaps without blocking, so enter here. (TASKRUN_FLAG
+	 * would let the peek do it, but it hung fio's rebuild-during-writes case: not used.)
+	 */
+	if (!block && u->notify)
+		io_uring_get_events(&u->ring);
 	for (;;) {
 		struct {
 			uint64_t data;
@@ -202,6 +210,19 @@ static int uring_poll(struct raid_queue *q, bool block, const struct timespec *t
 	return total;
 }
 
+/*
+ * The kernel signals a registered eventfd for every CQE it posts and, with deferred task
+ * work, already when a completion's work is queued (uring_poll then enters to run it).
+ */
+static int uring_notify(struct raid_queue *q, int efd)
+{
+	struct uring_be *u = q->be_priv;
+	int ret = io_uring_register_eventfd(&u->ring, efd);
+
+	u->notify = ret == 0;
+	return ret;
+}
+
 const struct member_backend_ops member_uring_ops = {
     .name = "io_uring",
     .uses_files = true,
@@ -210,4 +231,5 @@ const struct member_backend_ops member_uring_ops = {
     .prep = uring_prep,
     .submit = uring_submit,
     .poll = uring_poll,
+    .notify = uring_notify,
 };

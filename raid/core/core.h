@@ -145,6 +145,8 @@ struct raid_queue {
 	unsigned nreq; /* requests started and not yet reaped-ready */
 
 	int doorbell_fd;
+	atomic_int notify_fd; /* raid_queue_fd(), -1 until asked for; read by posters */
+	bool reaping;  /* inside raid_reap: what completes now is handed back by it */
 	pthread_mutex_t post_lock;
 	STAILQ_HEAD(raid_post_list, raid_post) posts;
 	atomic_bool posted;

@@ -9,7 +9,8 @@ LIBRAID_SRCS += raid/core/config.c raid/core/options.c raid/core/array.c raid/co
 
 $(foreach t,config_test doorbell_test mdbytes_test random_test merge_test \
 	array_test options_test failure_test identity_test modules_test intent_test \
-	slow_req_test,$(eval $(call raid_ctest,core,$(t))))
+	slow_req_test queue_fd_test,$(eval $(call raid_ctest,core,$(t))))
 # AddressSanitizer catches an overflow of the registry key even when it does not crash
 $(OBJ)/raid/core/array_test.o: private ALL_CFLAGS += -fsanitize=address
 $(BUILD)/tests/array_test: private ALL_CFLAGS += -fsanitize=address
+LDLIBS_queue_fd_test := -lcmocka -luring

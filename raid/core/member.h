@@ -61,6 +61,14 @@ struct member_backend_ops {
 	 * timeout. Returns the number of completions reported, or negative errno.
 	 */
 	int (*poll)(struct raid_queue *q, bool block, const struct timespec *timeout);
+	/*
+	 * Optional (raid_queue_fd): from now on, signal the eventfd efd whenever a member I/O
+	 * completes, at least once per batch, so that a later poll(block = false) reports it.
+	 * A backend that reports without any kernel event (its bytes moved at submit, an I/O
+	 * held for injection) calls raid_queue_notify() instead (sync_be does). NULL: the
+	 * backend cannot, raid_queue_fd() is -ENOTSUP.
+	 */
+	int (*notify)(struct raid_queue *q, int efd);
 };
 
 /*
@@ -89,6 +97,8 @@ STAILQ_HEAD(mio_list, member_io);
 void raid_mio_done(struct raid_queue *q, struct member_io *mio, int res);
 /* Read the doorbell eventfd dry (non-blocking). */
 void raid_doorbell_drain(struct raid_queue *q);
+/* Make raid_queue_fd() readable, if anyone asked for it: the next poll has work. */
+void raid_queue_notify(struct raid_queue *q);
 
 /*
  * A synchronous backend's queue (sync_be.c): the bytes move at submit, the results are
@@ -105,5 +115,6 @@ void sync_be_exit(struct raid_queue *q);
 int sync_be_prep(struct raid_queue *q, struct member_io *mio);
 int sync_be_submit(struct raid_queue *q);
 int sync_be_poll(struct raid_queue *q, bool block, const struct timespec *timeout);
+int sync_be_notify(struct raid_queue *q, int efd); /* its submit signals: nothing to set up */
 
 #endif

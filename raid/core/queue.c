@@ -138,6 +138,9 @@ void raid_request_done(struct raid_queue *q, struct raid_request *r)
 	q->nreq--;
 	STAILQ_INSERT_TAIL(&q->done, r, done_link);
 	q->ndone++;
+	/* in raid_submit or raid_commit: no backend event will bring the caller to reap it */
+	if (!q->reaping)
+		raid_queue_notify(q);
 }
 
 void raid_mio_error(struct raid_queue *q, struct member_io *mio, int res)
@@ -320,17 +323,55 @@ void raid_doorbell_drain(struct raid_queue *q)
 		;
 }
 
-void raid_queue_post(struct raid_queue *q, struct raid_post *p)
+static void efd_signal(int fd)
 {
 	uint64_t one = 1;
 
+	/* the counter cannot overflow in practice; EAGAIN would still leave it readable */
+	while (write(fd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+}
+
+void raid_queue_notify(struct raid_queue *q)
+{
+	int fd = q->notify_fd;
+
+	if (fd >= 0)
+		efd_signal(fd);
+}
+
+void raid_queue_post(struct raid_queue *q, struct raid_post *p)
+{
 	pthread_mutex_lock(&q->post_lock);
 	STAILQ_INSERT_TAIL(&q->posts, p, link);
 	atomic_store(&q->posted, true);
 	pthread_mutex_unlock(&q->post_lock);
-	/* the counter cannot overflow in practice; EAGAIN would still leave it readable */
-	while (write(q->doorbell_fd, &one, sizeof(one)) < 0 && errno == EINTR)
-		;
+	efd_signal(q->doorbell_fd);
+	/* one made after this load signals itself once made: the post is not missed */
+	raid_queue_notify(q);
+}
+
+int raid_queue_fd(struct raid_queue *q)
+{
+	int fd, ret;
+
+	if (q->notify_fd >= 0)
+		return q->notify_fd;
+	if (!q->be->notify)
+		return -ENOTSUP;
+	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = q->be->notify(q, fd);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	q->notify_fd = fd;
+	/* what is done or posted already was never signalled */
+	if (q->ndone || atomic_load(&q->posted) || q->nreq)
+		raid_queue_notify(q);
+	return fd;
 }
 
 static void drain_posts(struct raid_queue *q)
@@ -385,23 +426,41 @@ int raid_reap(struct raid_queue *q, unsigned min, unsigned max, const struct tim
 	}
 	if (min > max)
 		min = max;
+	/*
+	 * Emptied before anything is looked at: what completes after this point signals it
+	 * again, so a caller that waits on it after we return misses nothing.
+	 */
+	int nfd = q->notify_fd;
+
+	if (nfd >= 0) {
+		uint64_t v;
+
+		while (read(nfd, &v, sizeof(v)) < 0 && errno == EINTR)
+			;
+	}
+	q->reaping = true;
 	for (;;) {
 		int ret;
 
 		drain_posts(q);
 		ret = q->be->poll(q, false, NULL);
 		raid_commit(q);
-		if (ret < 0)
+		if (ret < 0) {
+			q->reaping = false;
 			return ret;
+		}
 		if (q->ndone >= min || q->nreq == 0)
 			break;
 		if (timeout && !time_left(&deadline, &left))
 			break;
 		ret = q->be->poll(q, true, timeout ? &left : NULL);
-		if (ret < 0 && ret != -ETIME && ret != -EINTR)
+		if (ret < 0 && ret != -ETIME && ret != -EINTR) {
+			q->reaping = false;
 			return ret;
+		}
 		raid_commit(q);
 	}
+	q->reaping = false;
 	while (n < max && !STAILQ_EMPTY(&q->done)) {
 		struct raid_request *r = STAILQ_FIRST(&q->done);
 
@@ -470,6 +529,7 @@ int raid_queue_create(struct raid_array *a, unsigned depth, bool direct, struct 
 				q->dio_align = raid_dio_align(ret);
 		}
 	}
+	q->notify_fd = -1;
 	q->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (q->doorbell_fd < 0) {
 		ret = -errno;
@@ -512,6 +572,8 @@ void raid_queue_destroy(struct raid_queue *q)
 	q->be->exit(q);
 	merge_exit(q);
 	close(q->doorbell_fd);
+	if (q->notify_fd >= 0)
+		close(q->notify_fd);
 	pthread_mutex_lock(&q->a->lock);
 	add_counters(&q->a->totals, &q->c);
 	pthread_mutex_unlock(&q->a->lock);

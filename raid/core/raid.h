@@ -277,6 +277,25 @@ int raid_queue_register_buffers(struct raid_queue *q, void *buf, size_t len);
  */
 void raid_queue_post(struct raid_queue *q, struct raid_post *p);
 
+/*
+ * A file descriptor that becomes readable (POLLIN) when raid_reap() has something to do:
+ * a member I/O finished, another thread posted work, or a request completed inside
+ * raid_submit() or raid_commit() (an error, a synchronous backend). For a thread that also
+ * waits on other things (a ublk server's ring: a poll on this fd there, so one wait covers
+ * both) instead of blocking in raid_reap(). An eventfd the queue owns: made on the first
+ * call, from the queue's thread, closed by raid_queue_destroy(); the fio adapter never
+ * calls it and pays nothing for it. Negative errno: -ENOTSUP where the backend cannot
+ * signal it (then block in raid_reap()).
+ *
+ * Edge semantics, as a completion eventfd of io_uring or SPDK's interrupt mode: one wakeup
+ * may stand for many completions, and a wakeup may find nothing. After each wakeup call
+ * raid_reap(q, 0, max, NULL, out) until it returns fewer than max; do not read the fd
+ * yourself. raid_reap() empties it before it looks for completions, so an event that comes
+ * after that makes it readable again: once raid_reap() has returned fewer than max, waiting
+ * on the fd loses nothing.
+ */
+int raid_queue_fd(struct raid_queue *q);
+
 /* Library messages go through this hook (default: one line on stderr). */
 void raid_set_log(void (*fn)(const char *line));
 void raid_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -47,6 +47,16 @@ int sync_be_submit(struct raid_queue *q)
 		m->res = s->xfer(q, m);
 		STAILQ_INSERT_TAIL(&s->done, m, link);
 	}
+	/* done, to be reported at the next poll: no kernel event will say so */
+	if (!STAILQ_EMPTY(&s->done))
+		raid_queue_notify(q);
+	return 0;
+}
+
+int sync_be_notify(struct raid_queue *q, int efd)
+{
+	(void)q;
+	(void)efd;
 	return 0;
 }
 

@@ -107,6 +107,10 @@ for spec in $(want fio && echo "0,3 1,2 5,4 6,5,--queues=2 10,4,--cpus=1"); do
 		--verify_state_save=0 --output=/tmp/$name.out
 	cat /tmp/$name.out
 	"$R" stop $dev || res $name-stop "FAIL: stop"
+	# the queue thread sleeps in its ublk ring only: the engine's news must have woken it
+	# there (the poll on raid_queue_fd), not only the ublk requests
+	[[ $1 == 5 ]] && check $name-engine-fd bash -c "grep 'queue 0 served' \
+		/run/raid-ublk/${dev#/dev/ublkb}.log | tail -1 | grep -E ' [1-9][0-9]* engine wakeups'"
 done
 
 # --- SIGKILL of the server during writes, --recover, every acknowledged write ------------

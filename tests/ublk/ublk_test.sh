@@ -63,6 +63,7 @@ for l in 0 1 5 6 10; do
 	case_ "RAID$l: fio verify=crc32c through /dev/ublkbN (RAID6: two queues; RAID10: --cpus)" fio-r$l
 done
 case_ "RAID6: --queues 2 makes two hardware queues" fio-r6-queues
+case_ "RAID5: the queue thread woke on the engine's completion fd (raid_queue_fd)" fio-r5-engine-fd
 case_ "SIGKILL: the server is killed during writes" kill-killed
 case_ "SIGKILL: the state file says dirty" kill-dirty
 case_ "SIGKILL: start --recover takes the same device over" kill-recover

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #include "params.h"
 #include "ublk_uapi.h"
 
+#define ENGINE_TAG UINT64_MAX /* the poll on the engine's fd; a command's user_data is its tag */
+
 struct ublk_q {
 	struct ublk_srv *s;
 	int qid;
@@ -35,10 +38,15 @@ struct ublk_q {
 	size_t descs_len;
 	char *bufs;
 	struct raid_queue *rq;
+	int efd;		   /* raid_queue_fd(rq) */
 	struct raid_request *reqs; /* one per tag */
 	bool *fua;		   /* the tag's write asked for FUA */
 	unsigned fetched;	   /* tags whose fetch the driver holds */
 	unsigned queued;	   /* SQEs not yet submitted */
+	/* what the driver sent (the log's line at stop): requests by op and by size */
+	uint64_t nreq[2], bytes[2], nflush, nfua;
+	uint64_t nwake; /* wakeups by the engine's fd: 0 after I/O means the poll never fired */
+	uint64_t sizes[2][12]; /* a request of at most 4 KiB << i, the last any larger */
 	int err;
 	char msg[RAID_ERRLEN];
 };
@@ -97,18 +105,38 @@ static int simple_cmd(struct ublk_srv *s, unsigned op, uint64_t data)
 	return ctrl_cmd(s, op, &c);
 }
 
-static void q_sqe(struct ublk_q *q, unsigned op, unsigned tag, int result)
+static struct io_uring_sqe *q_get_sqe(struct ublk_q *q)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
-	struct ru_io_cmd *cmd;
 
-	if (!sqe) { /* the ring holds depth entries and each tag has one command at most */
+	/* the ring holds depth + 1 entries: a command per tag at most, and the engine's poll */
+	if (!sqe) {
 		io_uring_submit(&q->ring);
 		q->queued = 0;
 		sqe = io_uring_get_sqe(&q->ring);
-		if (!sqe)
-			return;
 	}
+	return sqe;
+}
+
+/* The engine queue's fd, polled in the ublk ring: one wait covers both (raid_queue_fd). */
+static void q_arm_engine(struct ublk_q *q)
+{
+	struct io_uring_sqe *sqe = q_get_sqe(q);
+
+	if (!sqe)
+		return;
+	io_uring_prep_poll_multishot(sqe, q->efd, POLLIN);
+	io_uring_sqe_set_data64(sqe, ENGINE_TAG);
+	q->queued++;
+}
+
+static void q_sqe(struct ublk_q *q, unsigned op, unsigned tag, int result)
+{
+	struct io_uring_sqe *sqe = q_get_sqe(q);
+	struct ru_io_cmd *cmd;
+
+	if (!sqe)
+		return;
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = q->s->cdev_fd;
@@ -126,6 +154,47 @@ static void q_sqe(struct ublk_q *q, unsigned op, unsigned tag, int result)
 static void q_complete(struct ublk_q *q, unsigned tag, int res)
 {
 	q_sqe(q, RU_U_IO_COMMIT_AND_FETCH_REQ, tag, res);
+}
+
+static void q_count(struct ublk_q *q, enum raid_op op, uint64_t len, bool fua)
+{
+	unsigned b = 0;
+
+	while (b < 11 && len > (4096ULL << b))
+		b++;
+	q->nreq[op]++;
+	q->bytes[op] += len;
+	q->sizes[op][b]++;
+	q->nfua += fua;
+}
+
+/* One line: how the block layer cut the I/O (the sizes a 1 MiB write arrived in, etc.). */
+static void q_report(const struct ublk_q *q)
+{
+	char line[512];
+	int n = snprintf(line, sizeof(line), "raid-ublk: queue %d served", q->qid);
+
+	for (int op = 0; op < 2; op++) {
+		if (!q->nreq[op])
+			continue;
+		n += snprintf(line + n, sizeof(line) - n,
+			      " %llu %s (avg %llu KiB:", (unsigned long long)q->nreq[op],
+			      op == RAID_OP_READ ? "reads" : "writes",
+			      (unsigned long long)(q->bytes[op] / q->nreq[op] >> 10));
+		for (int b = 0; b < 12 && n < (int)sizeof(line); b++)
+			if (q->sizes[op][b])
+				n += snprintf(line + n, sizeof(line) - n, " %s%lluK x%llu",
+					      b == 11 ? ">" : "<=",
+					      (unsigned long long)(4ULL << (b == 11 ? 10 : b)),
+					      (unsigned long long)q->sizes[op][b]);
+		n += snprintf(line + n, sizeof(line) - n, ")");
+	}
+	if (n < (int)sizeof(line))
+		snprintf(line + n, sizeof(line) - n,
+			 ", %llu flushes, %llu FUA writes, %llu engine wakeups",
+			 (unsigned long long)q->nflush, (unsigned long long)q->nfua,
+			 (unsigned long long)q->nwake);
+	fprintf(stderr, "%s\n", line);
 }
 
 /* A request arrived in tag's descriptor. */
@@ -151,11 +220,13 @@ static void q_request(struct ublk_q *q, unsigned tag)
 		r->length = len;
 		r->cookie = (void *)(uintptr_t)tag;
 		q->fua[tag] = op == RU_IO_OP_WRITE && (d->op_flags & RU_IO_F_FUA);
+		q_count(q, r->op, len, q->fua[tag]);
 		ret = raid_submit(q->rq, r);
 		if (ret < 0)
 			q_complete(q, tag, ret);
 		return;
 	case RU_IO_OP_FLUSH:
+		q->nflush++;
 		/*
 		 * Every write the kernel saw completed has been reaped from the engine (a tag is
 		 * answered only then), so fdatasync of the members now covers them all.
@@ -225,7 +296,7 @@ static int q_setup(struct ublk_q *q)
 	q->fua = calloc(s->o.depth, sizeof(*q->fua));
 	if (!q->reqs || !q->fua)
 		return -ENOMEM;
-	ret = io_uring_queue_init(s->o.depth, &q->ring, 0);
+	ret = io_uring_queue_init(s->o.depth + 1, &q->ring, 0);
 	if (ret < 0) {
 		snprintf(q->msg, sizeof(q->msg), "raid-ublk: io_uring for queue %d: %s", q->qid,
 			 strerror(-ret));
@@ -235,6 +306,13 @@ static int q_setup(struct ublk_q *q)
 	if (ret < 0)
 		return ret;
 	raid_queue_register_buffers(q->rq, q->bufs, (size_t)s->o.depth * s->o.max_io);
+	q->efd = raid_queue_fd(q->rq);
+	if (q->efd < 0) {
+		snprintf(q->msg, sizeof(q->msg), "raid-ublk: the engine's completion fd: %s",
+			 strerror(-q->efd));
+		return q->efd;
+	}
+	q_arm_engine(q);
 	for (unsigned t = 0; t < s->o.depth; t++)
 		q_sqe(q, RU_U_IO_FETCH_REQ, t, -1);
 	ret = io_uring_submit(&q->ring);
@@ -257,10 +335,10 @@ static void q_ready(struct ublk_q *q)
 }
 
 /*
- * One thread per queue waits on two rings: the ublk ring (new requests) and the engine
- * queue's (member I/O). raid.h offers no fd for the latter, so while the engine has I/O in
- * flight the thread sleeps in raid_reap for at most 50 us, then looks at the ublk ring
- * without blocking; when the engine is idle it blocks on the ublk ring alone.
+ * One thread per queue sleeps in one place, its ublk ring's wait: a new request arrives
+ * there, and so does the engine's news (a multishot poll on raid_queue_fd). It reaps the
+ * engine only when that poll fired, until fewer than asked come back (raid.h's rule): a
+ * request that completes inside raid_submit or raid_commit signals the fd too.
  */
 static void *q_thread(void *arg)
 {
@@ -273,37 +351,42 @@ static void *q_thread(void *arg)
 	if (q->err)
 		return NULL;
 	for (;;) {
+		struct __kernel_timespec ts = {0, 200000000}; /* only to notice `stopping` */
 		struct io_uring_cqe *cqe;
 		unsigned head, n = 0;
+		bool rearm = false, engine = false;
 		int got;
 
-		if (q->queued) {
-			io_uring_submit(&q->ring);
-			q->queued = 0;
-		}
-		if (atomic_load(&s->stopping) && raid_queue_inflight(q->rq) == 0)
+		if (atomic_load(&s->stopping) && raid_queue_inflight(q->rq) == 0) {
+			if (q->queued)
+				io_uring_submit(&q->ring);
 			break;
-		if (raid_queue_inflight(q->rq) > 0) {
-			struct timespec ts = {0, 50000};
-
-			got = raid_reap(q->rq, 1, 64, &ts, done);
-			for (int i = 0; i < got; i++)
-				q_reaped(q, done[i]);
-		} else {
-			struct __kernel_timespec ts = {0, 200000000};
-
-			/* a timeout only to notice `stopping` */
-			if (io_uring_wait_cqe_timeout(&q->ring, &cqe, &ts) < 0)
-				continue;
 		}
+		/* the answers queued since go in with the wait */
+		io_uring_submit_and_wait_timeout(&q->ring, &cqe, 1, &ts, NULL);
+		q->queued = 0;
 		io_uring_for_each_cqe(&q->ring, head, cqe)
 		{
-			q_ublk_cqe(q, cqe);
+			if (cqe->user_data == ENGINE_TAG) {
+				rearm |= !(cqe->flags & IORING_CQE_F_MORE);
+				engine = true;
+			} else {
+				q_ublk_cqe(q, cqe);
+			}
 			n++;
 		}
 		io_uring_cq_advance(&q->ring, n);
-		if (n)
-			raid_commit(q->rq);
+		if (rearm)
+			q_arm_engine(q);
+		raid_commit(q->rq);
+		if (!engine)
+			continue;
+		q->nwake++;
+		do {
+			got = raid_reap(q->rq, 0, 64, NULL, done);
+			for (int i = 0; i < got; i++)
+				q_reaped(q, done[i]);
+		} while (got == 64);
 	}
 	return NULL;
 }
@@ -582,6 +665,7 @@ int ublk_srv_stop(struct ublk_srv *s)
 			s->qs[i].started = false;
 		}
 	for (unsigned i = 0; i < s->o.queues; i++) {
+		q_report(&s->qs[i]);
 		q_free(&s->qs[i]);
 		memset(&s->qs[i], 0, sizeof(s->qs[i]));
 		s->qs[i].ring.ring_fd = -1;
