@@ -333,6 +333,15 @@ void *rec_thread(void *arg)
 		ret = rec_intent_resync(rec); /* only what was being written */
 	else if (rec_cfg(&a->cfg)->resync || rec->st.resync_dirty)
 		ret = raid_rec_scrub(rec, RAID_SCRUB_REPAIR, true);
+	/*
+	 * A resync asked for (raid_init=resync, or the state file's unclean stop) that could
+	 * not run because a member has failed stays owed, as md keeps its resync pending: it
+	 * runs once a rebuild completes the array, before the thread closes (issue 44's
+	 * torture, seed 258570956: a RAID6 without a state file, restarted degraded after a
+	 * killed writer, rebuilt onto a spare from stale parity and was clean with a mismatch).
+	 */
+	bool resync_owed = !ret && a->ops->rows_check && !rec->res.resynced &&
+			   (rec_cfg(&a->cfg)->resync || rec->st.resync_dirty);
 	if (!ret)
 		ret = rec_intent_re_add(rec);
 	pthread_mutex_lock(&rec->mu);
@@ -358,6 +367,14 @@ void *rec_thread(void *arg)
 		targets = rebuild_targets(rec);
 		if (targets) {
 			rebuild_pass(rec, targets);
+			continue;
+		}
+		if (resync_owed && !rec_failed_set(a)) {
+			resync_owed = false;
+			ret = raid_rec_scrub(rec, RAID_SCRUB_REPAIR, true);
+			if (!ret)
+				rec->st.repair_stopped = false; /* every row is whole again */
+			raid_rec_error(rec, ret);
 			continue;
 		}
 		if (scrub) {

@@ -515,6 +515,17 @@ static void ended_clean(struct world *w)
 	char p[300];
 	json_object *o, *x;
 
+	if (!w->ar.state && w->dirty && w->ar.tolerate) {
+		/* raid_init=resync ran only if the stats say so: on a degraded array it waits for
+		 * a rebuild to complete it (the engine keeps it owed, as md's pending resync) */
+		path_of(&w->ar, "stats.json", p, sizeof(p));
+		if ((o = json_object_from_file(p))) {
+			w->dirty = !json_object_object_get_ex(o, "resync", &x) ||
+				   json_object_is_type(x, json_type_null);
+			json_object_put(o);
+		}
+		return;
+	}
 	w->dirty = false;
 	path_of(&w->ar, "st/state.json", p, sizeof(p));
 	if (w->ar.state && (o = json_object_from_file(p))) {
@@ -683,7 +694,7 @@ static int check(struct world *w)
 	if (w->ar.state)
 		read_state(w); /* a reader's open resyncs a dirty array and marks it clean */
 	else
-		w->dirty = false; /* raid_init=resync ran */
+		ended_clean(w); /* raid_init=resync ran, unless a member has failed */
 	return 0;
 }
 
