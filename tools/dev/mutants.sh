@@ -189,7 +189,7 @@ mutant fail-time-finite raid/recovery/helpers/rebuild_config.c '!(s >= 0) || !is
 # --- pacing (the fake-clock rebuild) ---
 mutant pace-min-max raid/recovery/blocks/pace.c \
 	'return now - p->last_t < BUSY_S ? p->min : p->max;' 'return p->max;' $T/pace_test
-mutant checkpoint-each-second raid/recovery/passes/rebuild_pipe.c \
+mutant checkpoint-each-second raid/recovery/passes/passes.h \
 	'#define CHECKPOINT_S 1.0' '#define CHECKPOINT_S 0.5' $T/pace_test
 
 # issue 37 (docs/rebuild.md, "Issue 37")

@@ -35,6 +35,8 @@ struct rec_win {
 	int tries;    /* reads again after a source failed */
 	int ret;      /* a worker's result (REC_WIN_DONE) */
 };
+/* seconds between a pass's checkpoints (the state file's recovery offset), one or many threads */
+#define CHECKPOINT_S 1.0
 struct rec_pass {
 	uint64_t targets, msize, unit;
 	uint64_t front, start_front; /* retired (written) up to front; the pass began there */

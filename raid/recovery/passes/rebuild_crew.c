@@ -17,7 +17,6 @@
 
 #include "recovery/passes/passes.h"
 
-#define CHECKPOINT_S 1.0
 
 struct crew {
 	struct raid_recovery *rec;

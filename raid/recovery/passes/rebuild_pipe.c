@@ -13,7 +13,6 @@
 #include "recovery/passes/passes.h"
 
 #define MIB ((uint64_t)1024 * 1024)
-#define CHECKPOINT_S 1.0
 #define READ_TRIES 8 /* reads of one window again, each after a source failed under it */
 
 /* Pick the surviving copy of [voff..] that is not `t` and not lost; -1 when none. */
