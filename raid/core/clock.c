@@ -46,6 +46,29 @@ void raid_clock_set_sleep(void (*fn)(double s))
 	sleep_fn = fn ? fn : real_sleep;
 }
 
+/*
+ * a busy wait: s seconds spent on the CPU, as work would spend them, so that it costs what
+ * work costs where threads share the CPUs (a sleep gives the CPU away). Under a test's fake
+ * clock, its sleep stands in (the fake clock would not move on by itself).
+ */
+void raid_clock_spin(double s)
+{
+	uint64_t until;
+
+	if (s <= 0)
+		return;
+	if (sleep_fn != real_sleep) {
+		sleep_fn(s);
+		return;
+	}
+	until = mono_ns() + (uint64_t)(s * 1e9);
+	while (mono_ns() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
+}
+
 double raid_array_elapsed(const struct raid_array *a)
 {
 	return (double)(raid_now_ns() - a->t0) / 1e9;

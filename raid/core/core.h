@@ -106,7 +106,7 @@ struct raid_array {
 struct raid_slow_req {
 	unsigned pct;	  /* 0: off */
 	uint64_t last_ns; /* when the last cycle ended */
-	int64_t owed_ns;  /* the sleep owed (negative: slept ahead) */
+	int64_t owed_ns;  /* the time owed (negative: spent ahead) */
 };
 
 void raid_slow_req_init(struct raid_slow_req *s);
@@ -180,6 +180,7 @@ void raid_clock_set(uint64_t (*fn)(void));
 /* a wait of s seconds on that clock (a test's fake sleep moves its fake clock on) */
 void raid_clock_sleep(double s);
 void raid_clock_set_sleep(void (*fn)(double s));
+void raid_clock_spin(double s);
 double raid_array_elapsed(const struct raid_array *a); /* seconds since a->t0 */
 
 /*

@@ -2,11 +2,15 @@
  * slow_req.c - a test-only planted slowdown of the request path: RAID_TEST_SLOW_REQUEST=PERCENT
  * (read when a queue is made) makes each queue's thread take PERCENT% longer per reap cycle
  * (the time from one raid_reap that returned requests to the next, the submitting included)
- * by sleeping before the requests are handed back, so that every level's and operation's
- * rate falls and latency rises alike while the data is unchanged. It is the request path's
- * twin of RAID_TEST_SLOW_PARITY (raid/parity/pq_slow.c), which only touches RAID 5/6 writes:
- * the statistical tier's A/B bench (tests/bench/ab_bench.sh) plants it in B so that every
- * engine figure of the quick preset is touched. Unset, nothing changes.
+ * by spinning on the CPU before the requests are handed back, so that every level's and
+ * operation's rate falls and latency rises alike while the data is unchanged. It spins, as
+ * extra work would, rather than sleeps: a sleep gives the CPU to the other threads, so where
+ * many jobs share the cores (the quick preset's T64 tests on 2 cores) a 25% sleep moved RAID5's
+ * 4K random write by 6% (docs/report.md, "The A/B bench"); a spin of PERCENT% of each cycle's
+ * wall time takes, under a fair share of the CPU, PERCENT% more of it, as work would. It is
+ * the request path's twin of RAID_TEST_SLOW_PARITY (raid/parity/pq_slow.c), which only
+ * touches RAID 5/6 writes: the statistical tier's A/B bench (tests/bench/ab_bench.sh) plants
+ * it in B so that every engine figure of the quick preset is touched. Unset, nothing changes.
  */
 #include <stdlib.h>
 
@@ -33,11 +37,12 @@ void raid_slow_req_pay(struct raid_slow_req *s)
 	if (s->last_ns)
 		s->owed_ns += (int64_t)((now - s->last_ns) * s->pct / 100);
 	/*
-	 * a sleep overshoots (timer slack, a loaded machine): what it took beyond the debt is
-	 * paid back by the next cycles' debts, so the added time is PERCENT% on average
+	 * a spin overshoots (the thread preempted at its end on a loaded machine): what it took
+	 * beyond the debt is paid back by the next cycles' debts, so the added time is PERCENT% on
+	 * average
 	 */
 	if (s->owed_ns > 0) {
-		raid_clock_sleep((double)s->owed_ns / 1e9);
+		raid_clock_spin((double)s->owed_ns / 1e9);
 		slept = raid_now_ns() - now;
 		s->owed_ns -= (int64_t)slept;
 		now += slept;

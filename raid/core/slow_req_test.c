@@ -1,7 +1,9 @@
 /*
  * slow_req_test.c - RAID_TEST_SLOW_REQUEST (slow_req.c) on a fake clock: unset or malformed it
  * adds nothing; set to 25 it adds a quarter of each cycle's time on average, also when every
- * sleep overshoots (a loaded machine), and each sleep comes before the requests are handed back.
+ * spin overshoots (a loaded machine), and each spin comes before the requests are handed back.
+ * The fake clock's sleep stands in for the spin (raid_clock_spin); on the real clock a spin
+ * returns no sooner than asked.
  */
 #include "testutil.h"
 
@@ -99,12 +101,24 @@ static void overshoot_paid_back(void **state)
 	assert_true(got >= 100000000 && got <= 100000000 + 50000 + 10000);
 }
 
+static void spin_on_the_real_clock(void **state)
+{
+	uint64_t t0 = raid_now_ns();
+
+	(void)state;
+	raid_clock_spin(0.002);
+	assert_true(raid_now_ns() - t0 >= 2000000);
+	raid_clock_spin(0); /* nothing owed: returns at once */
+	raid_clock_spin(-1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(off_unless_set, setup, teardown),
 	    cmocka_unit_test_setup_teardown(quarter_of_each_cycle, setup, teardown),
 	    cmocka_unit_test_setup_teardown(overshoot_paid_back, setup, teardown),
+	    cmocka_unit_test(spin_on_the_real_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

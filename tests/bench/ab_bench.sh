@@ -3,7 +3,8 @@
 # `make bench`; docs/report.md "The gate"): `run.sh --ab` on the quick preset with B this build
 # with its request path and parity path planted 25% slower (RAID_TEST_SLOW_REQUEST and
 # RAID_TEST_SLOW_PARITY, for B's steps only: RAID_AB_ENV_B, run/ab.sh), then A/A (B this build
-# unchanged). Detection: of the figures the slowdown touches (every engine figure but member
+# unchanged). "25% slower" as gate_bench.sh plants it: rates times 0.75, so the request path's
+# cycle is made 33% longer (100 x S / (100 - S)); the parity path does 25% more work. Detection: of the figures the slowdown touches (every engine figure but member
 # I/Os per I/O, which a slower path leaves as it was), those B's gate calls REGRESSED; false
 # alarms: the figures the A/A gate calls REGRESSED, of all it judged. Also what it would take:
 # the repetitions a side the gate's own power estimate asks for a 25% and a 10% change.
@@ -22,6 +23,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ONLY=${AB_BENCH_ONLY:-^raid5-4m-}
 REPS=${AB_BENCH_REPEAT:-10}
 SLOW=${AB_BENCH_SLOW:-25}
+((SLOW > 0 && SLOW < 100)) || { echo "ab_bench: AB_BENCH_SLOW must be a percent from 1 to 99 (got '$SLOW')"; exit 2; }
+REQ=$(((100 * SLOW + (100 - SLOW) / 2) / (100 - SLOW)))
+PLANT="RAID_TEST_SLOW_REQUEST=$REQ RAID_TEST_SLOW_PARITY=$SLOW"
 OUT=${AB_BENCH_RUNS:-${BENCH_OUT:-$(mktemp -d /var/tmp/fio-raid-ab-bench.XXXXXX)}}
 SO=$ROOT/build/engines/raid.so
 ARGS=(quick --no-build --concurrent --repeat "$REPS" --only "$ONLY")
@@ -40,7 +44,7 @@ ab() {
 }
 # load NAME: the load average at the A/B's start and end ("-" where not recorded)
 load() { [[ -s $OUT/$1.load ]] && paste -sd- "$OUT/$1.load" || echo -; }
-ab slow RAID_AB_ENV_B="RAID_TEST_SLOW_REQUEST=$SLOW RAID_TEST_SLOW_PARITY=$SLOW"
+ab slow RAID_AB_ENV_B="$PLANT"
 ab same
 slow=$(ls "$OUT"/slow/ab-*/gate.txt | head -1)
 same=$(ls "$OUT"/same/ab-*/gate.txt | head -1)
@@ -71,8 +75,8 @@ caught=$(awk '$2 == "REGRESSED"' "$OUT/touched.rows" | wc -l)
 other=$(awk '$1 ~ /^jbod-/ || $1 ~ /member_ios_per_io$/' "$OUT/slow.rows" | awk '$2 == "REGRESSED"' | wc -l)
 judged=$(wc -l <"$OUT/same.rows")
 alarms=$(awk '$2 == "REGRESSED"' "$OUT/same.rows" | wc -l)
-echo "== A/B bench: run.sh quick --only '$ONLY' --repeat $REPS --ab (B: RAID_TEST_SLOW_REQUEST=$SLOW RAID_TEST_SLOW_PARITY=$SLOW), then A/A; $OUT"
-echo "command: RAID_AB_ENV_B='RAID_TEST_SLOW_REQUEST=$SLOW RAID_TEST_SLOW_PARITY=$SLOW' ./run.sh ${ARGS[*]} --ab build/engines/raid.so; ./run.sh ${ARGS[*]} --ab build/engines/raid.so"
+echo "== A/B bench: run.sh quick --only '$ONLY' --repeat $REPS --ab (B: $PLANT), then A/A; $OUT"
+echo "command: RAID_AB_ENV_B='$PLANT' ./run.sh ${ARGS[*]} --ab build/engines/raid.so; ./run.sh ${ARGS[*]} --ab build/engines/raid.so"
 echo "took $(took "$slow") + $(took "$same") min (A/B, A/A); load average at their start and end $(load slow), $(load same) (2 cores shared)"
 awk -v c="$caught" -v t="$touched" -v o="$other" -v r="$REPS" -v s="$SLOW" 'BEGIN {
 	printf "detection: %d of %d figures the %d%% slowdown touched REGRESSED (%.0f%%; aim: 95%%) with %d repetitions a side; %d untouched figures flagged\n", c, t, s, t ? 100 * c / t : 0, r, o }'
