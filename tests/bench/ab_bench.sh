@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # ab_bench.sh - the statistical tier's figure (b) on this machine (figures, not a test; run by
 # `make bench`; docs/report.md "The gate"): `run.sh --ab` on the quick preset with B this build
-# with its request path and parity path planted 25% slower (RAID_TEST_SLOW_REQUEST and
-# RAID_TEST_SLOW_PARITY, for B's steps only: RAID_AB_ENV_B, run/ab.sh), then A/A (B this build
-# unchanged). "25% slower" as gate_bench.sh plants it: rates times 0.75, so the request path's
-# cycle is made 33% longer (100 x S / (100 - S)); the parity path does 25% more work. Detection: of the figures the slowdown touches (every engine figure but member
+# with its request path planted 25% slower (RAID_TEST_SLOW_REQUEST, for B's steps only:
+# RAID_AB_ENV_B, run/ab.sh), then A/A (B this build unchanged). "25% slower" as gate_bench.sh
+# plants it: rates times 0.75, so each reap cycle of the engine's queue (the parity computed in
+# it included) is made 33% longer (100 x S / (100 - S)). The parity path's own plant
+# (RAID_TEST_SLOW_PARITY) is the exact tier's; added here it would compound on writes. Detection: of the figures the slowdown touches (every engine figure but member
 # I/Os per I/O, which a slower path leaves as it was), those B's gate calls REGRESSED; false
 # alarms: the figures the A/A gate calls REGRESSED, of all it judged. Also what it would take:
 # the repetitions a side the gate's own power estimate asks for a 25% and a 10% change.
@@ -25,7 +26,7 @@ REPS=${AB_BENCH_REPEAT:-10}
 SLOW=${AB_BENCH_SLOW:-25}
 ((SLOW > 0 && SLOW < 100)) || { echo "ab_bench: AB_BENCH_SLOW must be a percent from 1 to 99 (got '$SLOW')"; exit 2; }
 REQ=$(((100 * SLOW + (100 - SLOW) / 2) / (100 - SLOW)))
-PLANT="RAID_TEST_SLOW_REQUEST=$REQ RAID_TEST_SLOW_PARITY=$SLOW"
+PLANT="RAID_TEST_SLOW_REQUEST=$REQ"
 OUT=${AB_BENCH_RUNS:-${BENCH_OUT:-$(mktemp -d /var/tmp/fio-raid-ab-bench.XXXXXX)}}
 SO=$ROOT/build/engines/raid.so
 ARGS=(quick --no-build --concurrent --repeat "$REPS" --only "$ONLY")
