@@ -47,9 +47,8 @@ void raid_clock_set_sleep(void (*fn)(double s))
 }
 
 /*
- * a busy wait: s seconds spent on the CPU, as work would spend them, so that it costs what
- * work costs where threads share the CPUs (a sleep gives the CPU away). Under a test's fake
- * clock, its sleep stands in (the fake clock would not move on by itself).
+ * a busy wait: s seconds spent on the CPU, as work would spend them (a sleep gives the CPU
+ * away). On a test's fake clock, which does not move on by itself, the test's sleep stands in.
  */
 void raid_clock_spin(double s)
 {
@@ -57,7 +56,7 @@ void raid_clock_spin(double s)
 
 	if (s <= 0)
 		return;
-	if (sleep_fn != real_sleep) {
+	if (clock_fn != mono_ns) {
 		sleep_fn(s);
 		return;
 	}

@@ -6,8 +6,9 @@
  * operation's rate falls and latency rises alike while the data is unchanged. It spins, as
  * extra work would, rather than sleeps: a sleep gives the CPU to the other threads, so where
  * many jobs share the cores (the quick preset's T64 tests on 2 cores) a 25% sleep moved RAID5's
- * 4K random write by 6% (docs/report.md, "The A/B bench"); a spin of PERCENT% of each cycle's
- * wall time takes, under a fair share of the CPU, PERCENT% more of it, as work would. It is
+ * 4K random write by 6% (docs/report.md, "The A/B bench"). A spin of PERCENT% of a cycle's wall
+ * time costs more CPU than that share where the thread also waits in its cycle: PERCENT=33
+ * moved the quick preset's RAID5 figures by -14% to -27% (1M) and -37% to -51% (4K). It is
  * the request path's twin of RAID_TEST_SLOW_PARITY (raid/parity/pq_slow.c), which only
  * touches RAID 5/6 writes: the statistical tier's A/B bench (tests/bench/ab_bench.sh) plants
  * it in B so that every engine figure of the quick preset is touched. Unset, nothing changes.
@@ -29,7 +30,7 @@ void raid_slow_req_init(struct raid_slow_req *s)
 
 void raid_slow_req_pay(struct raid_slow_req *s)
 {
-	uint64_t now, slept;
+	uint64_t now, spent;
 
 	if (!s->pct)
 		return;
@@ -43,9 +44,9 @@ void raid_slow_req_pay(struct raid_slow_req *s)
 	 */
 	if (s->owed_ns > 0) {
 		raid_clock_spin((double)s->owed_ns / 1e9);
-		slept = raid_now_ns() - now;
-		s->owed_ns -= (int64_t)slept;
-		now += slept;
+		spent = raid_now_ns() - now;
+		s->owed_ns -= (int64_t)spent;
+		now += spent;
 	}
 	s->last_ns = now;
 }

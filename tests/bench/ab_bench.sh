@@ -5,13 +5,14 @@
 # RAID_AB_ENV_B, run/ab.sh), then A/A (B this build unchanged). "25% slower" as gate_bench.sh
 # plants it: rates times 0.75, so each reap cycle of the engine's queue (the parity computed in
 # it included) is made 33% longer (100 x S / (100 - S)). The parity path's own plant
-# (RAID_TEST_SLOW_PARITY) is the exact tier's; added here it would compound on writes. Detection: of the figures the slowdown touches (every engine figure but member
-# I/Os per I/O, which a slower path leaves as it was), those B's gate calls REGRESSED; false
-# alarms: the figures the A/A gate calls REGRESSED, of all it judged. Also what it would take:
-# the repetitions a side the gate's own power estimate asks for a 25% and a 10% change.
-# One A/B step is one run.sh of one test (~10-15 s on this loaded machine), so the whole quick
-# preset at a repeat count that can resolve 25% takes hours: by default the bench runs the
-# quick preset's RAID5 tests (all four operations: SEQ1M write/read, RND4K randwrite/randread).
+# (RAID_TEST_SLOW_PARITY) is the exact tier's; added here it would compound on writes.
+# Detection: of the figures the slowdown touches (every engine figure but member I/Os per I/O,
+# which a slower path leaves as it was), those B's gate calls REGRESSED; false alarms: the
+# figures the A/A gate calls REGRESSED, of all it judged. Also what it would take: the
+# repetitions a side the gate's own power estimate asks for a 25% and a 10% change.
+# One A/B step is one run.sh of one test (~4 s here quiet, 10-15 s loaded), so the whole quick
+# preset at a repeat count that can resolve 25% takes an hour or more: by default the bench
+# runs the quick preset's RAID5 tests (all four operations: SEQ1M write/read, RND4K randwrite/randread).
 # The steps run with --concurrent: on this machine others' runs hold run.sh's lock for long;
 # alternation makes whatever runs beside fall on both sides alike (the load is printed).
 # Env: AB_BENCH_ONLY (run.sh --only, default '^raid5-4m-'; '.' for the whole preset),
